@@ -1,0 +1,5 @@
+"""`python -m interp`."""
+
+from .cli import main
+
+main()

@@ -1,0 +1,292 @@
+"""The conversation loop: the model proposes code, the approver decides, runners execute."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+
+from languages import Output, Registry, Result, RunnerConfig, RunnerError, default_registry
+
+from . import events as ev
+from .approval import Approver, Decision, Proposal, auto_approve
+from .blocks import EXECUTE_TOOL, Step, describe_decline, describe_result, steps_from_reply
+from .context import fit_messages
+from .model import Model, ModelError, Reply
+from .prompt import system_prompt
+
+EXIT_OK, EXIT_MODEL, EXIT_MAX_TURNS, EXIT_INTERRUPTED = 0, 1, 3, 130
+
+
+@dataclass(frozen=True)
+class SessionConfig:
+    """Settings of one conversation."""
+
+    max_turns: int = 20
+    timeout: float | None = 600.0
+    tools: bool = True
+    runner: RunnerConfig = field(default_factory=RunnerConfig)
+
+
+@dataclass
+class Totals:
+    """Tokens and cost so far."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float = 0.0
+    cost_known: bool = True
+
+
+class Session:
+    """A conversation whose `run(task)` streams the events that `--json` prints."""
+
+    def __init__(self, model: Model, approver: Approver = auto_approve, *,
+                 config: SessionConfig | None = None, registry: Registry | None = None,
+                 history: list[dict] | None = None, log=None, session_id: str | None = None):
+        self.model = model
+        self.approver = approver
+        self.config = config or SessionConfig()
+        self.registry = registry or default_registry()
+        self.log = log
+        self.id = session_id or (log.id if log is not None else None)
+        self.totals = Totals()
+        self.always: set[str] = set()
+        self.messages: list[dict] = list(history or [])
+        if not self.messages or self.messages[0].get("role") != "system":
+            self._add({"role": "system", "content": system_prompt(self.registry.names(),
+                                                                  self.config.runner.cwd)})
+        self._runners: dict[str, object] = {}
+        self._current = None
+        self._started = False
+        self.exit_code = EXIT_OK
+
+    # -- public API -----------------------------------------------------------
+    def run(self, task: str) -> Iterator[ev.Event]:
+        """Work on a task until the model stops proposing code; ends with task.finished."""
+        if not self._started:
+            self._started = True
+            yield ev.event(ev.SESSION_STARTED, session_id=self.id, model=self.model.name,
+                           cwd=self.config.runner.cwd or os.getcwd(), resumed=len(self.messages) > 1)
+        self._add({"role": "user", "content": task}, task=True)
+        code, reason = yield from self._loop()
+        self.exit_code = code
+        yield ev.event("task.finished", exit_code=code, reason=reason)
+
+    def interrupt(self) -> None:
+        """Interrupt the block that is running, if any (thread- and signal-safe)."""
+        runner = self._current
+        if runner is not None:
+            runner.interrupt()
+
+    def close(self) -> ev.Event:
+        """Stop every runner; returns the session.finished event."""
+        for runner in self._runners.values():
+            runner.stop()
+        self._runners.clear()
+        if self.log is not None:
+            self.log.close()
+        return ev.event(ev.SESSION_FINISHED, session_id=self.id, exit_code=self.exit_code)
+
+    def attach_log(self, log) -> None:
+        """Start saving to `log`, writing the conversation so far."""
+        self.log = log
+        self.id = log.id
+        for message in self.messages:
+            log.append_message(message)
+
+    @property
+    def running(self) -> bool:
+        """True while a block is executing."""
+        return self._current is not None
+
+    def reset(self) -> None:
+        """Forget the conversation (keeping the system prompt) and restart the runners."""
+        for runner in self._runners.values():
+            runner.stop()
+        self._runners.clear()
+        self.messages = self.messages[:1]
+
+    def undo(self) -> int:
+        """Drop the last exchange (the last task and everything after it); returns how many."""
+        tasks = [i for i, m in enumerate(self.messages) if m.get("_task")]
+        if not tasks:
+            return 0
+        dropped = len(self.messages) - tasks[-1]
+        del self.messages[tasks[-1]:]
+        if self.log is not None:
+            self.log.append_undo(dropped)
+        return dropped
+
+    # -- the loop -------------------------------------------------------------
+    def _loop(self) -> Iterator[ev.Event]:
+        for turn in range(1, self.config.max_turns + 1):
+            try:
+                reply = yield from self._ask(turn)
+            except ModelError as exc:
+                yield ev.event(ev.NOTICE, level="error", text=str(exc), kind=exc.kind)
+                return EXIT_MODEL, "model error"
+            except KeyboardInterrupt:
+                yield ev.event(ev.NOTICE, level="warning", text="Reply interrupted.")
+                return EXIT_INTERRUPTED, "interrupted"
+            steps = steps_from_reply(reply, self.registry)
+            yield ev.event(ev.MESSAGE, role="assistant", text=reply.text, final=not steps)
+            yield self._turn_event(turn, reply)
+            if not steps:
+                return EXIT_OK, "done"
+            stopped, carry_on = yield from self._act(steps)
+            if stopped:
+                return EXIT_INTERRUPTED, "stopped by the user"
+            if not carry_on:
+                return EXIT_OK, "declined"
+        yield ev.event(ev.NOTICE, level="warning",
+                       text=f"Stopped after {self.config.max_turns} model calls (--max-turns).")
+        return EXIT_MAX_TURNS, "max turns reached"
+
+    def _ask(self, turn: int) -> Iterator[ev.Event]:
+        tools = [EXECUTE_TOOL] if self.config.tools and self.model.supports_tools() else None
+        reply, parts = None, []
+        try:
+            for item in self.model.stream(self.payload(), tools):
+                if isinstance(item, Reply):
+                    reply = item
+                else:
+                    parts.append(item)
+                    yield ev.event(ev.MESSAGE_DELTA, text=item)
+        except KeyboardInterrupt:
+            self._save_partial("".join(parts), "[reply interrupted by the user]")
+            raise
+        except ModelError:
+            self._save_partial("".join(parts), "[reply cut off by an error]")
+            raise
+        reply = reply or Reply("".join(parts), (), None, None)
+        self._add(_assistant_message(reply))
+        return reply
+
+    def _act(self, steps: list[Step]) -> Iterator[ev.Event]:
+        """Approve and run each step in order; returns (stopped, tell_model)."""
+        notes, tell, stopped = [], False, False
+        for index, step in enumerate(steps, 1):
+            if stopped:
+                text = "Not run: the user stopped the turn."
+            elif step.problem:
+                text, tell = step.problem, True
+                yield ev.event(ev.NOTICE, level="warning", text=step.problem)
+            else:
+                text, ran, stopped = yield from self._approve_and_run(index, step)
+                tell = tell or ran
+            notes.append((step, index, text))
+        self._report(notes)
+        return stopped, tell and not stopped
+
+    def _approve_and_run(self, index: int, step: Step) -> Iterator[ev.Event]:
+        yield ev.event(ev.BLOCK_PROPOSED, index=index, language=step.language, code=step.code)
+        decision = self._decide(Proposal(index, step.language, step.code))
+        if not decision.run:
+            yield ev.event(ev.BLOCK_DECLINED, index=index, reason=decision.reason)
+            return describe_decline(decision.reason), decision.reason is not None, decision.stop
+        if decision.always:
+            self.always.add(step.language)
+        code = decision.code if decision.code is not None else step.code
+        edited = decision.edited(step.code)
+        yield ev.event(ev.BLOCK_APPROVED, index=index, language=step.language, code=code,
+                       edited=edited)
+        result = yield from self._execute(index, step.language, code)
+        return describe_result(step.language, result, code if edited else None), True, False
+
+    def _decide(self, proposal: Proposal) -> Decision:
+        if proposal.language in self.always:
+            return Decision(run=True)
+        try:
+            return self.approver(proposal)
+        except KeyboardInterrupt:
+            return Decision(run=False, reason=None, stop=True)
+
+    def _execute(self, index: int, language: str, code: str) -> Iterator[ev.Event]:
+        try:
+            runner = self._runner(language)
+            self._current = runner
+            for item in runner.run(code, timeout=self.config.timeout):
+                if isinstance(item, Output):
+                    yield ev.event(ev.BLOCK_OUTPUT, index=index, text=item.text)
+                elif isinstance(item, Result):
+                    result = item
+        except RunnerError as exc:
+            result = _failed_start(str(exc))
+        finally:
+            self._current = None
+        yield ev.event(ev.BLOCK_FINISHED, index=index, **ev.result_data(result))
+        return result
+
+    # -- helpers --------------------------------------------------------------
+    def _runner(self, language: str):
+        if language not in self._runners:
+            config = replace(self.config.runner, timeout=self.config.timeout)
+            self._runners[language] = self.registry.create(language, config)
+        return self._runners[language]
+
+    def _report(self, notes: list[tuple[Step, int, str]]) -> None:
+        """Tell the model what happened to each step, as tool results or one user message."""
+        plain = []
+        for step, index, text in notes:
+            if step.call_id:
+                self._add({"role": "tool", "tool_call_id": step.call_id, "content": text,
+                           "_output": True})
+            else:
+                plain.append(f"[Block {index}, {step.language or 'untagged'}]\n{text}")
+        if plain:
+            self._add({"role": "user", "content": "\n\n".join(plain), "_output": True})
+
+    def payload(self) -> list[dict]:
+        """The messages the model is sent next, trimmed to its context window."""
+        window = self.model.context_window()
+        messages = [{k: v for k, v in m.items() if not k.startswith("_")} for m in self.messages]
+        if not window or sum(len(str(m.get("content") or "")) for m in messages) < window:
+            return messages
+        task = max(i for i, m in enumerate(self.messages) if m.get("_task") or i == 0)
+        marked = [dict(m, interp_output=True) if o.get("_output") else m
+                  for m, o in zip(messages, self.messages)]
+        fitted = fit_messages(marked, budget=window - min(4096, window // 4),
+                              count=self.model.count_tokens, task_index=task)
+        return [{k: v for k, v in m.items() if k != "interp_output"} for m in fitted.messages]
+
+    def _turn_event(self, turn: int, reply: Reply) -> ev.Event:
+        usage = reply.usage
+        if usage is not None:
+            self.totals.prompt_tokens += usage.prompt_tokens
+            self.totals.completion_tokens += usage.completion_tokens
+            if usage.cost is None:
+                self.totals.cost_known = False
+            else:
+                self.totals.cost += usage.cost
+        return ev.event(ev.TURN_COMPLETED, turn=turn,
+                        usage={"prompt_tokens": usage.prompt_tokens,
+                               "completion_tokens": usage.completion_tokens} if usage else None,
+                        cost=usage.cost if usage else None)
+
+    def _save_partial(self, text: str, note: str) -> None:
+        if text:
+            self._add({"role": "assistant", "content": f"{text}\n{note}"})
+
+    def _add(self, message: dict, task: bool = False) -> None:
+        if task:
+            message = dict(message, _task=True)
+        self.messages.append(message)
+        if self.log is not None:
+            self.log.append_message(message)
+
+
+def _assistant_message(reply: Reply) -> dict:
+    message: dict = {"role": "assistant", "content": reply.text or None}
+    if reply.tool_calls:
+        message["tool_calls"] = [{"id": c.id, "type": "function",
+                                  "function": {"name": c.name, "arguments": c.arguments}}
+                                 for c in reply.tool_calls]
+    return message
+
+
+def _failed_start(message: str) -> Result:
+    from languages.output import CapturedOutput
+
+    empty = CapturedOutput("", "", 0, 0, 0, None)
+    return Result(status="error", output=empty, error=message)

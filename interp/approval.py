@@ -1,0 +1,58 @@
+"""Approval of proposed code blocks: the request, the decision, and simple approvers."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """A code block the model wants to run."""
+
+    index: int
+    language: str
+    code: str
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What the person (or a policy) decided about a proposal."""
+
+    run: bool
+    code: str | None = None
+    reason: str | None = None
+    always: bool = False
+    stop: bool = False
+
+    def edited(self, original: str) -> bool:
+        """True when the code to run differs from what the model proposed."""
+        return self.run and self.code is not None and self.code != original
+
+
+RUN = Decision(run=True)
+
+
+def decline(reason: str | None = None, stop: bool = False) -> Decision:
+    """A decision not to run; `stop` also ends the turn."""
+    return Decision(run=False, reason=reason, stop=stop)
+
+
+class Approver(Protocol):
+    """Decides whether a proposal runs."""
+
+    def __call__(self, proposal: Proposal) -> Decision: ...
+
+
+def auto_approve(proposal: Proposal) -> Decision:
+    """Approve everything (`--auto-approve`)."""
+    return RUN
+
+
+def refuse_all(proposal: Proposal) -> Decision:
+    """Approve nothing."""
+    return decline("not approved (no approver)", stop=True)
+
+
+ApproverFn = Callable[[Proposal], Decision]

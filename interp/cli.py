@@ -1,0 +1,68 @@
+"""The `interp` command: parses flags and hands them to the app."""
+
+from __future__ import annotations
+
+import sys
+from typing import Optional
+
+import typer
+
+from . import __version__
+
+app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, context_settings={"help_option_names": ["-h", "--help"]},
+                  help="A local terminal agent: a model proposes code, you approve it, it runs.")
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"interp {__version__}")
+        raise typer.Exit()
+
+
+@app.callback(invoke_without_command=True)
+def main_command(
+    ctx: typer.Context,
+    exec_: Optional[str] = typer.Option(None, "-e", "--exec", help="Run one task and exit."),
+    auto_approve: bool = typer.Option(False, "-y", "--auto-approve",
+                                                help="Run blocks without asking."),
+    model: Optional[str] = typer.Option(None, "--model", help="Any litellm model string."),
+    api_base: Optional[str] = typer.Option(None, "--api-base", help="Model endpoint URL."),
+    api_key: Optional[str] = typer.Option(None, "--api-key", help="Model API key."),
+    max_turns: Optional[int] = typer.Option(None, "--max-turns", help="Model calls per task."),
+    timeout: Optional[float] = typer.Option(None, "--timeout", help="Per-block limit in seconds."),
+    json_: bool = typer.Option(False, "--json", help="JSON Lines events on stdout."),
+    resume: Optional[str] = typer.Option(None, "--resume", flag_value="latest", is_flag=False,
+                                         metavar="[ID]", help="Continue the latest or a given "
+                                         "saved conversation."),
+    no_tools: bool = typer.Option(False, "--no-tools",
+                                            help="Only fenced code blocks, no execute tool."),
+    debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                 help="Print the version."),
+) -> None:
+    """Start an interactive session, or run one task with -e."""
+    if ctx.invoked_subcommand is not None:
+        return
+    cli = {"model": model, "api_base": api_base, "api_key": api_key, "max_turns": max_turns,
+           "timeout": timeout, "auto_approve": auto_approve or None, "json": json_ or None,
+           "debug": debug or None, "tools": False if no_tools else None}
+    from .main import start
+
+    raise typer.Exit(start(cli, exec_, resume))
+
+
+@app.command()
+def sessions() -> None:
+    """List saved conversations, newest first."""
+    from .main import list_sessions
+
+    raise typer.Exit(list_sessions())
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app(prog_name="interp")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,195 @@
+"""Typed settings: CLI > environment > config.toml > defaults.
+
+Unknown keys in ``config.toml`` are never fatal. Tables (such as ``[approval]``)
+belong to other parts of the program and are skipped without comment; unknown
+top-level scalar keys (usually typos like ``modle``) are ignored and reported in
+``Settings.warnings`` so the CLI can print them. Unknown CLI keys are ignored,
+since the CLI may pass options that are not settings.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+APP_NAME = "interp"
+ENV_PREFIX = "INTERP_"
+
+# Keys accepted in config.toml; `json` is an output mode, so it is CLI/env only.
+FILE_KEYS = frozenset(
+    {"model", "api_base", "api_key", "max_turns", "timeout", "auto_approve", "python", "tools", "debug"}
+)
+
+NO_MODEL_HELP = """\
+No model is configured. Pick one with --model, for example:
+
+  OpenAI:     export OPENAI_API_KEY=sk-...
+              interp --model gpt-4o
+  Anthropic:  export ANTHROPIC_API_KEY=sk-ant-...
+              interp --model anthropic/claude-sonnet-4-5
+  Ollama:     ollama pull llama3.1
+              interp --model ollama/llama3.1
+
+Or set it once:
+
+  environment:  export INTERP_MODEL=gpt-4o
+  config file:  model = "gpt-4o"   in {config_path}
+"""
+
+
+class ConfigError(Exception):
+    """Invalid configuration; the message names the source and the problem."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Resolved settings for one interp run."""
+
+    model: str | None = None
+    api_base: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    auto_approve: bool = False
+    max_turns: int = 20
+    timeout: float = 600.0
+    json: bool = False
+    tools: bool = True
+    debug: bool = False
+    python: str | None = None
+    warnings: tuple[str, ...] = field(default=(), compare=False)
+
+
+_TYPES: dict[str, type] = {
+    "model": str, "api_base": str, "api_key": str, "python": str,
+    "auto_approve": bool, "json": bool, "tools": bool, "debug": bool,
+    "max_turns": int, "timeout": float,
+}
+_TRUE = frozenset({"1", "true", "yes", "on"})
+_FALSE = frozenset({"0", "false", "no", "off"})
+
+
+def _environ(environ: Mapping[str, str] | None) -> Mapping[str, str]:
+    return os.environ if environ is None else environ
+
+
+def config_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """Directory holding config.toml; honours XDG_CONFIG_HOME from `environ` first."""
+    xdg = _environ(environ).get("XDG_CONFIG_HOME", "")
+    if xdg and os.path.isabs(xdg):
+        return Path(xdg) / APP_NAME
+    return platformdirs.user_config_path(APP_NAME)
+
+
+def data_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """Directory for saved data (sessions); honours XDG_DATA_HOME from `environ` first."""
+    xdg = _environ(environ).get("XDG_DATA_HOME", "")
+    if xdg and os.path.isabs(xdg):
+        return Path(xdg) / APP_NAME
+    return platformdirs.user_data_path(APP_NAME)
+
+
+def default_config_path(environ: Mapping[str, str] | None = None) -> Path:
+    """Path of the user's config.toml (it may not exist)."""
+    return config_dir(environ) / "config.toml"
+
+
+def no_model_help(environ: Mapping[str, str] | None = None) -> str:
+    """NO_MODEL_HELP with the real config file path filled in."""
+    return NO_MODEL_HELP.format(config_path=default_config_path(environ))
+
+
+def _parse_text(name: str, raw: str, source: str) -> Any:
+    """Convert an environment string to the type of setting `name`; empty means unset."""
+    kind = _TYPES[name]
+    text = raw.strip()
+    if not text:
+        return None
+    if kind is str:
+        return text
+    if kind is bool:
+        if text.lower() in _TRUE:
+            return True
+        if text.lower() in _FALSE:
+            return False
+        raise ConfigError(f"{source}: expected true/false (or 1/0), got {raw!r}")
+    try:
+        return kind(text)
+    except ValueError:
+        noun = "an integer" if kind is int else "a number"
+        raise ConfigError(f"{source}: expected {noun}, got {raw!r}") from None
+
+
+def _check_value(name: str, value: Any, source: str) -> Any:
+    """Type- and range-check an already typed value (from TOML or the CLI)."""
+    kind = _TYPES[name]
+    if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)
+    if (kind is int and isinstance(value, bool)) or not isinstance(value, kind):
+        raise ConfigError(f"{source}: expected {kind.__name__}, got {value!r}")
+    if name == "max_turns" and value < 1:
+        raise ConfigError(f"{source}: must be at least 1, got {value}")
+    if name == "timeout" and not value > 0:
+        raise ConfigError(f"{source}: must be a positive number of seconds, got {value}")
+    return value
+
+
+def _from_file(path: Path) -> tuple[dict[str, Any], list[str]]:
+    """Read settings from config.toml; a missing file means no settings."""
+    try:
+        with path.open("rb") as fh:
+            data = tomllib.load(fh)
+    except FileNotFoundError:
+        return {}, []
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read config file: {exc.strerror or exc}") from None
+    except ValueError as exc:  # TOMLDecodeError and UnicodeDecodeError
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    values: dict[str, Any] = {}
+    warnings: list[str] = []
+    for key, value in data.items():
+        if key in FILE_KEYS:
+            values[key] = _check_value(key, value, f"{path}: {key}")
+        elif not isinstance(value, dict):
+            warnings.append(f"{path}: unknown key {key!r} ignored")
+    return values, warnings
+
+
+def _from_env(environ: Mapping[str, str]) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for name in _TYPES:
+        var = ENV_PREFIX + name.upper()
+        raw = environ.get(var)
+        if raw is None:
+            continue
+        value = _parse_text(name, raw, var)
+        if value is not None:
+            values[name] = _check_value(name, value, var)
+    return values
+
+
+def _from_cli(cli: Mapping[str, Any]) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for name, value in cli.items():
+        if name in _TYPES and value is not None:
+            values[name] = _check_value(name, value, "--" + name.replace("_", "-"))
+    return values
+
+
+def load_settings(
+    cli: Mapping[str, Any] | None = None,
+    environ: Mapping[str, str] | None = None,
+    config_path: Path | None = None,
+) -> Settings:
+    """Merge CLI values (None = unset), INTERP_* variables, config.toml and defaults."""
+    env = _environ(environ)
+    path = default_config_path(env) if config_path is None else Path(config_path)
+    merged, warnings = _from_file(path)
+    merged.update(_from_env(env))
+    merged.update(_from_cli(cli or {}))
+    known = {f.name for f in fields(Settings)}
+    return Settings(**{k: v for k, v in merged.items() if k in known}, warnings=tuple(warnings))

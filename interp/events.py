@@ -1,0 +1,52 @@
+"""Events a Session streams; `--json` prints them one per line."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Event:
+    """One thing that happened in a session."""
+
+    type: str
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON Lines form: {"type": ..., **data}."""
+        return {"type": self.type, **self.data}
+
+
+def event(kind: str, **data: Any) -> Event:
+    """Build an event."""
+    return Event(kind, data)
+
+
+# Event types; documented in README ("JSON output").
+SESSION_STARTED = "session.started"
+MESSAGE_DELTA = "message.delta"  # streamed text, for live display; not printed by --json
+MESSAGE = "message"
+BLOCK_PROPOSED = "block.proposed"
+BLOCK_APPROVED = "block.approved"
+BLOCK_DECLINED = "block.declined"
+BLOCK_OUTPUT = "block.output"
+BLOCK_FINISHED = "block.finished"
+TURN_COMPLETED = "turn.completed"
+NOTICE = "notice"
+SESSION_FINISHED = "session.finished"
+
+JSON_HIDDEN = frozenset({MESSAGE_DELTA})
+
+
+def result_data(result) -> dict[str, Any]:
+    """The fields of a runner Result that block.finished reports."""
+    out = result.output
+    return {
+        "status": result.status, "exit_code": result.exit_code, "error": result.error,
+        "signal": result.signal, "interrupted": result.interrupted, "timed_out": result.timed_out,
+        "died": result.died, "restarted": result.restarted, "truncated": out.truncated,
+        "omitted_chars": out.omitted_chars, "spool_path": out.spool_path,
+        "duration": round(result.duration, 4), "summary": result.summary(),
+    }
+

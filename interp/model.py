@@ -1,0 +1,362 @@
+"""Model adapter: streams chat completions through litellm with bounded retries and one-line errors."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import logging
+import os
+import random
+import re
+import threading
+import time
+import warnings
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+KINDS = frozenset({"auth", "not_found", "connection", "rate_limit", "server", "timeout", "bad_request", "other"})
+_RETRYABLE = frozenset({"rate_limit", "server", "timeout"})
+_BACKOFF_BASE, _BACKOFF_CAP, _CONNECTION_RETRY_DELAY = 0.5, 8.0, 0.25
+_NO_PROVIDER = "llm provider not provided"
+_KEY_MISSING = ("missing credentials", "api_key client option must be set", "missing api key")
+_MODEL_MISSING = ("model_not_found", "model not found", "does not exist", "unknown model", "no such model")
+
+
+@functools.cache
+def load_litellm() -> Any:
+    """Import litellm once, quietly: local price list, no banners, warnings and errors only."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    os.environ.setdefault("LITELLM_LOG", "ERROR")
+    import litellm
+
+    litellm.suppress_debug_info = True  # no "Give Feedback / Get Help" banners
+    warnings.filterwarnings("ignore", category=DeprecationWarning, module=r"litellm\.")
+    for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+    return litellm
+
+
+def preload_in_background() -> threading.Thread:
+    """Start importing litellm in a daemon thread (e.g. while the user types) and return the thread."""
+    thread = threading.Thread(target=_preload, name="interp-litellm-preload", daemon=True)
+    thread.start()
+    return thread
+
+
+def _preload() -> None:
+    with contextlib.suppress(Exception):  # a broken install is reported on first real use
+        load_litellm()
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One function call requested by the model; ``arguments`` is the raw JSON string."""
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Token counts for one reply; ``cost`` in USD when litellm knows the model's price."""
+    prompt_tokens: int
+    completion_tokens: int
+    cost: float | None
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A complete model reply, yielded last by ``Model.stream``."""
+    text: str
+    tool_calls: tuple[ToolCall, ...]
+    usage: Usage | None
+    finish_reason: str | None
+
+
+class ModelError(Exception):
+    """A failed model call: ``kind`` classifies it, ``str()`` is a one-line hint for the user."""
+
+    def __init__(self, kind: str, message: str, *, detail: str = "", partial: str = "", attempts: int = 1):
+        super().__init__(message)
+        self.kind = kind if kind in KINDS else "other"
+        self.message, self.detail, self.partial, self.attempts = message, detail, partial, attempts
+
+
+class Model(Protocol):
+    """What the conversation loop needs from a language model."""
+
+    name: str
+
+    def stream(self, messages: list[dict], tools: list[dict] | None = None) -> Iterator[str | Reply]: ...
+    def supports_tools(self) -> bool: ...
+    def supports_vision(self) -> bool: ...
+    def context_window(self) -> int | None: ...
+    def count_tokens(self, messages: list[dict]) -> int: ...
+
+
+class _Accumulator:
+    """Collects streamed chunks into text, tool calls, usage and finish reason."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.calls: dict[int, dict] = {}
+        self.usage: Any = None
+        self.finish_reason: str | None = None
+
+    @property
+    def text(self) -> str:
+        return "".join(self.parts)
+
+    def add(self, chunk: Any) -> str:
+        """Absorb one chunk; return its text delta ('' if none)."""
+        self.usage = getattr(chunk, "usage", None) or self.usage
+        text = ""
+        for choice in getattr(chunk, "choices", None) or ():
+            self.finish_reason = getattr(choice, "finish_reason", None) or self.finish_reason
+            delta = getattr(choice, "delta", None)
+            text += getattr(delta, "content", None) or ""
+            for call in getattr(delta, "tool_calls", None) or ():
+                self._add_call(call)
+        if text:
+            self.parts.append(text)
+        return text
+
+    def _add_call(self, call: Any) -> None:
+        index = call.index
+        if index is None:  # some providers omit the index: a new id starts a new call
+            index = len(self.calls) if call.id or not self.calls else max(self.calls)
+        slot = self.calls.setdefault(index, {"id": "", "name": "", "args": []})
+        slot["id"] = slot["id"] or call.id or ""
+        function = getattr(call, "function", None)
+        slot["name"] = slot["name"] or getattr(function, "name", None) or ""
+        slot["args"].append(getattr(function, "arguments", None) or "")
+
+    def reply(self, cost: float | None) -> Reply:
+        """The final Reply."""
+        calls = tuple(
+            ToolCall(slot["id"] or f"call_{i}", slot["name"], "".join(slot["args"]))
+            for i, slot in sorted(self.calls.items())
+        )
+        usage = None
+        if self.usage is not None:
+            usage = Usage(self.usage.prompt_tokens or 0, self.usage.completion_tokens or 0, cost)
+        return Reply(self.text, calls, usage, self.finish_reason)
+
+
+class LiteLLMModel:
+    """Any litellm-supported model (``provider/model``), streamed, with bounded retries."""
+
+    def __init__(self, name: str, api_base: str | None = None, api_key: str | None = None, *,
+                 max_retry_seconds: float = 30.0, request_timeout: float = 120.0):
+        self.name, self.api_base, self._api_key = name, api_base, api_key
+        self.max_retry_seconds, self.request_timeout = max_retry_seconds, request_timeout
+
+    def __repr__(self) -> str:
+        return f"LiteLLMModel({self.name!r}, api_base={self.api_base!r})"
+
+    def stream(self, messages: list[dict], tools: list[dict] | None = None) -> Iterator[str | Reply]:
+        """Yield text deltas as they arrive, then one Reply; raise ModelError on failure."""
+        started, failures = time.monotonic(), Counter()
+        while True:
+            acc = _Accumulator()
+            try:
+                yield from self._attempt(messages, tools, acc)
+            except Exception as exc:  # classified below; nothing but ModelError leaves this method
+                kind = self._kind(exc)
+                failures[kind] += 1
+                attempts = failures.total()
+                delay = None if acc.parts else self._retry_delay(kind, exc, failures, started)
+                if delay is None:
+                    message = self._message(kind, exc, attempts) + (" (reply cut off)" if acc.parts else "")
+                    raise ModelError(kind, message, detail=self._detail(exc), partial=acc.text,
+                                     attempts=attempts) from exc
+                time.sleep(delay)
+                continue
+            usage = acc.usage
+            yield acc.reply(self._cost(usage.prompt_tokens or 0, usage.completion_tokens or 0) if usage else None)
+            return
+
+    def _attempt(self, messages: list[dict], tools: list[dict] | None, acc: _Accumulator) -> Iterator[str]:
+        """One streamed request; yields text deltas into the consumer and fills ``acc``."""
+        kwargs: dict[str, Any] = dict(
+            model=self.name, messages=messages, stream=True, api_base=self.api_base, api_key=self._key(),
+            stream_options={"include_usage": True}, timeout=self.request_timeout,
+            num_retries=0, max_retries=0, drop_params=True,
+        )
+        if tools:
+            kwargs["tools"] = tools
+        response = load_litellm().completion(**kwargs)
+        try:
+            for chunk in response:
+                text = acc.add(chunk)
+                if text:
+                    yield text
+        finally:
+            _close(response)
+
+    def _key(self) -> str | None:
+        """The key to send: a placeholder for key-less OpenAI-compatible servers at --api-base."""
+        if self._api_key or not self.api_base or not self.name.startswith("openai/"):
+            return self._api_key
+        return None if os.environ.get("OPENAI_API_KEY") else "sk-no-key-required"
+
+    def _retry_delay(self, kind: str, exc: BaseException, failures: Counter, started: float) -> float | None:
+        """Seconds to wait before retrying, or None to give up (not transient, or over budget)."""
+        if kind == "connection" and failures[kind] == 1:
+            delay = _CONNECTION_RETRY_DELAY
+        elif kind in _RETRYABLE:
+            backoff = min(_BACKOFF_CAP, _BACKOFF_BASE * 2 ** (failures.total() - 1))
+            delay = max(backoff * random.uniform(0.5, 1.0), _retry_after(exc) or 0.0)
+        else:
+            return None
+        remaining = self.max_retry_seconds - (time.monotonic() - started)
+        return delay if delay < remaining else None
+
+    def _kind(self, exc: BaseException) -> str:
+        """Classify an exception raised while calling the model."""
+        text = str(exc).lower()
+        if _NO_PROVIDER in text:
+            return "not_found"
+        if isinstance(exc, ImportError):  # litellm itself is missing or broken
+            return "other"
+        litellm = load_litellm()
+        if isinstance(exc, (litellm.AuthenticationError, litellm.PermissionDeniedError)) or any(
+            s in text for s in _KEY_MISSING  # the openai client refuses to send without a key: litellm says "500"
+        ):
+            return "auth"
+        if isinstance(exc, litellm.NotFoundError) or (
+            isinstance(exc, litellm.BadRequestError) and "model" in text and any(s in text for s in _MODEL_MISSING)
+        ):
+            return "not_found"
+        if isinstance(exc, (litellm.BadRequestError, litellm.UnprocessableEntityError)):
+            return "bad_request"
+        import httpx, openai  # litellm dependencies, so already imported by now
+
+        if _in_chain(exc, (litellm.Timeout, TimeoutError, httpx.TimeoutException)):
+            return "timeout"
+        if isinstance(exc, litellm.RateLimitError) or _status(exc) == 429:
+            return "rate_limit"
+        # litellm reports a refused connection as InternalServerError("Connection error."): look at the cause
+        if _in_chain(exc, (openai.APIConnectionError, ConnectionError, httpx.NetworkError)):
+            return "connection"
+        server_errors = (litellm.InternalServerError, litellm.ServiceUnavailableError, litellm.BadGatewayError)
+        if isinstance(exc, server_errors) or (_status(exc) or 0) >= 500:
+            return "server"
+        return "connection" if isinstance(exc, (OSError, httpx.HTTPError)) else "other"
+
+    def _message(self, kind: str, exc: BaseException, attempts: int) -> str:
+        """A one-line, key-free explanation naming the model / api_base and what to do."""
+        provider = getattr(exc, "llm_provider", None) or (self.name.split("/")[0] if "/" in self.name else "")
+        where = self.api_base or (f"the {provider} API" if provider else "the provider")
+        tries = f"{attempts} attempt{'s' * (attempts != 1)}"
+        status = f"HTTP {_status(exc)}, " if _status(exc) else ""
+        if kind == "not_found" and _NO_PROVIDER in str(exc).lower():
+            return (f"Unknown provider for model '{self.name}': use provider/model, e.g. openai/gpt-4o, "
+                    "anthropic/claude-sonnet-4-5 or ollama/llama3.1 (--model)")
+        if kind == "bad_request" and isinstance(exc, load_litellm().ContextWindowExceededError):
+            return f"The conversation is too long for {self.name}'s context window: start a new conversation"
+        key_var = re.sub(r"\W", "_", provider or "openai").upper() + "_API_KEY"
+        at = f" at {self.api_base}" if self.api_base else ""
+        messages = {
+            "auth": f"Authentication failed for {self.name}{at}: check {key_var} or --api-key",
+            "not_found": f"Model '{self.name}' was not found at {where}: check --model",
+            "connection": f"Could not reach {self.api_base}: is the server running? (--api-base)" if self.api_base
+            else f"Could not reach {where} for {self.name}: check your network connection",
+            "rate_limit": f"Rate limited by {where} for {self.name} ({tries}): wait a little and try again",
+            "server": f"Server error from {where} for {self.name} ({status}{tries}): try again later",
+            "timeout": f"Request to {where} for {self.name} timed out ({tries}, "
+            f"{self.request_timeout:g}s limit): try again later",
+            "bad_request": f"{where} rejected the request for {self.name}: {self._detail(exc)}",
+        }
+        return self._scrub(messages.get(kind, f"Calling {self.name} failed: {self._detail(exc)}"))
+
+    def _detail(self, exc: BaseException) -> str:
+        """The first line of the provider's error text, without litellm's prefixes or the API key."""
+        line = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        line = re.sub(r"^(?:litellm\.\w+: )?(?:\w+Error: )?(?:\w+Exception - )?", "", line)
+        return self._scrub(line[:200] or type(exc).__name__)
+
+    def _scrub(self, text: str) -> str:
+        return text.replace(self._api_key, "***") if self._api_key and len(self._api_key) >= 4 else text
+
+    def _cost(self, prompt: int, completion: int) -> float | None:
+        """USD cost from litellm's price list, or None for unknown models."""
+        try:
+            costs = load_litellm().cost_per_token(model=self.name, prompt_tokens=prompt, completion_tokens=completion)
+            return float(sum(costs))
+        except Exception:  # unknown model / provider: litellm raises assorted types
+            return None
+
+    def supports_tools(self) -> bool:
+        """Whether litellm says the model supports function calling (False if unknown)."""
+        return self._ask("supports_function_calling")
+
+    def supports_vision(self) -> bool:
+        """Whether litellm says the model accepts images (False if unknown)."""
+        return self._ask("supports_vision")
+
+    def _ask(self, function: str) -> bool:
+        try:
+            return bool(getattr(load_litellm(), function)(model=self.name))
+        except Exception:  # unknown model: litellm raises assorted types
+            return False
+
+    def context_window(self) -> int | None:
+        """Maximum input tokens from litellm's model map, or None if unknown."""
+        try:
+            value = load_litellm().get_model_info(self.name).get("max_input_tokens")
+        except Exception:  # "This model isn't mapped yet" is a bare Exception
+            return None
+        return value if isinstance(value, int) and value > 0 else None
+
+    def count_tokens(self, messages: list[dict]) -> int:
+        """Token count via litellm's tokenizer, falling back to JSON length / 4."""
+        try:
+            return int(load_litellm().token_counter(model=self.name, messages=messages))
+        except Exception:  # tokenizer trouble must never break the loop
+            return len(json.dumps(messages, default=str)) // 4
+
+
+def _close(response: Any) -> None:
+    """Release the HTTP connection behind a litellm stream (it has no sync close of its own)."""
+    for target in (response, getattr(response, "completion_stream", None)):
+        close = getattr(target, "close", None)
+        if callable(close):
+            with contextlib.suppress(Exception):
+                close()
+
+
+def _in_chain(exc: BaseException | None, types: tuple[type, ...]) -> bool:
+    """Whether exc or any exception it was raised from / during is one of types."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, types):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+def _status(exc: BaseException) -> int | None:
+    try:
+        return int(getattr(exc, "status_code", None) or 0) or None
+    except (TypeError, ValueError):
+        return None
+
+
+def _retry_after(exc: BaseException) -> float | None:
+    """Seconds from Retry-After / retry-after-ms response headers, if present and numeric."""
+    response = getattr(exc, "response", None)
+    headers = getattr(exc, "litellm_response_headers", None) or getattr(response, "headers", None) or {}
+    try:
+        if "retry-after-ms" in headers:
+            return float(headers["retry-after-ms"]) / 1000
+        if "retry-after" in headers:
+            return float(headers["retry-after"])
+    except (TypeError, ValueError):  # an HTTP-date: fall back to our own backoff
+        return None
+    return None

@@ -1,0 +1,126 @@
+"""Asking the person: the approval question, code editing and the task prompt (prompt_toolkit)."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.history import FileHistory, InMemoryHistory
+from prompt_toolkit.key_binding import KeyBindings
+from prompt_toolkit.output import create_output
+
+from .approval import RUN, Decision, Proposal, decline
+
+_SUFFIX = {"python": ".py", "shell": ".sh", "javascript": ".js"}
+_QUESTION = "Run this {language} block? [y]es / [n]o / [e]dit / [a]lways {language}: "
+
+
+@dataclass
+class ApprovalState:
+    """Whether everything is approved without asking (`/auto`)."""
+
+    auto: bool = False
+
+
+def _prompt_session(stderr: bool) -> PromptSession:
+    output = create_output(stdout=sys.stderr) if stderr else None
+    return PromptSession(history=InMemoryHistory(), output=output)
+
+
+class TerminalApprover:
+    """Asks y/n/e/a for each proposal; Ctrl-C raises KeyboardInterrupt (the session stops)."""
+
+    def __init__(self, state: ApprovalState, *, stderr: bool = False, show: bool = False) -> None:
+        self.state = state
+        self._session = _prompt_session(stderr)
+        self._show = show
+
+    def __call__(self, proposal: Proposal) -> Decision:
+        """Ask until the answer is one of y, n, e or a."""
+        if self.state.auto:
+            return RUN
+        if self._show:
+            from rich.console import Console
+
+            from .render import code_panel
+
+            Console(stderr=True).print(code_panel(proposal.language, proposal.code, "proposed"))
+        while True:
+            try:
+                answer = self._session.prompt(_QUESTION.format(language=proposal.language))
+            except EOFError:
+                return decline("the user closed the input", stop=True)
+            answer = answer.strip().lower()
+            if answer in ("y", "yes"):
+                return RUN
+            if answer in ("a", "always"):
+                return Decision(run=True, always=True)
+            if answer in ("n", "no"):
+                return decline(self._ask_reason())
+            if answer in ("e", "edit"):
+                return self._edit(proposal)
+
+    def _ask_reason(self) -> str | None:
+        try:
+            reason = self._session.prompt("Reason for the model (optional, Enter to skip): ")
+        except EOFError:
+            return None
+        return reason.strip() or None
+
+    def _edit(self, proposal: Proposal) -> Decision:
+        code = edit_code(proposal.code, proposal.language, self._session)
+        if code is None or not code.strip():
+            return decline("the user cleared the code while editing it")
+        return Decision(run=True, code=code)
+
+
+def edit_code(code: str, language: str, session: PromptSession) -> str | None:
+    """$VISUAL/$EDITOR on a temporary file if set, else an inline multi-line editor."""
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+    if editor:
+        return _external_edit(code, language, editor)
+    try:
+        return session.prompt("Edit, then Esc-Enter to run (Ctrl-C cancels):\n", default=code,
+                              multiline=True)
+    except EOFError:
+        return None
+
+
+def _external_edit(code: str, language: str, editor: str) -> str | None:
+    fd, name = tempfile.mkstemp(suffix=_SUFFIX.get(language, ".txt"), prefix="interp-edit-")
+    path = Path(name)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(code)
+        status = subprocess.run([*shlex.split(editor), name], check=False).returncode
+        if status != 0:
+            return None
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    finally:
+        path.unlink(missing_ok=True)
+
+
+def task_prompt(history_path: Path | None) -> PromptSession:
+    """The task prompt: history file, Esc-Enter for a new line, pasted newlines kept."""
+    bindings = KeyBindings()
+
+    @bindings.add("escape", "enter")
+    def _newline(event) -> None:
+        event.current_buffer.insert_text("\n")
+
+    history = InMemoryHistory()
+    if history_path is not None:
+        try:
+            history_path.parent.mkdir(parents=True, exist_ok=True)
+            history = FileHistory(os.fspath(history_path))
+        except OSError:
+            pass
+    return PromptSession(history=history, key_bindings=bindings, multiline=False)

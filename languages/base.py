@@ -1,0 +1,360 @@
+"""The runner interface and the process core shared by every built-in language."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import tempfile
+import termios
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import ClassVar, Protocol, runtime_checkable
+
+import pexpect
+
+from .events import Event, Output, Result
+from .marker import MarkerScanner, new_token
+from .output import OutputCapture, StreamDecoder
+from .procs import kill_session, signal_name
+
+BASE_ENV = {"NO_COLOR": "1", "PAGER": "cat", "PYTHON_BASIC_REPL": "1"}
+_READ_SIZE = 1 << 16
+_TICK = 0.25
+
+
+class RunnerError(Exception):
+    """A runner could not do what was asked."""
+
+
+class RunnerStartError(RunnerError):
+    """The interpreter process could not be started."""
+
+
+@dataclass(frozen=True)
+class RunnerConfig:
+    """Settings shared by all runners."""
+
+    timeout: float | None = None
+    grace: float = 1.0
+    start_timeout: float = 30.0
+    cwd: str | None = None
+    env: Mapping[str, str] = field(default_factory=dict)
+    head_chars: int = 8000
+    tail_chars: int = 8000
+    spool_dir: str | None = None
+    python: str | None = None
+
+
+@runtime_checkable
+class Runner(Protocol):
+    """What the agent needs from a language runner."""
+
+    name: ClassVar[str]
+    aliases: ClassVar[tuple[str, ...]]
+
+    def start(self) -> None: ...
+    def run(self, code: str, timeout: float | None = None) -> Iterator[Event]: ...
+    def interrupt(self) -> None: ...
+    def stop(self) -> None: ...
+    def restart(self) -> None: ...
+
+
+@dataclass
+class _Outcome:
+    status: dict | None = None
+    interrupted: bool = False
+    timed_out: bool = False
+    killed: bool = False
+    died: bool = False
+    exit_code: int | None = None
+    signal: str | None = None
+
+
+class ProcessRunner:
+    """A long-lived interpreter on a pty; each run ends at a fresh random marker."""
+
+    name: ClassVar[str] = ""
+    aliases: ClassVar[tuple[str, ...]] = ()
+    suffix: ClassVar[str] = ".txt"
+
+    def __init__(self, config: RunnerConfig | None = None) -> None:
+        self.config = config or RunnerConfig()
+        self._child: pexpect.spawn | None = None
+        self._workdir: Path | None = None
+        self._runs = 0
+        self._leftover = b""
+        self._running = False
+        self._interrupt_at: float | None = None
+        self._write_lock = threading.RLock()
+
+    # -- hooks for subclasses -------------------------------------------------
+    def argv(self) -> list[str]:
+        """The interpreter command line."""
+        raise NotImplementedError
+
+    def env_overrides(self) -> dict[str, str]:
+        """Variables this language sets on top of the user's environment."""
+        return {}
+
+    def setup_command(self) -> bytes:
+        """Bytes sent once after spawning, before the first ping."""
+        return b""
+
+    def run_command(self, token: str, path: str) -> bytes:
+        """The line that makes the interpreter run the code file and print the marker."""
+        return f"R {token} {path}\n".encode()
+
+    def ping_command(self, token: str) -> bytes:
+        """The line that makes the interpreter print the marker and nothing else."""
+        return f"P {token}\n".encode()
+
+    def child_setup(self) -> None:
+        """Runs in the child before exec: commands on fd 3, stdin at end-of-file."""
+        os.dup2(0, 3)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+
+    # -- lifecycle ------------------------------------------------------------
+    @property
+    def alive(self) -> bool:
+        """True while the interpreter process is running."""
+        return self._child is not None and self._child.isalive()
+
+    def start(self) -> None:
+        """Start the interpreter unless it is already running."""
+        if self.alive:
+            return
+        self._workdir = Path(tempfile.mkdtemp(prefix=f"interp-{self.name}-", dir=self.config.spool_dir))
+        argv = self.argv()
+        try:
+            child = pexpect.spawn(argv[0], argv[1:], cwd=self.config.cwd or os.getcwd(),
+                                  env=self._environment(), echo=False, encoding=None,
+                                  preexec_fn=self._preexec, dimensions=(40, 160), timeout=None)
+        except (pexpect.ExceptionPexpect, OSError) as exc:
+            raise RunnerStartError(f"could not start {argv[0]}: {exc}") from None
+        child.delaybeforesend = None
+        child.ptyproc.delayafterclose = 0
+        child.ptyproc.delayafterterminate = 0.02
+        self._child, self._leftover = child, b""
+        if setup := self.setup_command():
+            self._send(setup)
+        self._sync(self.config.start_timeout)
+
+    def stop(self) -> None:
+        """Kill the interpreter and everything it started, and remove its files."""
+        self._reap(kill=True)
+        if self._workdir is not None:
+            shutil.rmtree(self._workdir, ignore_errors=True)
+            self._workdir = None
+
+    def restart(self) -> None:
+        """Stop and start again with fresh state."""
+        self.stop()
+        self.start()
+
+    def interrupt(self) -> None:
+        """Send Ctrl-C to the running block; safe to call from another thread or a signal handler."""
+        with self._write_lock:  # checked and set under the lock: a late call must not hit the next run
+            if not self._running or self._interrupt_at is not None or self._child is None:
+                return
+            self._interrupt_at = time.monotonic()
+            try:
+                self._child.sendintr()
+            except OSError:
+                pass
+
+    # -- running --------------------------------------------------------------
+    def run(self, code: str, timeout: float | None = None) -> Iterator[Event]:
+        """Run one block, yielding Output events as they come and one Result at the end."""
+        began = time.monotonic()
+        self.start()
+        self._runs += 1
+        path = self._workdir / f"block-{self._runs}{self.suffix}"
+        path.write_text(code, encoding="utf-8", errors="surrogateescape")
+        capture = OutputCapture(self._workdir / f"output-{self._runs}.log",
+                                self.config.head_chars, self.config.tail_chars)
+        limit = timeout if timeout is not None else self.config.timeout
+        token = new_token()
+        self._interrupt_at = None
+        self._send(self.run_command(token, os.fspath(path)))
+        self._running = True
+        try:
+            outcome = yield from self._collect(MarkerScanner(token), capture, limit)
+        finally:
+            with self._write_lock:
+                self._running = False
+        restarted = False
+        if outcome.died or outcome.killed:
+            code, number = self._reap(kill=True)
+            if outcome.died:
+                outcome.exit_code, outcome.signal = code, signal_name(number)
+            restarted = self._start_fresh()
+        yield self._result(outcome, capture.finish(), restarted, time.monotonic() - began)
+
+    def _collect(self, scanner: MarkerScanner, capture: OutputCapture,
+                 limit: float | None) -> Iterator[Output]:
+        decoder = StreamDecoder()
+        deadline = time.monotonic() + limit if limit else None
+        outcome, ping = _Outcome(), None
+        data, self._leftover = self._leftover, b""
+        while True:
+            text = self._route(data, scanner, ping)
+            if text := decoder.feed(text):
+                capture.feed(text)
+                yield Output(text)
+            if (ping or scanner).done:
+                break
+            now = time.monotonic()
+            if deadline and now >= deadline and not outcome.timed_out:
+                outcome.timed_out = True
+                self.interrupt()
+            if self._interrupt_at is not None and ping is None:
+                ping = MarkerScanner(new_token())
+                self._send(self.ping_command(ping.token))
+            if ping is not None and now >= self._interrupt_at + self.config.grace:
+                outcome.killed = True
+                break
+            try:
+                data = self._child.read_nonblocking(_READ_SIZE, timeout=self._wait(now, deadline))
+            except pexpect.TIMEOUT:
+                data = b""
+            except pexpect.EOF:
+                outcome.died = True
+                break
+        if tail := decoder.feed(scanner.flush(), final=True):
+            capture.feed(tail)
+            yield Output(tail)
+        outcome.status = scanner.status
+        outcome.interrupted = self._interrupt_at is not None
+        if ping is not None and ping.done:
+            self._leftover = ping.rest
+        elif scanner.done:
+            self._leftover = scanner.rest
+        return outcome
+
+    def _route(self, data: bytes, scanner: MarkerScanner, ping: MarkerScanner | None) -> bytes:
+        """Pass bytes through the run's marker, then the resync marker; return output bytes."""
+        if not data:
+            return b""
+        if scanner.done:
+            if ping is not None:
+                ping.feed(data)
+            return b""
+        out = scanner.feed(data)
+        if ping is None:
+            return out
+        out = ping.feed(out)
+        if scanner.done:
+            ping.feed(scanner.rest)
+            scanner.rest = b""
+        return out
+
+    def _wait(self, now: float, deadline: float | None) -> float:
+        wait = _TICK
+        if deadline:
+            wait = min(wait, max(0.0, deadline - now))
+        if self._interrupt_at is not None:
+            wait = min(wait, max(0.0, self._interrupt_at + self.config.grace - now))
+        return max(wait, 0.001)
+
+    def _result(self, outcome: _Outcome, captured, restarted: bool, duration: float) -> Result:
+        status = outcome.status or {}
+        code = status.get("exit_code")
+        kind = status.get("status", "ok")
+        if outcome.died or (outcome.killed and not outcome.timed_out and not outcome.interrupted):
+            state, code = "died", outcome.exit_code
+        elif outcome.timed_out:
+            state = "timeout"
+        elif outcome.interrupted or kind == "interrupted":
+            state = "interrupted"
+        elif kind == "error" or (isinstance(code, int) and code != 0):
+            state = "error"
+        else:
+            state = "ok"
+        notes = []
+        if outcome.killed:
+            notes.append("the code did not stop after Ctrl-C, so its processes were killed")
+        return Result(status=state, output=captured, exit_code=code, error=status.get("error"),
+                      signal=outcome.signal, interrupted=outcome.interrupted or kind == "interrupted",
+                      timed_out=outcome.timed_out, died=outcome.died, restarted=restarted,
+                      duration=duration, notes=tuple(notes))
+
+    # -- plumbing -------------------------------------------------------------
+    def _start_fresh(self) -> bool:
+        """Start a new process after a death or a kill; True on success."""
+        try:
+            self.start()
+        except RunnerStartError:
+            return False
+        return True
+
+    def _reap(self, kill: bool) -> tuple[int | None, int | None]:
+        child, self._child = self._child, None
+        if child is None:
+            return None, None
+        if kill:
+            kill_session(child.pid)
+        try:
+            child.wait()
+        except pexpect.ExceptionPexpect:
+            pass
+        try:
+            child.close(force=True)
+        except (pexpect.ExceptionPexpect, OSError):
+            pass
+        return child.exitstatus, child.signalstatus
+
+    def _sync(self, limit: float) -> None:
+        """Wait for a ping's marker so that no earlier output is left in the pipe."""
+        scanner = MarkerScanner(new_token())
+        self._send(self.ping_command(scanner.token))
+        deadline = time.monotonic() + limit
+        seen = b""
+        while not scanner.done:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self._reap(kill=True)
+                raise RunnerStartError(f"{self.name} did not become ready within {limit:g} s")
+            try:
+                seen = (seen + scanner.feed(self._child.read_nonblocking(_READ_SIZE, left)))[-2000:]
+            except (pexpect.TIMEOUT, pexpect.EOF):
+                if not self._child.isalive():
+                    self._reap(kill=True)
+                    text = seen.decode("utf-8", "replace").strip()
+                    raise RunnerStartError(f"{self.name} exited while starting: {text[-500:]}") from None
+        self._leftover = scanner.rest
+
+    def _send(self, data: bytes) -> None:
+        with self._write_lock:
+            self._child.send(data)
+
+    def _environment(self) -> dict[str, str]:
+        env = dict(os.environ)
+        env.update(self.config.env)
+        env.update(BASE_ENV)
+        env.update(self.env_overrides())
+        env.setdefault("TERM", "dumb")
+        return env
+
+    def _preexec(self) -> None:
+        # Python ignores SIGPIPE and an ignored signal survives exec: give the child the default
+        # back, or `yes | head` in bash prints "Broken pipe" and writers never stop.
+        for name in ("SIGPIPE", "SIGXFSZ"):
+            if hasattr(signal, name):
+                signal.signal(getattr(signal, name), signal.SIG_DFL)
+        attrs = termios.tcgetattr(1)
+        attrs[1] &= ~termios.ONLCR
+        termios.tcsetattr(1, termios.TCSANOW, attrs)
+        self.child_setup()
+
+    def __del__(self) -> None:
+        if getattr(self, "_child", None) is not None:
+            try:
+                self.stop()
+            except Exception:  # interpreter shutdown: modules may already be gone
+                pass

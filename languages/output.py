@@ -1,0 +1,125 @@
+"""Output handling: incremental decoding, bounded capture, spooling and cleaning for the model."""
+
+from __future__ import annotations
+
+import codecs
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+# CSI, OSC (ended by BEL or ST), DCS/PM/APC strings, and two-byte escapes.
+ESCAPES = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"
+    r"|\x1b[\]P^_X][^\x07\x1b]*(?:\x07|\x1b\\|$)"
+    r"|\x1b[ -/]*[0-~]"
+    r"|\x9b[0-?]*[ -/]*[@-~]"
+)
+_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def strip_escapes(text: str) -> str:
+    """Remove ANSI/OSC escape sequences and control characters other than tab and newline."""
+    text = ESCAPES.sub("", text)
+    if "\r" in text:
+        text = "\n".join(line.rstrip("\r").rsplit("\r", 1)[-1] for line in text.split("\n"))
+    return _CONTROLS.sub("", text)
+
+
+class StreamDecoder:
+    """Incremental UTF-8 decoder that never fails and turns CRLF into LF."""
+
+    def __init__(self) -> None:
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._held_cr = False
+
+    def feed(self, data: bytes, final: bool = False) -> str:
+        """Decode a chunk; a trailing CR is held back until the next chunk."""
+        text = self._decoder.decode(data, final)
+        if self._held_cr:
+            text = "\r" + text
+            self._held_cr = False
+        if text.endswith("\r") and not final:
+            text = text[:-1]
+            self._held_cr = True
+        return text.replace("\r\n", "\n")
+
+
+@dataclass(frozen=True)
+class CapturedOutput:
+    """What a block printed: the head and tail kept in memory, and the full text's spool file."""
+
+    head: str
+    tail: str
+    omitted_chars: int
+    omitted_lines: int
+    total_chars: int
+    spool_path: str | None
+
+    @property
+    def truncated(self) -> bool:
+        """True when part of the output is only in the spool file."""
+        return self.omitted_chars > 0
+
+    @property
+    def text(self) -> str:
+        """Head and tail joined, with no marker (the full text when nothing was cut)."""
+        return self.head + self.tail
+
+    def for_model(self) -> str:
+        """A bounded, escape-free copy with a note on what was left out."""
+        if not self.truncated:
+            return strip_escapes(self.head + self.tail)
+        note = (f"\n[... {self.omitted_chars} characters ({self.omitted_lines} lines) omitted;"
+                f" full output in {self.spool_path} ...]\n")
+        return strip_escapes(self.head) + note + strip_escapes(self.tail)
+
+
+class OutputCapture:
+    """Keeps the first and last characters of a stream and spools all of it once it grows."""
+
+    def __init__(self, spool_path: Path, head_chars: int = 8000, tail_chars: int = 8000) -> None:
+        self._spool_path = spool_path
+        self._head_limit = head_chars
+        self._tail_limit = tail_chars
+        self._head: list[str] = []
+        self._head_len = 0
+        self._tail = ""
+        self._total = 0
+        self._lines = 0
+        self._file = None
+
+    def feed(self, text: str) -> None:
+        """Add decoded text."""
+        if not text:
+            return
+        self._total += len(text)
+        self._lines += text.count("\n")
+        if self._file is None and self._total > self._head_limit + self._tail_limit:
+            self._open_spool()
+        if self._file is not None:
+            self._file.write(text)
+        room = self._head_limit - self._head_len
+        if room > 0:
+            self._head.append(text[:room])
+            self._head_len += min(room, len(text))
+            text = text[room:]
+        if text:
+            self._tail = (self._tail + text)[-self._tail_limit:] if self._tail_limit else ""
+
+    def _open_spool(self) -> None:
+        self._spool_path.parent.mkdir(parents=True, exist_ok=True)
+        self._file = open(self._spool_path, "w", encoding="utf-8", errors="replace", newline="")
+        self._file.write("".join(self._head) + self._tail)
+
+    def finish(self) -> CapturedOutput:
+        """Close the spool file and describe what was captured."""
+        head = "".join(self._head)
+        spool = None
+        if self._file is not None:
+            self._file.close()
+            spool = os.fspath(self._spool_path)
+        omitted = self._total - len(head) - len(self._tail)
+        omitted_lines = max(0, self._lines - head.count("\n") - self._tail.count("\n"))
+        return CapturedOutput(head, self._tail, omitted, omitted_lines if omitted else 0,
+                              self._total, spool)
