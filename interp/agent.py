@@ -53,6 +53,7 @@ class Session:
         self.totals = Totals()
         self.always: set[str] = set()
         self.messages: list[dict] = list(history or [])
+        self._log_reset = False  # reset() happened; the log learns of it before the next message
         if not self.messages or self.messages[0].get("role") != "system":
             self._add({"role": "system", "content": system_prompt(self.registry.names(),
                                                                   self.config.runner.cwd)})
@@ -68,6 +69,7 @@ class Session:
             self._started = True
             yield ev.event(ev.SESSION_STARTED, session_id=self.id, model=self.model.name,
                            cwd=self.config.runner.cwd or os.getcwd(), resumed=len(self.messages) > 1)
+        self._answer_dangling_calls()
         self._add({"role": "user", "content": task}, task=True)
         code, reason = yield from self._loop()
         self.exit_code = code
@@ -92,6 +94,7 @@ class Session:
         """Start saving to `log`, writing the conversation so far."""
         self.log = log
         self.id = log.id
+        self._log_reset = False
         for message in self.messages:
             log.append_message(message)
 
@@ -106,6 +109,9 @@ class Session:
             runner.stop()
         self._runners.clear()
         self.messages = self.messages[:1]
+        # A log left attached must not bring the old conversation back on --resume; written
+        # lazily so that attaching a new log right away (/reset) leaves the old file intact.
+        self._log_reset = self.log is not None
 
     def undo(self) -> int:
         """Drop the last exchange (the last task and everything after it); returns how many."""
@@ -273,7 +279,30 @@ class Session:
             message = dict(message, _task=True)
         self.messages.append(message)
         if self.log is not None:
+            if self._log_reset:
+                self._log_reset = False
+                self.log.append_reset()
+                for earlier in self.messages[:-1]:
+                    self.log.append_message(earlier)
             self.log.append_message(message)
+
+    def _answer_dangling_calls(self) -> None:
+        """Give every tool call of the last assistant message a result (APIs reject it otherwise).
+
+        Calls are left unanswered when a turn was cut short (Ctrl-C while events were handled) or
+        the process died mid-block and the conversation was resumed."""
+        for i in range(len(self.messages) - 1, -1, -1):
+            message = self.messages[i]
+            if message.get("role") == "tool":
+                continue
+            if message.get("role") != "assistant" or not message.get("tool_calls"):
+                return
+            answered = {m.get("tool_call_id") for m in self.messages[i + 1:]}
+            for call in message["tool_calls"]:
+                if call.get("id") not in answered:
+                    self._add({"role": "tool", "tool_call_id": call.get("id"), "_output": True,
+                               "content": "Not run or not finished: the turn was interrupted."})
+            return
 
 
 def _assistant_message(reply: Reply) -> dict:

@@ -21,7 +21,7 @@ from .errors import UsageError
 from .model import LiteLLMModel
 from .prompts import ApprovalState, TerminalApprover
 from .render import Renderer
-from .store import SessionStore
+from .store import Redactor, SessionStore
 from .terminal import safe_text
 
 EXIT_USAGE = 2
@@ -96,15 +96,17 @@ def run(settings: Settings, request: Request) -> int:
 
         return interactive(session, state, settings, store, notices)
     if settings.json:
-        return run_json(session, task, notices)
+        return run_json(session, task, notices, secrets_of(settings))
     return run_oneshot(session, task, notices)
 
 
-def run_json(session: Session, task: str, notices: list[str]) -> int:
-    """JSON Lines on stdout, nothing else."""
+def run_json(session: Session, task: str, notices: list[str], secrets: list[str] = ()) -> int:
+    """JSON Lines on stdout, nothing else; API keys are replaced as in saved sessions."""
+    redactor = Redactor(secrets)
+
     def emit(item: ev.Event) -> None:
         if item.type not in ev.JSON_HIDDEN:
-            sys.stdout.write(json.dumps(item.to_dict()) + "\n")
+            sys.stdout.write(json.dumps(redactor.walk(item.to_dict())) + "\n")
             sys.stdout.flush()
 
     for text in notices:

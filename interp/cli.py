@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 from typing import Optional
 
@@ -9,7 +10,7 @@ import typer
 
 from . import __version__
 
-app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, context_settings={"help_option_names": ["-h", "--help"]},
+app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None, context_settings={"help_option_names": ["-h", "--help"]},
                   help="A local terminal agent: a model proposes code, you approve it, it runs.")
 
 
@@ -31,9 +32,9 @@ def main_command(
     max_turns: Optional[int] = typer.Option(None, "--max-turns", help="Model calls per task."),
     timeout: Optional[float] = typer.Option(None, "--timeout", help="Per-block limit in seconds."),
     json_: bool = typer.Option(False, "--json", help="JSON Lines events on stdout."),
-    resume: Optional[str] = typer.Option(None, "--resume", flag_value="latest", is_flag=False,
-                                         metavar="[ID]", help="Continue the latest or a given "
-                                         "saved conversation."),
+    resume: Optional[str] = typer.Option(None, "--resume", metavar="[ID]",
+                                         help="Continue the latest or a given saved "
+                                         "conversation (bare --resume: the latest)."),
     no_tools: bool = typer.Option(False, "--no-tools",
                                             help="Only fenced code blocks, no execute tool."),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
@@ -59,9 +60,36 @@ def sessions() -> None:
     raise typer.Exit(list_sessions())
 
 
-def main() -> None:
+_TAKES_VALUE = frozenset({"-e", "--exec", "--model", "--api-base", "--api-key", "--max-turns",
+                          "--timeout", "--resume"})
+
+
+def optional_resume(args: list[str]) -> list[str]:
+    """`--resume` with no ID (last, or before another option) means `--resume latest`.
+
+    Typer's parser has no optional option values, so the default is filled in here."""
+    out, i = [], 0
+    while i < len(args):
+        arg = args[i]
+        out.append(arg)
+        i += 1
+        if arg == "--":
+            out.extend(args[i:])
+            break
+        if arg == "--resume" and (i == len(args) or args[i].startswith("-")):
+            out.append("latest")
+        elif arg in _TAKES_VALUE and i < len(args):
+            out.append(args[i])
+            i += 1
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
     """Console-script entry point."""
-    app(prog_name="interp")
+    try:
+        app(args=optional_resume(sys.argv[1:] if argv is None else list(argv)), prog_name="interp")
+    finally:
+        gc.freeze()  # skip collecting litellm's large heap at exit (about a second)
 
 
 if __name__ == "__main__":

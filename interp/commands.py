@@ -50,6 +50,8 @@ def _help(ctx: CommandContext, arg: str) -> None:
 def _reset(ctx: CommandContext, arg: str) -> None:
     ctx.session.reset()
     if ctx.new_log is not None:
+        if ctx.session.log is not None:
+            ctx.session.log.close()
         ctx.session.attach_log(ctx.new_log())
     ctx.console.print("New conversation; runners restarted.")
 

@@ -18,8 +18,8 @@ class Event:
         return {"type": self.type, **self.data}
 
 
-def event(kind: str, **data: Any) -> Event:
-    """Build an event."""
+def event(kind: str, /, **data: Any) -> Event:
+    """Build an event (`kind` is positional-only, so `data` may hold a "kind" field)."""
     return Event(kind, data)
 
 

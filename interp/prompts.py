@@ -7,11 +7,13 @@ import shlex
 import subprocess
 import sys
 import tempfile
+import termios
 from dataclasses import dataclass
 from pathlib import Path
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.history import FileHistory, InMemoryHistory
+from prompt_toolkit.input.typeahead import clear_typeahead
 from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.output import create_output
 
@@ -51,6 +53,7 @@ class TerminalApprover:
             from .render import code_panel
 
             Console(stderr=True).print(code_panel(proposal.language, proposal.code, "proposed"))
+        _discard_typeahead(self._session)
         while True:
             try:
                 answer = self._session.prompt(_QUESTION.format(language=proposal.language))
@@ -80,14 +83,30 @@ class TerminalApprover:
         return Decision(run=True, code=code)
 
 
+def _discard_typeahead(session: PromptSession) -> None:
+    """Drop keys typed before the question was shown (say, while a block ran): they must not
+    answer a question about code the person has not seen yet."""
+    clear_typeahead(session.input)
+    try:
+        fd = session.input.fileno()
+        if os.isatty(fd):
+            termios.tcflush(fd, termios.TCIFLUSH)
+    except (OSError, ValueError, NotImplementedError):
+        pass
+
+
 def edit_code(code: str, language: str, session: PromptSession) -> str | None:
     """$VISUAL/$EDITOR on a temporary file if set, else an inline multi-line editor."""
     editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
     if editor:
         return _external_edit(code, language, editor)
+    # A separate session: PromptSession.prompt() keeps `multiline` for later calls, which would
+    # turn Enter at the next approval question into "insert a new line".
+    editor_session = PromptSession(history=InMemoryHistory(), output=session.output,
+                                   multiline=True)
     try:
-        return session.prompt("Edit, then Esc-Enter to run (Ctrl-C cancels):\n", default=code,
-                              multiline=True)
+        return editor_session.prompt("Edit, then Esc-Enter to run (Ctrl-C cancels):\n",
+                                     default=code)
     except EOFError:
         return None
 
@@ -101,7 +120,9 @@ def _external_edit(code: str, language: str, editor: str) -> str | None:
         status = subprocess.run([*shlex.split(editor), name], check=False).returncode
         if status != 0:
             return None
-        return path.read_text(encoding="utf-8", errors="replace")
+        edited = path.read_text(encoding="utf-8", errors="replace")
+        # Editors such as vim add a final newline on save: that alone is not an edit.
+        return code if edited.rstrip("\n") == code.rstrip("\n") else edited
     except OSError:
         return None
     finally:

@@ -108,6 +108,9 @@ class Renderer:
         self.console.print(Text(line, style=style))
 
     def _on_notice(self, data: dict) -> None:
+        partial = self._stream.close()  # a reply cut off (Ctrl-C, error): keep what was shown
+        if partial.strip():
+            self.console.print(Markdown(safe_text(partial)))
         style = {"error": "bold red", "warning": "yellow"}.get(data.get("level"), "cyan")
         self.console.print(Text(safe_text(data["text"]), style=style))
 

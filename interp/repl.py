@@ -44,12 +44,16 @@ def interactive(session: Session, state: ApprovalState, settings: Settings,
             line = line.strip()
             if not line:
                 continue
-            if _COMMAND.match(line):
-                if not dispatch(line, ctx):
-                    break
-                continue
-            drive(session, line, renderer.handle)
-            renderer.stop()
+            try:
+                if _COMMAND.match(line):
+                    if not dispatch(line, ctx):
+                        break
+                    continue
+                drive(session, line, renderer.handle)
+            except KeyboardInterrupt:  # a slow command, or a Ctrl-C just as a turn ended
+                console.print(Text("Interrupted.", style="yellow"))
+            finally:
+                renderer.stop()
     finally:
         session.close()
     return 0

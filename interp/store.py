@@ -56,7 +56,7 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
-class _Redactor:
+class Redactor:
     """Replaces every secret (length >= 6) in a record with REDACTED."""
 
     def __init__(self, secrets: Iterable[str | None]) -> None:
@@ -68,20 +68,24 @@ class _Redactor:
             text = text.replace(secret, REDACTED)
         return text
 
-    def _walk(self, value: Any) -> Any:
+    def walk(self, value: Any) -> Any:
+        """A copy of a JSON-like value with every secret in its strings replaced."""
         if isinstance(value, str):
             return self._scrub(value)
         if isinstance(value, Mapping):
-            return {self._walk(str(k)): self._walk(v) for k, v in value.items()}
+            return {self.walk(str(k)): self.walk(v) for k, v in value.items()}
         if isinstance(value, (list, tuple)):
-            return [self._walk(v) for v in value]
+            return [self.walk(v) for v in value]
         return value
 
     def line(self, record: dict[str, Any]) -> str:
         """Serialise `record` as one JSON line with no secret left in it."""
-        text = json.dumps(self._walk(record), ensure_ascii=False, default=str)
+        text = json.dumps(self.walk(record), ensure_ascii=False, default=str)
         # Last resort (e.g. a secret inside a number): may corrupt the line, never leak.
         return self._scrub(text) + "\n"
+
+
+_Redactor = Redactor  # the former private name
 
 
 def _ends_mid_line(path: Path) -> bool:
@@ -103,7 +107,7 @@ class SessionLog:
     def __init__(self, id: str, path: Path, secrets: Iterable[str | None] = ()) -> None:
         self.id = id
         self.path = path
-        self._redactor = _Redactor(secrets)
+        self._redactor = Redactor(secrets)
         try:
             needs_newline = _ends_mid_line(path)
             self._fh = open(path, "a", encoding="utf-8", buffering=1)

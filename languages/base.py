@@ -10,7 +10,7 @@ import termios
 import threading
 import time
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import ClassVar, Protocol, runtime_checkable
 
@@ -172,6 +172,7 @@ class ProcessRunner:
     def run(self, code: str, timeout: float | None = None) -> Iterator[Event]:
         """Run one block, yielding Output events as they come and one Result at the end."""
         began = time.monotonic()
+        lost = self._check_exited()
         self.start()
         self._runs += 1
         path = self._workdir / f"block-{self._runs}{self.suffix}"
@@ -194,7 +195,18 @@ class ProcessRunner:
             if outcome.died:
                 outcome.exit_code, outcome.signal = code, signal_name(number)
             restarted = self._start_fresh()
-        yield self._result(outcome, capture.finish(), restarted, time.monotonic() - began)
+        result = self._result(outcome, capture.finish(), restarted, time.monotonic() - began)
+        if lost:
+            result = replace(result, restarted=True, notes=(lost, *result.notes))
+        yield result
+
+    def _check_exited(self) -> str | None:
+        """If the process ended between runs, clean up and say so (the next start is fresh)."""
+        if self._child is None or self._child.isalive():
+            return None
+        code, number = self._reap(kill=True)
+        how = f"was killed by {signal_name(number)}" if number else f"exited with status {code}"
+        return f"the {self.name} process {how} after the previous block, so this block ran in a new one"
 
     def _collect(self, scanner: MarkerScanner, capture: OutputCapture,
                  limit: float | None) -> Iterator[Output]:

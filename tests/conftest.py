@@ -24,6 +24,11 @@ def fake_server():
 @pytest.fixture
 def interp_env(tmp_path, monkeypatch):
     """Environment for a real `interp` process: private config/data dirs, no real API keys."""
+    return make_interp_env(tmp_path)
+
+
+def make_interp_env(tmp_path: Path) -> dict:
+    """What the interp_env fixture returns, for any directory (e.g. a module-scoped one)."""
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("INTERP_") and not k.endswith("_API_KEY")}
     env.update({

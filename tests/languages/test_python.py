@@ -6,7 +6,6 @@ import os
 import resource
 import shutil
 import subprocess
-import sys
 import textwrap
 import threading
 
@@ -389,7 +388,8 @@ def test_code_ignoring_sigint_is_killed_and_runner_restarts(fresh, collect):
 
 def test_interrupt_ignored_without_timeout_kills_after_grace(fresh, collect, guard):
     seen = []
-    code = "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nprint('armed', flush=True)\ntime.sleep(100)"
+    code = ("import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+            "print('armed', flush=True)\ntime.sleep(100)")
     with guard():
         for ev in fresh.run(code):
             seen.append(ev)

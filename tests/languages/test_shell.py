@@ -85,7 +85,8 @@ def test_state_persists(sh, collect, tmp_path):
         alias sayit='echo aliased'
     """))
     assert res.ok, out
-    out, res = collect(sh, 'pwd; echo "$INTERP_SHELL_VAR $plain"; greet bob; sayit; sh -c \'echo "child sees $INTERP_SHELL_VAR"\'')
+    out, res = collect(sh, 'pwd; echo "$INTERP_SHELL_VAR $plain"; greet bob; sayit\n'
+                           'sh -c \'echo "child sees $INTERP_SHELL_VAR"\'')
     assert res.ok
     assert out.splitlines() == [os.path.realpath(tmp_path / "sub"), "exported kept", "hi bob",
                                 "aliased", "child sees exported"]
@@ -181,7 +182,8 @@ def test_prompt_and_marker_lookalikes_are_output(sh, collect, text):
 
 
 def test_random_marker_lines_do_not_end_the_run(sh, collect):
-    code = 'for i in 1 2 3; do echo "__INTERP_$(head -c 12 /dev/urandom | od -An -tx1 | tr -d \' \\n\')__{}"; done; printf __INTERP_; echo tail'
+    code = ("for i in 1 2 3; do echo \"__INTERP_$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \\n')__{}\"; done\n"
+            "printf __INTERP_; echo tail")
     out, res = collect(sh, code)
     assert res.ok
     lines = out.splitlines()
@@ -320,7 +322,8 @@ def test_large_output(fresh, guard, collect):
 
 
 def test_crlf_and_escapes(sh, collect):
-    out, res = collect(sh, r"printf 'a\r\nb\r\n\033[1;32mgreen\033[0m \033]0;title\007 nul:\000:\n\377\376 bad \303'")
+    code = r"printf 'a\r\nb\r\n\033[1;32mgreen\033[0m \033]0;title\007 nul:\000:\n\377\376 bad \303'"
+    out, res = collect(sh, code)
     assert res.ok
     assert out.startswith("a\nb\n\x1b[1;32mgreen")
     assert "\ufffd" in out and "\x00" in out
