@@ -16,6 +16,7 @@ from .model import Model, ModelError, Reply
 from .prompt import system_prompt
 
 EXIT_OK, EXIT_MODEL, EXIT_MAX_TURNS, EXIT_INTERRUPTED = 0, 1, 3, 130
+EXIT_POLICY = 4  # blocks were denied by policy and nothing ran after the last denial
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,7 @@ class Session:
         self._current = None
         self._started = False
         self.exit_code = EXIT_OK
+        self._denied = False  # a block was denied by policy and nothing has run since
 
     # -- public API -----------------------------------------------------------
     def run(self, task: str) -> Iterator[ev.Event]:
@@ -71,7 +73,10 @@ class Session:
                            cwd=self.config.runner.cwd or os.getcwd(), resumed=len(self.messages) > 1)
         self._answer_dangling_calls()
         self._add({"role": "user", "content": task}, task=True)
+        self._denied = False
         code, reason = yield from self._loop()
+        if code == EXIT_OK and self._denied:
+            code, reason = EXIT_POLICY, "denied by policy"
         self.exit_code = code
         yield ev.event("task.finished", exit_code=code, reason=reason)
 
@@ -188,9 +193,15 @@ class Session:
     def _approve_and_run(self, index: int, step: Step) -> Iterator[ev.Event]:
         yield ev.event(ev.BLOCK_PROPOSED, index=index, language=step.language, code=step.code)
         decision = self._decide(Proposal(index, step.language, step.code))
+        if decision.notice:
+            yield ev.event(ev.NOTICE, level=decision.notice_level, text=decision.notice)
         if not decision.run:
-            yield ev.event(ev.BLOCK_DECLINED, index=index, reason=decision.reason)
-            return describe_decline(decision.reason), decision.reason is not None, decision.stop
+            policy = {"policy": True} if decision.policy else {}
+            self._denied = self._denied or decision.policy
+            yield ev.event(ev.BLOCK_DECLINED, index=index, reason=decision.reason, **policy)
+            return (describe_decline(decision.reason, policy=decision.policy),
+                    decision.reason is not None, decision.stop)
+        self._denied = False
         if decision.always:
             self.always.add(step.language)
         code = decision.code if decision.code is not None else step.code

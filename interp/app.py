@@ -10,23 +10,35 @@ from dataclasses import dataclass
 from rich.console import Console
 from rich.markdown import Markdown
 
-from languages import RunnerConfig
+from languages import Limits, RunnerConfig, Sandbox, SandboxError, check_sandbox, default_registry
+from languages.limits import DEFAULT_MEMORY_MB, DEFAULT_PROCESSES
 
 from . import events as ev
 from .agent import Session, SessionConfig
-from .approval import auto_approve
-from .config import Settings, data_dir
+from .config import Settings, data_dir, default_config_path
 from .drive import drive
 from .errors import UsageError
 from .model import LiteLLMModel
+from .policy import Policy, PolicyApprover, registry_resolver
 from .prompts import ApprovalState, TerminalApprover
 from .render import Renderer
+from .rules import RulesError
 from .store import Redactor, SessionStore
-from .terminal import safe_text
+from .secrets import runner_env_remove_for, secret_values
+from .terminal import OutputFilter, safe_text
 
 EXIT_USAGE = 2
 NO_TTY = ("interp: standard input is not a terminal, so interp cannot ask before running code. "
           "Pass --auto-approve (-y) to run the model's code without asking.")
+
+
+def build_policy(settings: Settings, registry) -> Policy:
+    """The approval rules of config.toml's [approval] table; a bad table is a UsageError."""
+    try:
+        return Policy.from_table(settings.approval, default_config_path(),
+                                 registry_resolver(registry))
+    except RulesError as exc:
+        raise UsageError(f"interp: {exc}") from None
 
 
 @dataclass(frozen=True)
@@ -38,10 +50,8 @@ class Request:
 
 
 def secrets_of(settings: Settings) -> list[str]:
-    """Values that must never be written to disk or printed: the key and *_API_KEY variables."""
-    values = [settings.api_key] if settings.api_key else []
-    values += [v for k, v in os.environ.items() if k.endswith(("_API_KEY", "_API_TOKEN")) and v]
-    return values
+    """Values that must never be written to disk or printed (see interp.secrets)."""
+    return secret_values(settings.model, settings.api_key)
 
 
 def make_model(settings: Settings, name: str | None = None) -> LiteLLMModel:
@@ -50,13 +60,12 @@ def make_model(settings: Settings, name: str | None = None) -> LiteLLMModel:
                         api_key=settings.api_key)
 
 
-def build_session(settings: Settings, request: Request, approver, store: SessionStore
-                  ) -> tuple[Session, list[str]]:
+def build_session(settings: Settings, request: Request, approver, store: SessionStore,
+                  registry=None) -> tuple[Session, list[str]]:
     """The session, resumed if asked; also returns notices to show first."""
     config = SessionConfig(max_turns=settings.max_turns, timeout=settings.timeout,
-                           tools=settings.tools,
-                           runner=RunnerConfig(python=settings.python, cwd=os.getcwd()))
-    history, log, notices = None, None, []
+                           tools=settings.tools, runner=runner_config(settings))
+    history, log, notices = None, None, startup_notices(config.runner)
     if request.resume:
         sid = store.latest_id() if request.resume == "latest" else store.resolve(request.resume)
         if sid is None:
@@ -65,8 +74,36 @@ def build_session(settings: Settings, request: Request, approver, store: Session
         log = store.open(sid, secrets_of(settings))
         notices.append(f"Resumed conversation {sid} ({len(history)} messages). Runner state "
                        f"(variables, imports, working directory) was not restored.")
-    session = Session(make_model(settings), approver, config=config, history=history, log=log)
+    session = Session(make_model(settings), approver, config=config, history=history, log=log,
+                      registry=registry)
     return session, notices
+
+
+def _limit(value: int | None, default: int) -> int | None:
+    return default if value is None else (value or None)
+
+
+def runner_config(settings: Settings) -> RunnerConfig:
+    """Runner settings: interpreter, sandbox, limits and the environment without model keys."""
+    sandbox = Sandbox(settings.sandbox, network=settings.network)
+    try:
+        check_sandbox(sandbox, cwd=os.getcwd())
+    except SandboxError as exc:
+        raise UsageError(f"interp: {exc}") from None
+    limits = Limits(memory_mb=_limit(settings.memory_limit, DEFAULT_MEMORY_MB),
+                    processes=_limit(settings.process_limit, DEFAULT_PROCESSES))
+    return RunnerConfig(python=settings.python, cwd=os.getcwd(), sandbox=sandbox, limits=limits,
+                        env_remove=runner_env_remove_for(settings))
+
+
+def startup_notices(config: RunnerConfig) -> list[str]:
+    """What the person should know before anything runs: sandbox and unenforceable limits."""
+    notices = []
+    if config.sandbox.mode != "off":
+        notices.append(f"Code runs in a {config.sandbox.describe()}.")
+    if warning := config.limits.warning():
+        notices.append(warning)
+    return notices
 
 
 def new_log(settings: Settings, store: SessionStore):
@@ -78,17 +115,21 @@ def run(settings: Settings, request: Request) -> int:
     """Run interp as asked; returns the exit status."""
     interactive_stdin = sys.stdin.isatty()
     task = request.task
-    if not interactive_stdin and not settings.auto_approve:
+    registry = default_registry()
+    policy = build_policy(settings, registry)
+    auto = settings.auto_approve or policy.mode == "auto"
+    if not interactive_stdin and not auto:
         raise UsageError(NO_TTY)
     if task is None and not interactive_stdin:
         task = sys.stdin.read(1 << 20).strip()
         if not task:
             raise UsageError("interp: no task given on standard input (or use -e TASK).")
     store = SessionStore(data_dir() / "sessions")
-    state = ApprovalState(auto=settings.auto_approve)
-    approver = auto_approve if settings.auto_approve else TerminalApprover(
-        state, stderr=task is not None, show=settings.json)
-    session, notices = build_session(settings, request, approver, store)
+    state = ApprovalState(auto=auto, policy=policy)
+    human = TerminalApprover(state, stderr=task is not None,
+                             show=settings.json) if interactive_stdin else None
+    approver = PolicyApprover(policy, human, state)
+    session, notices = build_session(settings, request, approver, store, registry)
     if session.log is None:
         session.attach_log(new_log(settings, store))
     if task is None:
@@ -97,17 +138,30 @@ def run(settings: Settings, request: Request) -> int:
         return interactive(session, state, settings, store, notices)
     if settings.json:
         return run_json(session, task, notices, secrets_of(settings))
-    return run_oneshot(session, task, notices)
+    return run_oneshot(session, task, notices, secrets_of(settings))
 
 
 def run_json(session: Session, task: str, notices: list[str], secrets: list[str] = ()) -> int:
     """JSON Lines on stdout, nothing else; API keys are replaced as in saved sessions."""
     redactor = Redactor(secrets)
+    streams: dict[object, OutputFilter] = {}  # per block: a key split across chunks
+
+    def write(item: ev.Event) -> None:
+        sys.stdout.write(json.dumps(redactor.walk(item.to_dict())) + "\n")
+        sys.stdout.flush()
 
     def emit(item: ev.Event) -> None:
+        index = item.data.get("index")
+        if item.type == ev.BLOCK_OUTPUT:
+            stream = streams.setdefault(index, OutputFilter(redactor.secrets, sanitize=False))
+            item = ev.event(item.type, **dict(item.data, text=stream.feed(item.data["text"])))
+            if not item.data["text"]:
+                return
+        elif item.type == ev.BLOCK_FINISHED and index in streams:
+            if rest := streams.pop(index).flush():
+                write(ev.event(ev.BLOCK_OUTPUT, index=index, text=rest))
         if item.type not in ev.JSON_HIDDEN:
-            sys.stdout.write(json.dumps(redactor.walk(item.to_dict())) + "\n")
-            sys.stdout.flush()
+            write(item)
 
     for text in notices:
         emit(ev.event(ev.NOTICE, level="info", text=text))
@@ -119,10 +173,10 @@ def run_json(session: Session, task: str, notices: list[str], secrets: list[str]
     return code
 
 
-def run_oneshot(session: Session, task: str, notices: list[str]) -> int:
-    """Progress on stderr, the final answer on stdout."""
+def run_oneshot(session: Session, task: str, notices: list[str], secrets: list[str] = ()) -> int:
+    """Progress on stderr, the final answer on stdout; both sanitised, secrets redacted."""
     console = Console(stderr=True)
-    renderer = Renderer(console, show_final=False)
+    renderer = Renderer(console, show_final=False, secrets=secrets)
     for text in notices:
         renderer.handle(ev.event(ev.NOTICE, level="info", text=text))
     answers: list[str] = []
@@ -138,9 +192,9 @@ def run_oneshot(session: Session, task: str, notices: list[str]) -> int:
         renderer.stop()
         session.close()
     if answers:
-        out = Console()
+        out, answer = Console(), renderer.scrub(safe_text(answers[-1]))
         if out.is_terminal:
-            out.print(Markdown(safe_text(answers[-1])))
+            out.print(Markdown(answer, hyperlinks=False))
         else:
-            sys.stdout.write(answers[-1].rstrip("\n") + "\n")
+            sys.stdout.write(answer.rstrip("\n") + "\n")
     return code

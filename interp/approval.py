@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 
 @dataclass(frozen=True)
@@ -18,13 +18,23 @@ class Proposal:
 
 @dataclass(frozen=True)
 class Decision:
-    """What the person (or a policy) decided about a proposal."""
+    """What the person (or a policy) decided about a proposal.
+
+    `policy`: an approval rule decided (a refusal is reported as "denied by policy").
+    `allow`/`save`: at the question the person chose an allow rule (an entry such as
+    `shell: git status *`) for the session, or saved to config.toml; a PolicyApprover
+    applies it. `notice` is a line to show (a `notice` event at `notice_level`)."""
 
     run: bool
     code: str | None = None
     reason: str | None = None
     always: bool = False
     stop: bool = False
+    policy: bool = False
+    allow: str | None = None
+    save: bool = False
+    notice: str | None = None
+    notice_level: str = "info"
 
     def edited(self, original: str) -> bool:
         """True when the code to run differs from what the model proposed."""
@@ -37,6 +47,20 @@ RUN = Decision(run=True)
 def decline(reason: str | None = None, stop: bool = False) -> Decision:
     """A decision not to run; `stop` also ends the turn."""
     return Decision(run=False, reason=reason, stop=stop)
+
+
+@dataclass
+class ApprovalState:
+    """The approval mode of a session (`auto`: run blocks no rule stops; `/mode`, `/auto`)
+    and the approval rules in force (an `interp.policy.Policy`, or None)."""
+
+    auto: bool = False
+    policy: Any = None
+
+    @property
+    def mode(self) -> str:
+        """`auto` or `ask`."""
+        return "auto" if self.auto else "ask"
 
 
 class Approver(Protocol):

@@ -37,6 +37,12 @@ def main_command(
                                          "conversation (bare --resume: the latest)."),
     no_tools: bool = typer.Option(False, "--no-tools",
                                             help="Only fenced code blocks, no execute tool."),
+    sandbox: Optional[str] = typer.Option(None, "--sandbox", metavar="off|workspace|read-only",
+                                          help="Run code inside bubblewrap (Linux)."),
+    network: bool = typer.Option(False, "--network", help="Allow network access in the sandbox."),
+    pass_env: Optional[list[str]] = typer.Option(None, "--pass-env", metavar="NAME",
+                                                 help="Let runners see this variable even if it "
+                                                 "holds the model's key (repeatable)."),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
                                  help="Print the version."),
@@ -46,7 +52,8 @@ def main_command(
         return
     cli = {"model": model, "api_base": api_base, "api_key": api_key, "max_turns": max_turns,
            "timeout": timeout, "auto_approve": auto_approve or None, "json": json_ or None,
-           "debug": debug or None, "tools": False if no_tools else None}
+           "debug": debug or None, "tools": False if no_tools else None, "sandbox": sandbox,
+           "network": network or None, "pass_env": tuple(pass_env) if pass_env else None}
     from .main import start
 
     raise typer.Exit(start(cli, exec_, resume))
@@ -60,8 +67,49 @@ def sessions() -> None:
     raise typer.Exit(list_sessions())
 
 
+rules_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False,
+                        rich_markup_mode=None, context_settings={"help_option_names": ["-h", "--help"]},
+                        help="List, add or remove the approval rules in config.toml.")
+app.add_typer(rules_app, name="rules")
+
+
+@rules_app.callback(invoke_without_command=True)
+def rules_command(ctx: typer.Context) -> None:
+    """List the approval rules in config.toml (with no subcommand)."""
+    if ctx.invoked_subcommand is None:
+        from .policy import rules_cli
+
+        raise typer.Exit(rules_cli("list"))
+
+
+@rules_app.command("list")
+def rules_list() -> None:
+    """List the approval rules, numbered."""
+    from .policy import rules_cli
+
+    raise typer.Exit(rules_cli("list"))
+
+
+@rules_app.command("add")
+def rules_add(kind: str = typer.Argument(..., metavar="allow|ask|deny"),
+              entry: list[str] = typer.Argument(..., metavar="ENTRY",
+                                                help="LANGUAGE or 'LANGUAGE: PATTERN'")) -> None:
+    """Add a rule to config.toml (ENTRY: LANGUAGE or 'LANGUAGE: PATTERN')."""
+    from .policy import rules_cli
+
+    raise typer.Exit(rules_cli("add", kind.lower(), " ".join(entry)))
+
+
+@rules_app.command("remove")
+def rules_remove(entry: list[str] = typer.Argument(..., metavar="ENTRY|NUMBER")) -> None:
+    """Remove a rule, given as written or by its number in the list."""
+    from .policy import rules_cli
+
+    raise typer.Exit(rules_cli("remove", entry=" ".join(entry)))
+
+
 _TAKES_VALUE = frozenset({"-e", "--exec", "--model", "--api-base", "--api-key", "--max-turns",
-                          "--timeout", "--resume"})
+                          "--timeout", "--resume", "--sandbox", "--pass-env"})
 
 
 def optional_resume(args: list[str]) -> list[str]:

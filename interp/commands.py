@@ -17,7 +17,11 @@ HELP = """\
 /undo          drop the last exchange (your last task and everything after it)
 /model NAME    switch to another litellm model, e.g. /model anthropic/claude-sonnet-4-5
 /tokens        tokens and cost so far
-/auto          toggle auto-approve (run blocks without asking)
+/mode [MODE]   show or set the approval mode: ask, or auto (run what no rule stops)
+/auto          toggle auto-approve (/mode auto, /mode ask)
+/rules         list the approval rules in force, numbered
+/rules remove N|ENTRY            remove a rule (a config rule from config.toml too)
+/rules add allow|ask|deny ENTRY  add a rule to config.toml
 /exit          leave (Ctrl-D works too)
 Esc-Enter inserts a new line; Ctrl-C clears the line, or interrupts a running block."""
 
@@ -85,8 +89,64 @@ def _tokens(ctx: CommandContext, arg: str) -> None:
 
 def _auto(ctx: CommandContext, arg: str) -> None:
     ctx.approval.auto = not ctx.approval.auto
-    ctx.console.print("Auto-approve is " + ("ON: blocks run without asking." if ctx.approval.auto
-                                            else "OFF: each block is shown for approval."))
+    ctx.console.print("Auto-approve is " + ("ON: blocks run without asking (approval mode auto; "
+                                            "deny and ask rules still apply)." if ctx.approval.auto
+                                            else "OFF: each block is shown for approval "
+                                            "(approval mode ask)."))
+
+
+_MODES = {
+    "ask": "blocks that no allow rule covers ask first",
+    "auto": "blocks run without asking unless a deny rule refuses them or an ask rule matches",
+}
+
+
+def _mode(ctx: CommandContext, arg: str) -> None:
+    arg = arg.lower()
+    if arg and arg not in _MODES:
+        ctx.console.print(Text(f"Unknown mode {arg!r}. Usage: /mode ask | /mode auto",
+                               style="yellow"))
+        return
+    if arg:
+        ctx.approval.auto = arg == "auto"
+    mode = ctx.approval.mode
+    ctx.console.print(Text(f"Approval mode{' set to' if arg else ''}: {mode} ({_MODES[mode]})."
+                           + ("" if arg else " Change it with /mode ask or /mode auto.")))
+
+
+def _rules(ctx: CommandContext, arg: str) -> None:
+    from .policy import session_listing
+    from .rules import RulesError
+
+    policy = ctx.approval.policy
+    if policy is None:
+        ctx.console.print("No approval rules are in use.")
+        return
+    action, _, rest = arg.partition(" ")
+    try:
+        if action.lower() in ("remove", "rm", "delete"):
+            if not rest.strip():
+                raise RulesError("usage: /rules remove N (or ENTRY)")
+            for item in policy.remove(rest):
+                where = f" and from {policy.path}" if item.origin == "config" else ""
+                ctx.console.print(Text(f"Removed {item.kind} rule `{item.rule.entry}` "
+                                       f"({item.origin}){where}."))
+            return
+        if action.lower() == "add":
+            kind, _, entry = rest.strip().partition(" ")
+            if not entry.strip():
+                raise RulesError("usage: /rules add allow|ask|deny ENTRY")
+            rule, new = policy.add(kind.lower(), entry, save=True)
+            ctx.console.print(Text(f"Added {kind.lower()} rule `{rule.entry}` to {policy.path}."
+                                   if new else f"`{rule.entry}` is already a {kind.lower()} rule."))
+            return
+        if action:
+            raise RulesError(f"unknown /rules action {action!r}; use /rules, /rules remove "
+                             f"N|ENTRY or /rules add allow|ask|deny ENTRY")
+    except RulesError as exc:
+        ctx.console.print(Text(str(exc), style="yellow"))
+        return
+    ctx.console.print(Text(session_listing(policy, ctx.approval)))
 
 
 def _exit(ctx: CommandContext, arg: str) -> bool:
@@ -94,4 +154,5 @@ def _exit(ctx: CommandContext, arg: str) -> bool:
 
 
 _COMMANDS = {"/help": _help, "/reset": _reset, "/undo": _undo, "/model": _model,
-             "/tokens": _tokens, "/auto": _auto, "/exit": _exit, "/quit": _exit}
+             "/tokens": _tokens, "/auto": _auto, "/mode": _mode, "/rules": _rules,
+             "/exit": _exit, "/quit": _exit}

@@ -1,7 +1,8 @@
 """Typed settings: CLI > environment > config.toml > defaults.
 
-Unknown keys in ``config.toml`` are never fatal. Tables (such as ``[approval]``)
-belong to other parts of the program and are skipped without comment; unknown
+Unknown keys in ``config.toml`` are never fatal. The ``[approval]`` table is passed on
+as ``Settings.approval`` (``interp.policy`` checks it); other tables belong to other
+parts of the program and are skipped without comment; unknown
 top-level scalar keys (usually typos like ``modle``) are ignored and reported in
 ``Settings.warnings`` so the CLI can print them. Unknown CLI keys are ignored,
 since the CLI may pass options that are not settings.
@@ -20,10 +21,12 @@ import platformdirs
 
 APP_NAME = "interp"
 ENV_PREFIX = "INTERP_"
+APPROVAL_TABLE = "approval"
 
 # Keys accepted in config.toml; `json` is an output mode, so it is CLI/env only.
 FILE_KEYS = frozenset(
-    {"model", "api_base", "api_key", "max_turns", "timeout", "auto_approve", "python", "tools", "debug"}
+    {"model", "api_base", "api_key", "max_turns", "timeout", "auto_approve", "python", "tools", "debug",
+     "sandbox", "network", "memory_limit", "process_limit", "pass_env"}
 )
 
 NO_MODEL_HELP = """\
@@ -61,14 +64,23 @@ class Settings:
     tools: bool = True
     debug: bool = False
     python: str | None = None
+    sandbox: str = "off"
+    network: bool = False
+    memory_limit: int | None = None  # MB per runner process; 0 turns it off; None = default
+    process_limit: int | None = None  # processes per runner; 0 turns it off; None = default
+    pass_env: tuple[str, ...] = ()
     warnings: tuple[str, ...] = field(default=(), compare=False)
+    # config.toml's [approval] table as read (checked by interp.policy, which knows languages)
+    approval: Any = field(default=None, compare=False, repr=False)
 
 
 _TYPES: dict[str, type] = {
     "model": str, "api_base": str, "api_key": str, "python": str,
     "auto_approve": bool, "json": bool, "tools": bool, "debug": bool,
-    "max_turns": int, "timeout": float,
+    "max_turns": int, "timeout": float, "sandbox": str, "network": bool,
+    "memory_limit": int, "process_limit": int, "pass_env": tuple,
 }
+SANDBOX_MODES = ("off", "workspace", "read-only")
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"0", "false", "no", "off"})
 
@@ -109,6 +121,8 @@ def _parse_text(name: str, raw: str, source: str) -> Any:
     text = raw.strip()
     if not text:
         return None
+    if kind is tuple:
+        return tuple(part.strip() for part in text.split(",") if part.strip())
     if kind is str:
         return text
     if kind is bool:
@@ -127,6 +141,8 @@ def _parse_text(name: str, raw: str, source: str) -> Any:
 def _check_value(name: str, value: Any, source: str) -> Any:
     """Type- and range-check an already typed value (from TOML or the CLI)."""
     kind = _TYPES[name]
+    if kind is tuple and isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
+        return tuple(value)
     if kind is float and isinstance(value, int) and not isinstance(value, bool):
         value = float(value)
     if (kind is int and isinstance(value, bool)) or not isinstance(value, kind):
@@ -135,6 +151,10 @@ def _check_value(name: str, value: Any, source: str) -> Any:
         raise ConfigError(f"{source}: must be at least 1, got {value}")
     if name == "timeout" and not value > 0:
         raise ConfigError(f"{source}: must be a positive number of seconds, got {value}")
+    if name == "sandbox" and value not in SANDBOX_MODES:
+        raise ConfigError(f"{source}: must be one of {', '.join(SANDBOX_MODES)}, got {value!r}")
+    if name in ("memory_limit", "process_limit") and value < 0:
+        raise ConfigError(f"{source}: must be 0 (no limit) or a positive number, got {value}")
     return value
 
 
@@ -152,7 +172,9 @@ def _from_file(path: Path) -> tuple[dict[str, Any], list[str]]:
     values: dict[str, Any] = {}
     warnings: list[str] = []
     for key, value in data.items():
-        if key in FILE_KEYS:
+        if key == APPROVAL_TABLE:
+            values[key] = value
+        elif key in FILE_KEYS:
             values[key] = _check_value(key, value, f"{path}: {key}")
         elif not isinstance(value, dict):
             warnings.append(f"{path}: unknown key {key!r} ignored")

@@ -37,21 +37,24 @@ def start(cli: dict, task: str | None, resume: str | None) -> int:
     except KeyboardInterrupt:
         return _fail("interp: interrupted", EXIT_INTERRUPTED)
     except Exception as exc:  # the last line of defence: one message, a traceback only on --debug
-        return _report(exc, settings.debug)
+        return _report(exc, settings)
 
 
-def _report(exc: Exception, debug: bool) -> int:
+def _report(exc: Exception, settings) -> int:
+    """One line (a traceback too with --debug), with API keys replaced by [REDACTED]."""
     from .errors import UsageError
-    from .store import StoreError
+    from .secrets import secrets_of
+    from .store import Redactor, StoreError
 
+    scrub = Redactor(secrets_of(settings)).walk
     if isinstance(exc, UsageError):
-        return _fail(str(exc), EXIT_USAGE)
+        return _fail(scrub(str(exc)), EXIT_USAGE)
     if isinstance(exc, StoreError):
-        return _fail(f"interp: {exc}", EXIT_USAGE)
-    if debug:
-        traceback.print_exception(exc)
-    return _fail(f"interp: unexpected error: {type(exc).__name__}: {exc}"
-                 + ("" if debug else " (run with --debug for details)"), 1)
+        return _fail(scrub(f"interp: {exc}"), EXIT_USAGE)
+    if settings.debug:
+        sys.stderr.write(scrub("".join(traceback.format_exception(exc))))
+    return _fail(scrub(f"interp: unexpected error: {type(exc).__name__}: {exc}")
+                 + ("" if settings.debug else " (run with --debug for details)"), 1)
 
 
 def list_sessions() -> int:

@@ -8,7 +8,6 @@ import subprocess
 import sys
 import tempfile
 import termios
-from dataclasses import dataclass
 from pathlib import Path
 
 from prompt_toolkit import PromptSession
@@ -17,17 +16,12 @@ from prompt_toolkit.input.typeahead import clear_typeahead
 from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.output import create_output
 
-from .approval import RUN, Decision, Proposal, decline
+from .approval import RUN, ApprovalState, Decision, Proposal, decline
+from .rules import prefix_rule
+from .terminal import visible
 
 _SUFFIX = {"python": ".py", "shell": ".sh", "javascript": ".js"}
 _QUESTION = "Run this {language} block? [y]es / [n]o / [e]dit / [a]lways {language}: "
-
-
-@dataclass
-class ApprovalState:
-    """Whether everything is approved without asking (`/auto`)."""
-
-    auto: bool = False
 
 
 def _prompt_session(stderr: bool) -> PromptSession:
@@ -36,7 +30,12 @@ def _prompt_session(stderr: bool) -> PromptSession:
 
 
 class TerminalApprover:
-    """Asks y/n/e/a for each proposal; Ctrl-C raises KeyboardInterrupt (the session stops)."""
+    """Asks y/n/e/a for each proposal; Ctrl-C raises KeyboardInterrupt (the session stops).
+
+    It always asks: whether to ask at all (rules, auto mode) is for the PolicyApprover that
+    wraps it. `a` offers allow rules (this command prefix or this language, for the session
+    or saved to config.toml) when `state.policy` is set; without one it means "this
+    language, for the session"."""
 
     def __init__(self, state: ApprovalState, *, stderr: bool = False, show: bool = False) -> None:
         self.state = state
@@ -45,8 +44,6 @@ class TerminalApprover:
 
     def __call__(self, proposal: Proposal) -> Decision:
         """Ask until the answer is one of y, n, e or a."""
-        if self.state.auto:
-            return RUN
         if self._show:
             from rich.console import Console
 
@@ -63,11 +60,40 @@ class TerminalApprover:
             if answer in ("y", "yes"):
                 return RUN
             if answer in ("a", "always"):
-                return Decision(run=True, always=True)
+                if self.state.policy is None:
+                    return Decision(run=True, always=True)
+                decision = self._always(proposal)
+                if decision is not None:
+                    return decision
             if answer in ("n", "no"):
                 return decline(self._ask_reason())
             if answer in ("e", "edit"):
                 return self._edit(proposal)
+
+    def _always(self, proposal: Proposal) -> Decision | None:
+        """The "always allow" menu; None (Enter) goes back to the question."""
+        policy = self.state.policy
+        language = proposal.language
+        prefix = prefix_rule(language, proposal.code, policy.resolve)
+        scopes = [("for this session", False),
+                  ("from now on (saved to config.toml)", True)]
+        targets = [(f"`{visible(prefix.entry)}`", prefix.entry)] if prefix.pattern else []
+        targets.append((f"all {language} code", language))
+        choices = [(f"{shown} {scope}", entry, save)
+                   for scope, save in scopes for shown, entry in targets]
+        lines = [f"  {n}) {text}" for n, (text, _, _) in enumerate(choices, 1)]
+        question = ("Always allow, without asking:\n" + "\n".join(lines)
+                    + f"\nWhich? [1-{len(choices)}, Enter to go back]: ")
+        while True:
+            try:
+                answer = self._session.prompt(question).strip()
+            except EOFError:
+                return None
+            if not answer:
+                return None
+            if answer.isdigit() and 1 <= int(answer) <= len(choices):
+                _, entry, save = choices[int(answer) - 1]
+                return Decision(run=True, allow=entry, save=save)
 
     def _ask_reason(self) -> str | None:
         try:

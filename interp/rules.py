@@ -121,6 +121,16 @@ class Verdict:
     reason: str
 
 
+def explain(verdict: Verdict) -> str:
+    """Why a rule decided: "the deny rule `bash: rm *` matched `rm -rf y`" (else the reason)."""
+    rule = verdict.rule
+    if rule is not None and rule.pattern is None:
+        return f"the {verdict.action} rule `{rule.entry}` covers all {rule.language} code"
+    if rule is None or verdict.command is None:
+        return verdict.reason
+    return f"the {verdict.action} rule `{rule.entry}` matched `{_short(verdict.command)}`"
+
+
 @dataclass
 class RuleSet:
     """The allow, ask and deny rules and the mode for unmatched commands."""
@@ -133,7 +143,7 @@ class RuleSet:
 
     @classmethod
     def from_config(cls, table: Mapping[str, Any], resolve: Resolve) -> RuleSet:
-        """Build from an `[approval]` table; raises RulesError listing every problem."""
+        """Build from an `[approval]` table; raises RulesError listing every problem (one line)."""
         if not isinstance(table, Mapping):
             raise RulesError(f"[{TABLE}] must be a table, got {table!r}")
         problems: list[str] = []
@@ -153,7 +163,7 @@ class RuleSet:
                 except RulesError as exc:
                     problems.append(str(exc))
         if problems:
-            raise RulesError("\n".join(problems))
+            raise RulesError("; ".join(problems))
         return cls(lists["allow"], lists["ask"], lists["deny"], mode, resolve)
 
     def rules(self, kind: str) -> list[Rule]:

@@ -1,41 +1,166 @@
-"""Making untrusted text safe to show: no escape sequence may reach the terminal."""
+"""Making untrusted text safe to show: no escape sequence may reach the terminal.
+
+Model text and program output lose every escape sequence (CSI, OSC, DCS, SOS, PM, APC, in
+their 7-bit and 8-bit forms), every other C0/C1 control except tab and newline (program
+output keeps carriage returns for progress lines; they cannot leave the current row), and
+bidi overrides/isolates. Code shown for approval is never altered that way: `visible` turns
+each control, invisible or look-alike-space character into a visible escape instead.
+"""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
-from languages.output import ESCAPES, strip_escapes
+# Escape sequences, complete or cut off by the end of the text. A string (OSC, DCS, ...)
+# ends at BEL or ST; like a terminal, an ESC or C1 control that is not ST aborts it.
+_STRING_START = r"(?:\x1b[\]P^_X]|[\x90\x98\x9d\x9e\x9f])"
+_BODY = r"[^\x07\x1b\x90\x98\x9b-\x9f]*"  # any C1 or ESC ends the string
+_SEQUENCE = re.compile(
+    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"
+    rf"|{_STRING_START}{_BODY}(?:\x07|\x1b\\|\x9c|(?=[\x1b\x90\x98\x9b\x9d-\x9f])|\Z)"
+    r"|\x1b[ -/]*[0-~]"
+)
+# An escape sequence that the next chunk may complete.
+_PARTIAL = re.compile(
+    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*\Z"
+    rf"|{_STRING_START}{_BODY}\x1b?\Z"
+    r"|\x1b[ -/]*\Z"
+)
+_BIDI = "\u202a-\u202e\u2066-\u2069"
+_CONTROLS = re.compile(rf"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}]")
+_CONTROLS_KEEP_CR = re.compile(rf"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f{_BIDI}]")
+MAX_CARRY = 256  # longest cut-off sequence held back between chunks
 
-_ESC_OR_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200b-\u200f]")
+# Shown as escapes in code: C0 (not tab/newline), DEL, C1, spaces other than U+0020, format
+# characters (zero-width, bidi, tags, BOM, ...), invisible fillers and variation selectors,
+# and the control pictures used below to mark trailing whitespace.
+_HIDDEN = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\xa0\xad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891"
+    "\u08e2\u115f\u1160\u1680\u180b-\u180f\u2000-\u200f\u2028-\u202f\u205f-\u206f"
+    "\u2400-\u2426\u2800\u3000\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb"
+    "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+    "\U000e0000-\U000e0fff]"
+)
+_TRAILING = re.compile(r"(?<=[^ \t\n])[ \t]+$", re.M)
+_NAMED = {"\x1b": "\\e", "\r": "\\r", "\x00": "\\0", "\x08": "\\b"}
+MARKS = {" ": "\u2420", "\t": "\u2409"}  # ␠ ␉
+
+
+def _show(char: str) -> str:
+    if char in _NAMED:
+        return _NAMED[char]
+    code = ord(char)
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+def _emoji_selector(text: str, at: int) -> bool:
+    """True for U+FE0F right after a visible symbol (emoji presentation): left alone."""
+    if text[at] != "\ufe0f" or at == 0:
+        return False
+    before = text[at - 1]
+    return ord(before) >= 0x2000 and not _HIDDEN.match(before)
+
+
+def visible_spans(code: str) -> tuple[str, list[tuple[int, int]]]:
+    """`visible(code)` and the (start, end) offsets of every escape or mark in it."""
+    out: list[str] = []
+    spans: list[tuple[int, int]] = []
+    length, last = 0, 0
+    marked = {m.start() + i for m in _TRAILING.finditer(code) for i in range(len(m.group()))}
+    hidden = {m.start() for m in _HIDDEN.finditer(code) if not _emoji_selector(code, m.start())}
+    for at in sorted(marked | hidden):
+        out.append(code[last:at])
+        length += at - last
+        shown = MARKS[code[at]] if at in marked else _show(code[at])
+        out.append(shown)
+        spans.append((length, length + len(shown)))
+        length += len(shown)
+        last = at + 1
+    out.append(code[last:])
+    return "".join(out), spans
 
 
 def visible(code: str) -> str:
-    """Show every non-printable character of code (except newline and tab) as a visible escape."""
-    def show(match: re.Match[str]) -> str:
-        char = match.group()
-        if char == "\x1b":
-            return "\\e"
-        if char == "\r":
-            return "\\r"
-        return f"\\u{ord(char):04x}" if ord(char) > 0xFF else f"\\x{ord(char):02x}"
-
-    return _ESC_OR_CONTROL.sub(show, code)
+    """Code with every control, invisible or odd-space character shown as an escape (\\e,
+    \\r, \\x9b, \\u202e, ...) and trailing spaces/tabs after text shown as ␠/␉; tab and
+    newline are kept."""
+    return visible_spans(code)[0]
 
 
 def has_hidden(code: str) -> bool:
-    """True when code holds characters that `visible` would rewrite."""
-    return bool(_ESC_OR_CONTROL.search(code))
+    """True when `visible` would show code differently from its raw text."""
+    return visible(code) != code
+
+
+def _strip(text: str, keep_cr: bool) -> str:
+    text = _SEQUENCE.sub("", text)
+    return (_CONTROLS_KEEP_CR if keep_cr else _CONTROLS).sub("", text)
+
+
+def _collapse_cr(text: str) -> str:
+    """What a terminal would leave of each line after carriage returns (roughly)."""
+    if "\r" not in text:
+        return text
+    return "\n".join(line.rstrip("\r").rsplit("\r", 1)[-1] for line in text.split("\n"))
 
 
 def safe_output(text: str) -> str:
-    """Program output without escape sequences; carriage returns kept for progress lines."""
-    return _drop_controls(ESCAPES.sub("", text))
-
-
-def _drop_controls(text: str) -> str:
-    return re.sub(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]", "", text)
+    """Program output without escape sequences or controls; carriage returns kept."""
+    return _strip(text, keep_cr=True)
 
 
 def safe_text(text: str) -> str:
-    """Model text with escape sequences and control characters removed."""
-    return _drop_controls(strip_escapes(text))
+    """Model or message text without escape sequences, controls or bidi overrides."""
+    return _CONTROLS.sub("", _collapse_cr(_SEQUENCE.sub("", text)))
+
+
+class OutputFilter:
+    """Sanitises a stream chunk by chunk: a sequence cut by a chunk's end is held back, and
+    so is a tail that may be the start of a secret, which is replaced once complete.
+    With sanitize=False it only redacts (for --json, which escapes everything anyway)."""
+
+    def __init__(self, secrets: Iterable[str] = (), replacement: str = "[REDACTED]",
+                 sanitize: bool = True) -> None:
+        self._secrets = sorted({s for s in secrets if s}, key=len, reverse=True)
+        self._replacement = replacement
+        self._sanitize = sanitize
+        self._raw = ""  # a cut-off escape sequence
+        self._clean = ""  # sanitised text that may begin a secret
+
+    def feed(self, chunk: str) -> str:
+        """The part of the stream so far that is safe to show now."""
+        if not self._sanitize:
+            return self._redact(self._clean + chunk, final=False)
+        text = self._raw + chunk
+        self._raw = ""
+        if match := _PARTIAL.search(text):  # linear: a string's body stops at any introducer
+            self._raw = text[match.start():]
+            text = text[:match.start()]
+            if len(self._raw) > MAX_CARRY:  # an endless string: drop its body, as a terminal does
+                self._raw = self._raw[:2] if self._raw[0] == "\x1b" else self._raw[:1]
+        return self._redact(self._clean + safe_output(text), final=False)
+
+    def flush(self) -> str:
+        """Whatever is held back, sanitised (the stream has ended)."""
+        text = self._clean + safe_output(self._raw)
+        self._raw = ""
+        return self._redact(text, final=True)
+
+    def _redact(self, text: str, final: bool) -> str:
+        for secret in self._secrets:
+            text = text.replace(secret, self._replacement)
+        self._clean = "" if final else self._secret_start(text)
+        return text[:len(text) - len(self._clean)]
+
+    def _secret_start(self, text: str) -> str:
+        """The longest tail of text that is a proper prefix of a secret."""
+        best = 0
+        for secret in self._secrets:
+            for size in range(min(len(secret) - 1, len(text)), best, -1):
+                if text.endswith(secret[:size]):
+                    best = size
+                    break
+        return text[len(text) - best:] if best else ""

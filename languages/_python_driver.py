@@ -52,6 +52,8 @@ class Driver:
         self.namespace = module.__dict__
         self.loop = None
         self.count = 0
+        self.displays = Displays()  # from _python_display.py, whose source comes first
+        self.displays.install()
 
     def execute(self, code):
         """Run a compiled code object, driving it on an event loop if it awaits."""
@@ -71,8 +73,13 @@ class Driver:
             raise
 
     def run_file(self, path):
-        """Run one block; the value of a trailing expression is displayed."""
+        """Run one block; its figures and rich trailing value go into the status."""
         self.count += 1
+        self.displays.begin(self.count)
+        return self.displays.finish(self.run_block(path), json.dumps)
+
+    def run_block(self, path):
+        """Run one block's code; the value of a trailing expression is displayed."""
         filename = "<block %d>" % self.count
         with open(path, encoding="utf-8", errors="surrogateescape") as handle:
             source = handle.read()
@@ -85,7 +92,8 @@ class Driver:
                 last = ast.Interactive(body=[tree.body.pop()])
             self.execute(compile(tree, filename, "exec", flags, True))
             if last is not None:
-                self.execute(compile(last, filename, "single", flags, True))
+                with self.displays.hook():
+                    self.execute(compile(last, filename, "single", flags, True))
         except KeyboardInterrupt:
             print("KeyboardInterrupt", file=sys.stderr)
             return {"status": "interrupted"}
@@ -93,6 +101,8 @@ class Driver:
             raise
         except BaseException as exc:  # the user's code may raise anything
             print_error(exc, filename)
+            if isinstance(exc, MemoryError):  # the runner restarts: a limit was hit
+                return {"status": "error", "error": summary(exc), "limit": "memory"}
             return {"status": "error", "error": summary(exc)}
         return {"status": "ok"}
 

@@ -16,22 +16,18 @@ from typing import ClassVar, Protocol, runtime_checkable
 
 import pexpect
 
-from .events import Event, Output, Result
+from .events import Event, Output, Result, parse_displays
+from .limits import LimitGuard, Limits
 from .marker import MarkerScanner, new_token
-from .output import OutputCapture, StreamDecoder
-from .procs import kill_session, signal_name
+from .output import CapturedOutput, OutputCapture, StreamDecoder
+from .procs import RunnerError, RunnerStartError, kill_session, signal_name, spawn
+from .sandbox import Sandbox
+
+__all__ = ["BASE_ENV", "ProcessRunner", "Runner", "RunnerConfig", "RunnerError", "RunnerStartError"]
 
 BASE_ENV = {"NO_COLOR": "1", "PAGER": "cat", "PYTHON_BASIC_REPL": "1"}
 _READ_SIZE = 1 << 16
 _TICK = 0.25
-
-
-class RunnerError(Exception):
-    """A runner could not do what was asked."""
-
-
-class RunnerStartError(RunnerError):
-    """The interpreter process could not be started."""
 
 
 @dataclass(frozen=True)
@@ -43,10 +39,14 @@ class RunnerConfig:
     start_timeout: float = 30.0
     cwd: str | None = None
     env: Mapping[str, str] = field(default_factory=dict)
+    env_remove: frozenset[str] = frozenset()  # variables of os.environ the runner must not see
     head_chars: int = 8000
     tail_chars: int = 8000
     spool_dir: str | None = None
     python: str | None = None
+    output_dir: str | None = None  # where Python saves figures; default ./interp-output in cwd
+    sandbox: Sandbox = field(default_factory=Sandbox)
+    limits: Limits = field(default_factory=Limits)
 
 
 @runtime_checkable
@@ -90,6 +90,7 @@ class ProcessRunner:
         self._running = False
         self._interrupt_at: float | None = None
         self._write_lock = threading.RLock()
+        self._guard: LimitGuard | None = None
 
     # -- hooks for subclasses -------------------------------------------------
     def argv(self) -> list[str]:
@@ -129,25 +130,29 @@ class ProcessRunner:
         """Start the interpreter unless it is already running."""
         if self.alive:
             return
-        self._workdir = Path(tempfile.mkdtemp(prefix=f"interp-{self.name}-", dir=self.config.spool_dir))
-        argv = self.argv()
+        if self._guard is not None:
+            self._guard.close()
+        if self._workdir is None:  # kept across restarts: the model may still read earlier spools
+            self._workdir = Path(tempfile.mkdtemp(prefix=f"interp-{self.name}-",
+                                                  dir=self.config.spool_dir))
+        cwd = self.config.cwd or os.getcwd()
         try:
-            child = pexpect.spawn(argv[0], argv[1:], cwd=self.config.cwd or os.getcwd(),
-                                  env=self._environment(), echo=False, encoding=None,
-                                  preexec_fn=self._preexec, dimensions=(40, 160), timeout=None)
-        except (pexpect.ExceptionPexpect, OSError) as exc:
-            raise RunnerStartError(f"could not start {argv[0]}: {exc}") from None
-        child.delaybeforesend = None
-        child.ptyproc.delayafterclose = 0
-        child.ptyproc.delayafterterminate = 0.02
-        self._child, self._leftover = child, b""
-        if setup := self.setup_command():
-            self._send(setup)
-        self._sync(self.config.start_timeout)
+            argv = self.config.sandbox.wrap(self.argv(), cwd, (os.fspath(self._workdir),))
+            self._guard = LimitGuard(self.config.limits)
+            self._child, self._leftover = spawn(argv, cwd, self._environment(), self._preexec), b""
+            if setup := self.setup_command():
+                self._send(setup)
+            self._sync(self.config.start_timeout)
+        except RunnerStartError as exc:
+            self.stop()
+            raise self.config.sandbox.start_error(exc) from None
 
     def stop(self) -> None:
         """Kill the interpreter and everything it started, and remove its files."""
         self._reap(kill=True)
+        if self._guard is not None:
+            self._guard.close()
+            self._guard = None
         if self._workdir is not None:
             shutil.rmtree(self._workdir, ignore_errors=True)
             self._workdir = None
@@ -189,21 +194,37 @@ class ProcessRunner:
         finally:
             with self._write_lock:
                 self._running = False
-        restarted = False
-        if outcome.died or outcome.killed:
+        restarted, captured = False, capture.finish()
+        breach = self._breach(outcome, captured)
+        if outcome.died or outcome.killed or breach:
             code, number = self._reap(kill=True)
             if outcome.died:
                 outcome.exit_code, outcome.signal = code, signal_name(number)
             restarted = self._start_fresh()
-        result = self._result(outcome, capture.finish(), restarted, time.monotonic() - began)
-        if lost:
-            result = replace(result, restarted=True, notes=(lost, *result.notes))
+        result = self._result(outcome, captured, restarted, time.monotonic() - began)
+        notes = tuple(note for note in (lost, breach) if note)
+        if notes:
+            result = replace(result, restarted=restarted or bool(lost), notes=(*notes, *result.notes))
+        yield from result.displays  # figures and rich values, in order, before the Result
         yield result
 
-    def _check_exited(self) -> str | None:
-        """If the process ended between runs, clean up and say so (the next start is fresh)."""
-        if self._child is None or self._child.isalive():
+    def _breach(self, outcome: _Outcome, captured: CapturedOutput) -> str | None:
+        """The note for a block that hit a resource limit (the runner is then restarted), or None."""
+        if self._guard is None:
             return None
+        leader = self._child.pid if self._child is not None else None
+        return self._guard.check(leader, outcome.status or {}, outcome.died, captured.head + captured.tail)
+
+    def _check_exited(self) -> str | None:
+        """If the process ended (or hit the process limit) between runs, clean up and say so."""
+        if self._child is None:
+            return None
+        if self._child.isalive():
+            if self._guard is None or not self._guard.breached(self._child.pid):
+                return None
+            self._reap(kill=True)
+            return (f"{self._guard.process_note()} (a process left running by an earlier block), "
+                    f"so this block ran in a new {self.name} process")
         code, number = self._reap(kill=True)
         how = f"was killed by {signal_name(number)}" if number else f"exited with status {code}"
         return f"the {self.name} process {how} after the previous block, so this block ran in a new one"
@@ -294,7 +315,7 @@ class ProcessRunner:
         return Result(status=state, output=captured, exit_code=code, error=status.get("error"),
                       signal=outcome.signal, interrupted=outcome.interrupted or kind == "interrupted",
                       timed_out=outcome.timed_out, died=outcome.died, restarted=restarted,
-                      duration=duration, notes=tuple(notes))
+                      duration=duration, notes=tuple(notes), displays=parse_displays(status))
 
     # -- plumbing -------------------------------------------------------------
     def _start_fresh(self) -> bool:
@@ -311,6 +332,8 @@ class ProcessRunner:
             return None, None
         if kill:
             kill_session(child.pid)
+            if self._guard is not None:
+                self._guard.kill()
         try:
             child.wait()
         except pexpect.ExceptionPexpect:
@@ -319,7 +342,7 @@ class ProcessRunner:
             child.close(force=True)
         except (pexpect.ExceptionPexpect, OSError):
             pass
-        return child.exitstatus, child.signalstatus
+        return self.config.sandbox.exit_status(child.exitstatus, child.signalstatus)
 
     def _sync(self, limit: float) -> None:
         """Wait for a ping's marker so that no earlier output is left in the pipe."""
@@ -346,11 +369,13 @@ class ProcessRunner:
             self._child.send(data)
 
     def _environment(self) -> dict[str, str]:
-        env = dict(os.environ)
+        env = {k: v for k, v in os.environ.items() if k not in self.config.env_remove}
         env.update(self.config.env)
         env.update(BASE_ENV)
         env.update(self.env_overrides())
         env.setdefault("TERM", "dumb")
+        if self.config.sandbox.active:
+            env["TMPDIR"] = "/tmp"  # the sandbox's private, writable /tmp
         return env
 
     def _preexec(self) -> None:
@@ -359,6 +384,10 @@ class ProcessRunner:
         for name in ("SIGPIPE", "SIGXFSZ"):
             if hasattr(signal, name):
                 signal.signal(getattr(signal, name), signal.SIG_DFL)
+        if self.config.sandbox.active:  # bwrap ignores Ctrl-C; `env --default-signal=INT` restores it
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+        if self._guard is not None:
+            self._guard.child_setup()
         attrs = termios.tcgetattr(1)
         attrs[1] &= ~termios.ONLCR
         termios.tcsetattr(1, termios.TCSANOW, attrs)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
-from .output import CapturedOutput
+from .output import CapturedOutput, strip_escapes
 
 
 @dataclass(frozen=True)
@@ -12,6 +14,50 @@ class Output:
     """A piece of text the block printed (stdout and stderr share the terminal)."""
 
     text: str
+
+
+@dataclass(frozen=True)
+class Display:
+    """Something the block showed besides its text: a saved figure or a rich value.
+
+    kind "image": `path` is the absolute path of a PNG file; `data` is {"format": "png",
+    "mime": "image/png", "width", "height", "figure"} and `text` is "[figure saved: PATH]".
+    kind "table": `text` is a bounded plain-text form (what the model is given); `data` is a
+    bounded table for the renderer, or None when the value has no 2-D layout (draw `text`):
+    {"type": "DataFrame" | "Series" | "ndarray", "shape": full shape, "columns": [str],
+    "dtypes": [str] (one per column), "index": [str] (one per row), "rows": [[str]],
+    "row_gap" / "col_gap": position before which rows / columns were left out, or None},
+    plus "index_names" (pandas), "name" (Series) or "dtype" (ndarray).
+    """
+
+    kind: str  # "image" | "table"
+    text: str
+    path: str | None = None
+    data: dict[str, Any] | None = field(default=None, hash=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready form (for --json and exports)."""
+        return {"kind": self.kind, "text": self.text, "path": self.path, "data": self.data}
+
+    @classmethod
+    def from_dict(cls, raw: object) -> Display | None:
+        """The Display a driver sent, or None when it is malformed."""
+        if not isinstance(raw, Mapping):
+            return None
+        kind, text, path, data = (raw.get(k) for k in ("kind", "text", "path", "data"))
+        if not (isinstance(kind, str) and isinstance(text, str)):
+            return None
+        if path is not None and not isinstance(path, str):
+            return None
+        return cls(kind, text, path, dict(data) if isinstance(data, Mapping) else None)
+
+
+def parse_displays(status: Mapping[str, Any] | None) -> tuple[Display, ...]:
+    """The well-formed displays listed in a driver's status line."""
+    raw = status.get("displays") if isinstance(status, Mapping) else None
+    if not isinstance(raw, list):
+        return ()
+    return tuple(d for d in map(Display.from_dict, raw) if d is not None)
 
 
 @dataclass(frozen=True)
@@ -29,6 +75,7 @@ class Result:
     restarted: bool = False
     duration: float = 0.0
     notes: tuple[str, ...] = field(default_factory=tuple)
+    displays: tuple[Display, ...] = field(default_factory=tuple)
 
     @property
     def ok(self) -> bool:
@@ -39,6 +86,16 @@ class Result:
     def state_lost(self) -> bool:
         """True when the process was replaced, so earlier variables are gone."""
         return self.died or self.restarted
+
+    def model_text(self) -> str:
+        """The bounded output for the model followed by the text of each display, in order."""
+        text = self.output.for_model()
+        shown = [strip_escapes(d.text) for d in self.displays if d.text]
+        if not shown:
+            return text
+        if text and not text.endswith("\n"):
+            text += "\n"
+        return text + "\n".join(shown) + "\n"
 
     def summary(self) -> str:
         """One line that says how the block ended."""
@@ -63,4 +120,4 @@ class Result:
         return "ok" if self.exit_code in (None, 0) else f"exit status {self.exit_code}"
 
 
-Event = Output | Result
+Event = Output | Display | Result

@@ -1,10 +1,35 @@
-"""Finding and killing every process a runner started, background jobs included."""
+"""Starting a runner's process, and finding and killing every process it started."""
 
 from __future__ import annotations
 
 import os
 import signal
+from collections.abc import Callable, Mapping
 from pathlib import Path
+
+import pexpect
+
+
+class RunnerError(Exception):
+    """A runner could not do what was asked."""
+
+
+class RunnerStartError(RunnerError):
+    """The interpreter process could not be started."""
+
+
+def spawn(argv: list[str], cwd: str, env: Mapping[str, str],
+          preexec: Callable[[], None]) -> pexpect.spawn:
+    """Start argv on a fresh pty (its own session) with no echo and no artificial delays."""
+    try:
+        child = pexpect.spawn(argv[0], argv[1:], cwd=cwd, env=dict(env), echo=False, encoding=None,
+                              preexec_fn=preexec, dimensions=(40, 160), timeout=None)
+    except (pexpect.ExceptionPexpect, OSError) as exc:
+        raise RunnerStartError(f"could not start {argv[0]}: {exc}") from None
+    child.delaybeforesend = None
+    child.ptyproc.delayafterclose = 0
+    child.ptyproc.delayafterterminate = 0.02
+    return child
 
 
 def session_members(leader: int) -> list[int]:

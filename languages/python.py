@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from functools import cache
@@ -12,7 +13,10 @@ from .base import ProcessRunner
 
 @cache
 def _driver_source() -> str:
-    return files(__package__).joinpath("_python_driver.py").read_text(encoding="utf-8")
+    """The display helpers followed by the driver, run as one -c program."""
+    here = files(__package__)
+    return "\n".join(here.joinpath(name).read_text(encoding="utf-8")
+                     for name in ("_python_display.py", "_python_driver.py"))
 
 
 class PythonRunner(ProcessRunner):
@@ -33,6 +37,11 @@ class PythonRunner(ProcessRunner):
         """python3 running the driver from -c, so sys.path[0] is the working directory."""
         return [self.executable(), "-q", "-c", _driver_source()]
 
+    def output_dir(self) -> str:
+        """The absolute folder where figures are saved (created when the first one is)."""
+        folder = os.path.expanduser(self.config.output_dir or "interp-output")
+        return os.path.abspath(os.path.join(self.config.cwd or os.getcwd(), folder))
+
     def env_overrides(self) -> dict[str, str]:
-        """Charts render to files, never to a window."""
-        return {"MPLBACKEND": "Agg"}
+        """Charts render to files in the output folder, never to a window."""
+        return {"MPLBACKEND": "Agg", "INTERP_OUTPUT_DIR": self.output_dir()}

@@ -285,6 +285,9 @@ def test_a_runs_later_blocks_of_that_language_without_asking(spawn, fake_server)
     term.task("go")
     term.question()
     term.line("a")
+    term.expect(r"1\) all python code for this session")  # `a` offers allow rules
+    term.expect(r"Which\? \[1-2, Enter to go back\]: ")
+    term.line("1")
     term.expect("^py one$")
     start = term.pos
     term.expect("^py two$")
