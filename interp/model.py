@@ -3,53 +3,22 @@
 from __future__ import annotations
 
 import contextlib
-import functools
 import json
-import logging
 import os
 import random
 import re
-import threading
 import time
-import warnings
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from .model_errors import classify, explain, retry_after
+from .model_load import load_litellm, preload_in_background  # noqa: F401  (re-exported)
+
 KINDS = frozenset({"auth", "not_found", "connection", "rate_limit", "server", "timeout", "bad_request", "other"})
 _RETRYABLE = frozenset({"rate_limit", "server", "timeout"})
 _BACKOFF_BASE, _BACKOFF_CAP, _CONNECTION_RETRY_DELAY = 0.5, 8.0, 0.25
-_NO_PROVIDER = "llm provider not provided"
-_KEY_MISSING = ("missing credentials", "api_key client option must be set", "missing api key")
-_MODEL_MISSING = ("model_not_found", "model not found", "does not exist", "unknown model", "no such model")
-
-
-@functools.cache
-def load_litellm() -> Any:
-    """Import litellm once, quietly: local price list, no banners, warnings and errors only."""
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    os.environ.setdefault("LITELLM_LOG", "ERROR")
-    import litellm
-
-    litellm.suppress_debug_info = True  # no "Give Feedback / Get Help" banners
-    warnings.filterwarnings("ignore", category=DeprecationWarning, module=r"litellm\.")
-    for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy"):
-        logging.getLogger(name).setLevel(logging.ERROR)
-    logging.getLogger("httpx").setLevel(logging.WARNING)
-    return litellm
-
-
-def preload_in_background() -> threading.Thread:
-    """Start importing litellm in a daemon thread (e.g. while the user types) and return the thread."""
-    thread = threading.Thread(target=_preload, name="interp-litellm-preload", daemon=True)
-    thread.start()
-    return thread
-
-
-def _preload() -> None:
-    with contextlib.suppress(Exception):  # a broken install is reported on first real use
-        load_litellm()
 
 
 @dataclass(frozen=True)
@@ -166,12 +135,12 @@ class LiteLLMModel:
             try:
                 yield from self._attempt(messages, tools, acc)
             except Exception as exc:  # classified below; nothing but ModelError leaves this method
-                kind = self._kind(exc)
+                kind = classify(exc)
                 failures[kind] += 1
                 attempts = failures.total()
                 delay = None if acc.parts else self._retry_delay(kind, exc, failures, started)
                 if delay is None:
-                    message = self._message(kind, exc, attempts) + (" (reply cut off)" if acc.parts else "")
+                    message = explain(self, kind, exc, attempts) + (" (reply cut off)" if acc.parts else "")
                     raise ModelError(kind, message, detail=self._detail(exc), partial=acc.text,
                                      attempts=attempts) from exc
                 time.sleep(delay)
@@ -210,69 +179,11 @@ class LiteLLMModel:
             delay = _CONNECTION_RETRY_DELAY
         elif kind in _RETRYABLE:
             backoff = min(_BACKOFF_CAP, _BACKOFF_BASE * 2 ** (failures.total() - 1))
-            delay = max(backoff * random.uniform(0.5, 1.0), _retry_after(exc) or 0.0)
+            delay = max(backoff * random.uniform(0.5, 1.0), retry_after(exc) or 0.0)
         else:
             return None
         remaining = self.max_retry_seconds - (time.monotonic() - started)
         return delay if delay < remaining else None
-
-    def _kind(self, exc: BaseException) -> str:
-        """Classify an exception raised while calling the model."""
-        text = str(exc).lower()
-        if _NO_PROVIDER in text:
-            return "not_found"
-        if isinstance(exc, ImportError):  # litellm itself is missing or broken
-            return "other"
-        litellm = load_litellm()
-        if isinstance(exc, (litellm.AuthenticationError, litellm.PermissionDeniedError)) or any(
-            s in text for s in _KEY_MISSING  # the openai client refuses to send without a key: litellm says "500"
-        ):
-            return "auth"
-        if isinstance(exc, litellm.NotFoundError) or (
-            isinstance(exc, litellm.BadRequestError) and "model" in text and any(s in text for s in _MODEL_MISSING)
-        ):
-            return "not_found"
-        if isinstance(exc, (litellm.BadRequestError, litellm.UnprocessableEntityError)):
-            return "bad_request"
-        import httpx, openai  # litellm dependencies, so already imported by now
-
-        if _in_chain(exc, (litellm.Timeout, TimeoutError, httpx.TimeoutException)):
-            return "timeout"
-        if isinstance(exc, litellm.RateLimitError) or _status(exc) == 429:
-            return "rate_limit"
-        # litellm reports a refused connection as InternalServerError("Connection error."): look at the cause
-        if _in_chain(exc, (openai.APIConnectionError, ConnectionError, httpx.NetworkError)):
-            return "connection"
-        server_errors = (litellm.InternalServerError, litellm.ServiceUnavailableError, litellm.BadGatewayError)
-        if isinstance(exc, server_errors) or (_status(exc) or 0) >= 500:
-            return "server"
-        return "connection" if isinstance(exc, (OSError, httpx.HTTPError)) else "other"
-
-    def _message(self, kind: str, exc: BaseException, attempts: int) -> str:
-        """A one-line, key-free explanation naming the model / api_base and what to do."""
-        provider = getattr(exc, "llm_provider", None) or (self.name.split("/")[0] if "/" in self.name else "")
-        where = self.api_base or (f"the {provider} API" if provider else "the provider")
-        tries = f"{attempts} attempt{'s' * (attempts != 1)}"
-        status = f"HTTP {_status(exc)}, " if _status(exc) else ""
-        if kind == "not_found" and _NO_PROVIDER in str(exc).lower():
-            return (f"Unknown provider for model '{self.name}': use provider/model, e.g. openai/gpt-4o, "
-                    "anthropic/claude-sonnet-4-5 or ollama/llama3.1 (--model)")
-        if kind == "bad_request" and isinstance(exc, load_litellm().ContextWindowExceededError):
-            return f"The conversation is too long for {self.name}'s context window: start a new conversation"
-        key_var = re.sub(r"\W", "_", provider or "openai").upper() + "_API_KEY"
-        at = f" at {self.api_base}" if self.api_base else ""
-        messages = {
-            "auth": f"Authentication failed for {self.name}{at}: check {key_var} or --api-key",
-            "not_found": f"Model '{self.name}' was not found at {where}: check --model",
-            "connection": f"Could not reach {self.api_base}: is the server running? (--api-base)" if self.api_base
-            else f"Could not reach {where} for {self.name}: check your network connection",
-            "rate_limit": f"Rate limited by {where} for {self.name} ({tries}): wait a little and try again",
-            "server": f"Server error from {where} for {self.name} ({status}{tries}): try again later",
-            "timeout": f"Request to {where} for {self.name} timed out ({tries}, "
-            f"{self.request_timeout:g}s limit): try again later",
-            "bad_request": f"{where} rejected the request for {self.name}: {self._detail(exc)}",
-        }
-        return self._scrub(messages.get(kind, f"Calling {self.name} failed: {self._detail(exc)}"))
 
     def _detail(self, exc: BaseException) -> str:
         """The first line of the provider's error text, without litellm's prefixes or the API key."""
@@ -328,35 +239,3 @@ def _close(response: Any) -> None:
         if callable(close):
             with contextlib.suppress(Exception):
                 close()
-
-
-def _in_chain(exc: BaseException | None, types: tuple[type, ...]) -> bool:
-    """Whether exc or any exception it was raised from / during is one of types."""
-    seen: set[int] = set()
-    while exc is not None and id(exc) not in seen:
-        if isinstance(exc, types):
-            return True
-        seen.add(id(exc))
-        exc = exc.__cause__ or exc.__context__
-    return False
-
-
-def _status(exc: BaseException) -> int | None:
-    try:
-        return int(getattr(exc, "status_code", None) or 0) or None
-    except (TypeError, ValueError):
-        return None
-
-
-def _retry_after(exc: BaseException) -> float | None:
-    """Seconds from Retry-After / retry-after-ms response headers, if present and numeric."""
-    response = getattr(exc, "response", None)
-    headers = getattr(exc, "litellm_response_headers", None) or getattr(response, "headers", None) or {}
-    try:
-        if "retry-after-ms" in headers:
-            return float(headers["retry-after-ms"]) / 1000
-        if "retry-after" in headers:
-            return float(headers["retry-after"])
-    except (TypeError, ValueError):  # an HTTP-date: fall back to our own backoff
-        return None
-    return None

@@ -9,69 +9,26 @@ import tempfile
 import termios
 import threading
 import time
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
-from typing import ClassVar, Protocol, runtime_checkable
+from typing import ClassVar
 
 import pexpect
 
-from .events import Event, Output, Result, parse_displays
-from .limits import LimitGuard, Limits
-from .marker import MarkerScanner, new_token
+from .config import Runner, RunnerConfig
+from .events import Event, Output
+from .limits import LimitGuard
+from .marker import MarkerScanner, new_token, route
+from .outcome import Outcome, build_result
 from .output import CapturedOutput, OutputCapture, StreamDecoder
 from .procs import RunnerError, RunnerStartError, kill_session, signal_name, spawn
-from .sandbox import Sandbox
 
 __all__ = ["BASE_ENV", "ProcessRunner", "Runner", "RunnerConfig", "RunnerError", "RunnerStartError"]
 
 BASE_ENV = {"NO_COLOR": "1", "PAGER": "cat", "PYTHON_BASIC_REPL": "1"}
 _READ_SIZE = 1 << 16
 _TICK = 0.25
-
-
-@dataclass(frozen=True)
-class RunnerConfig:
-    """Settings shared by all runners."""
-
-    timeout: float | None = None
-    grace: float = 1.0
-    start_timeout: float = 30.0
-    cwd: str | None = None
-    env: Mapping[str, str] = field(default_factory=dict)
-    env_remove: frozenset[str] = frozenset()  # variables of os.environ the runner must not see
-    head_chars: int = 8000
-    tail_chars: int = 8000
-    spool_dir: str | None = None
-    python: str | None = None
-    output_dir: str | None = None  # where Python saves figures; default ./interp-output in cwd
-    sandbox: Sandbox = field(default_factory=Sandbox)
-    limits: Limits = field(default_factory=Limits)
-
-
-@runtime_checkable
-class Runner(Protocol):
-    """What the agent needs from a language runner."""
-
-    name: ClassVar[str]
-    aliases: ClassVar[tuple[str, ...]]
-
-    def start(self) -> None: ...
-    def run(self, code: str, timeout: float | None = None) -> Iterator[Event]: ...
-    def interrupt(self) -> None: ...
-    def stop(self) -> None: ...
-    def restart(self) -> None: ...
-
-
-@dataclass
-class _Outcome:
-    status: dict | None = None
-    interrupted: bool = False
-    timed_out: bool = False
-    killed: bool = False
-    died: bool = False
-    exit_code: int | None = None
-    signal: str | None = None
 
 
 class ProcessRunner:
@@ -201,14 +158,14 @@ class ProcessRunner:
             if outcome.died:
                 outcome.exit_code, outcome.signal = code, signal_name(number)
             restarted = self._start_fresh()
-        result = self._result(outcome, captured, restarted, time.monotonic() - began)
+        result = build_result(outcome, captured, restarted, time.monotonic() - began)
         notes = tuple(note for note in (lost, breach) if note)
         if notes:
             result = replace(result, restarted=restarted or bool(lost), notes=(*notes, *result.notes))
         yield from result.displays  # figures and rich values, in order, before the Result
         yield result
 
-    def _breach(self, outcome: _Outcome, captured: CapturedOutput) -> str | None:
+    def _breach(self, outcome: Outcome, captured: CapturedOutput) -> str | None:
         """The note for a block that hit a resource limit (the runner is then restarted), or None."""
         if self._guard is None:
             return None
@@ -233,10 +190,10 @@ class ProcessRunner:
                  limit: float | None) -> Iterator[Output]:
         decoder = StreamDecoder()
         deadline = time.monotonic() + limit if limit else None
-        outcome, ping = _Outcome(), None
+        outcome, ping = Outcome(), None
         data, self._leftover = self._leftover, b""
         while True:
-            text = self._route(data, scanner, ping)
+            text = route(data, scanner, ping)
             if text := decoder.feed(text):
                 capture.feed(text)
                 yield Output(text)
@@ -270,23 +227,6 @@ class ProcessRunner:
             self._leftover = scanner.rest
         return outcome
 
-    def _route(self, data: bytes, scanner: MarkerScanner, ping: MarkerScanner | None) -> bytes:
-        """Pass bytes through the run's marker, then the resync marker; return output bytes."""
-        if not data:
-            return b""
-        if scanner.done:
-            if ping is not None:
-                ping.feed(data)
-            return b""
-        out = scanner.feed(data)
-        if ping is None:
-            return out
-        out = ping.feed(out)
-        if scanner.done:
-            ping.feed(scanner.rest)
-            scanner.rest = b""
-        return out
-
     def _wait(self, now: float, deadline: float | None) -> float:
         wait = _TICK
         if deadline:
@@ -294,28 +234,6 @@ class ProcessRunner:
         if self._interrupt_at is not None:
             wait = min(wait, max(0.0, self._interrupt_at + self.config.grace - now))
         return max(wait, 0.001)
-
-    def _result(self, outcome: _Outcome, captured, restarted: bool, duration: float) -> Result:
-        status = outcome.status or {}
-        code = status.get("exit_code")
-        kind = status.get("status", "ok")
-        if outcome.died or (outcome.killed and not outcome.timed_out and not outcome.interrupted):
-            state, code = "died", outcome.exit_code
-        elif outcome.timed_out:
-            state = "timeout"
-        elif outcome.interrupted or kind == "interrupted":
-            state = "interrupted"
-        elif kind == "error" or (isinstance(code, int) and code != 0):
-            state = "error"
-        else:
-            state = "ok"
-        notes = []
-        if outcome.killed:
-            notes.append("the code did not stop after Ctrl-C, so its processes were killed")
-        return Result(status=state, output=captured, exit_code=code, error=status.get("error"),
-                      signal=outcome.signal, interrupted=outcome.interrupted or kind == "interrupted",
-                      timed_out=outcome.timed_out, died=outcome.died, restarted=restarted,
-                      duration=duration, notes=tuple(notes), displays=parse_displays(status))
 
     # -- plumbing -------------------------------------------------------------
     def _start_fresh(self) -> bool:

@@ -65,6 +65,24 @@ class MarkerScanner:
         return 0
 
 
+def route(data: bytes, scanner: MarkerScanner, ping: MarkerScanner | None) -> bytes:
+    """Pass bytes through a run's marker, then a resync ping's marker; return output bytes."""
+    if not data:
+        return b""
+    if scanner.done:
+        if ping is not None:
+            ping.feed(data)
+        return b""
+    out = scanner.feed(data)
+    if ping is None:
+        return out
+    out = ping.feed(out)
+    if scanner.done:
+        ping.feed(scanner.rest)
+        scanner.rest = b""
+    return out
+
+
 def _parse_status(raw: bytes) -> dict:
     try:
         value = json.loads(raw.decode("utf-8", "replace") or "{}")

@@ -1,0 +1,46 @@
+"""How a run ended, and the Result that reports it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .events import Result, parse_displays
+from .output import CapturedOutput
+
+KILLED_NOTE = "the code did not stop after Ctrl-C, so its processes were killed"
+
+
+@dataclass
+class Outcome:
+    """What the runner observed while collecting a block's output."""
+
+    status: dict | None = None
+    interrupted: bool = False
+    timed_out: bool = False
+    killed: bool = False
+    died: bool = False
+    exit_code: int | None = None
+    signal: str | None = None
+
+
+def build_result(outcome: Outcome, captured: CapturedOutput, restarted: bool,
+                 duration: float) -> Result:
+    """Turn what was observed (and the driver's status line) into a Result."""
+    status = outcome.status or {}
+    code = status.get("exit_code")
+    kind = status.get("status", "ok")
+    if outcome.died or (outcome.killed and not outcome.timed_out and not outcome.interrupted):
+        state, code = "died", outcome.exit_code
+    elif outcome.timed_out:
+        state = "timeout"
+    elif outcome.interrupted or kind == "interrupted":
+        state = "interrupted"
+    elif kind == "error" or (isinstance(code, int) and code != 0):
+        state = "error"
+    else:
+        state = "ok"
+    return Result(status=state, output=captured, exit_code=code, error=status.get("error"),
+                  signal=outcome.signal, interrupted=outcome.interrupted or kind == "interrupted",
+                  timed_out=outcome.timed_out, died=outcome.died, restarted=restarted,
+                  duration=duration, notes=(KILLED_NOTE,) if outcome.killed else (),
+                  displays=parse_displays(status))
