@@ -2,21 +2,28 @@
 
 from __future__ import annotations
 
+import base64
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from languages import Output, Registry, Result, RunnerConfig, RunnerError, default_registry
 
 from . import events as ev
+from . import workspace
 from .approval import Approver, Decision, Proposal, auto_approve
+from .attachments import check_attachable, describe_file
 from .blocks import EXECUTE_TOOL, Step, describe_decline, describe_result, steps_from_reply
-from .context import fit_messages
+from .context import TRIMMED, fit_messages
 from .model import Model, ModelError, Reply
 from .prompt import system_prompt
 
 EXIT_OK, EXIT_MODEL, EXIT_MAX_TURNS, EXIT_INTERRUPTED = 0, 1, 3, 130
 EXIT_POLICY = 4  # blocks were denied by policy and nothing ran after the last denial
+MAX_IMAGES = 4  # figures sent to a vision model per request (the newest)
+MAX_IMAGE_BYTES = 5 * 1024 * 1024  # larger figures are named, not sent
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
 @dataclass(frozen=True)
@@ -27,6 +34,7 @@ class SessionConfig:
     timeout: float | None = 600.0
     tools: bool = True
     runner: RunnerConfig = field(default_factory=RunnerConfig)
+    report_files: bool = True  # snapshot the working directory around each block (block.files)
 
 
 @dataclass
@@ -63,6 +71,8 @@ class Session:
         self._started = False
         self.exit_code = EXIT_OK
         self._denied = False  # a block was denied by policy and nothing has run since
+        self.attachments: list[str] = []  # file descriptions for the next task (see attach)
+        self._vision: tuple[object, bool] | None = None  # (model, supports_vision), cached
 
     # -- public API -----------------------------------------------------------
     def run(self, task: str) -> Iterator[ev.Event]:
@@ -72,6 +82,9 @@ class Session:
             yield ev.event(ev.SESSION_STARTED, session_id=self.id, model=self.model.name,
                            cwd=self.config.runner.cwd or os.getcwd(), resumed=len(self.messages) > 1)
         self._answer_dangling_calls()
+        if self.attachments:
+            task = f"{task}\n\nAttached files:\n\n" + "\n\n".join(self.attachments)
+            self.attachments = []
         self._add({"role": "user", "content": task}, task=True)
         self._denied = False
         code, reason = yield from self._loop()
@@ -79,6 +92,17 @@ class Session:
             code, reason = EXIT_POLICY, "denied by policy"
         self.exit_code = code
         yield ev.event("task.finished", exit_code=code, reason=reason)
+
+    def attach(self, path: str | os.PathLike) -> str:
+        """Queue a file for the next task; returns its description (path, size, type, preview).
+
+        The description is added after the text of the next task's user message. A relative
+        path is taken from the session's working directory; a missing, unreadable or non-regular
+        file raises attachments.AttachmentError."""
+        resolved = check_attachable(Path(self._root(), Path(path).expanduser()))
+        text = describe_file(resolved)
+        self.attachments.append(text)
+        return text
 
     def interrupt(self) -> None:
         """Interrupt the block that is running, if any (thread- and signal-safe)."""
@@ -178,15 +202,16 @@ class Session:
         """Approve and run each step in order; returns (stopped, tell_model)."""
         notes, tell, stopped = [], False, False
         for index, step in enumerate(steps, 1):
+            images: list[str] = []
             if stopped:
                 text = "Not run: the user stopped the turn."
             elif step.problem:
                 text, tell = step.problem, True
                 yield ev.event(ev.NOTICE, level="warning", text=step.problem)
             else:
-                text, ran, stopped = yield from self._approve_and_run(index, step)
+                text, ran, stopped, images = yield from self._approve_and_run(index, step)
                 tell = tell or ran
-            notes.append((step, index, text))
+            notes.append((step, index, text, images))
         self._report(notes)
         return stopped, tell and not stopped
 
@@ -200,7 +225,7 @@ class Session:
             self._denied = self._denied or decision.policy
             yield ev.event(ev.BLOCK_DECLINED, index=index, reason=decision.reason, **policy)
             return (describe_decline(decision.reason, policy=decision.policy),
-                    decision.reason is not None, decision.stop)
+                    decision.reason is not None, decision.stop, [])
         self._denied = False
         if decision.always:
             self.always.add(step.language)
@@ -208,8 +233,12 @@ class Session:
         edited = decision.edited(step.code)
         yield ev.event(ev.BLOCK_APPROVED, index=index, language=step.language, code=code,
                        edited=edited)
-        result = yield from self._execute(index, step.language, code)
-        return describe_result(step.language, result, code if edited else None), True, False
+        result, files = yield from self._execute(index, step.language, code)
+        images = [d.path for d in result.displays if d.kind == "image" and d.path]
+        python = None if result.ok else _python_of(self._runners.get(step.language))
+        text = describe_result(step.language, result, code if edited else None, files=files,
+                               python=python)
+        return text, True, False, images
 
     def _decide(self, proposal: Proposal) -> Decision:
         if proposal.language in self.always:
@@ -220,6 +249,9 @@ class Session:
             return Decision(run=False, reason=None, stop=True)
 
     def _execute(self, index: int, language: str, code: str) -> Iterator[ev.Event]:
+        """Run a block; returns (result, the files line for the model or "")."""
+        root = self._root()
+        before = workspace.snapshot(root) if self.config.report_files else None
         try:
             runner = self._runner(language)
             self._current = runner
@@ -232,10 +264,24 @@ class Session:
             result = _failed_start(str(exc))
         finally:
             self._current = None
+        for display in result.displays:
+            yield ev.event(ev.BLOCK_DISPLAY, index=index, **ev.display_data(display))
+        files = ""
+        if before is not None:
+            changes = _without_figures(workspace.changes(before, workspace.snapshot(root)),
+                                       root, result)
+            if changes:
+                files = workspace.describe(changes, root)
+                yield ev.event(ev.BLOCK_FILES, index=index, created=changes.created,
+                               modified=changes.modified, deleted=changes.deleted, text=files)
         yield ev.event(ev.BLOCK_FINISHED, index=index, **ev.result_data(result))
-        return result
+        return result, files
 
     # -- helpers --------------------------------------------------------------
+    def _root(self) -> str:
+        """The session's working directory."""
+        return self.config.runner.cwd or os.getcwd()
+
     def _runner(self, language: str):
         if language not in self._runners:
             config = replace(self.config.runner, timeout=self.config.timeout)
@@ -244,28 +290,59 @@ class Session:
 
     def _report(self, notes: list[tuple[Step, int, str]]) -> None:
         """Tell the model what happened to each step, as tool results or one user message."""
-        plain = []
-        for step, index, text in notes:
+        plain, plain_images = [], []
+        for step, index, text, images in notes:
             if step.call_id:
                 self._add({"role": "tool", "tool_call_id": step.call_id, "content": text,
-                           "_output": True})
+                           "_output": True, **({"_images": images} if images else {})})
             else:
                 plain.append(f"[Block {index}, {step.language or 'untagged'}]\n{text}")
+                plain_images += images
         if plain:
-            self._add({"role": "user", "content": "\n\n".join(plain), "_output": True})
+            self._add({"role": "user", "content": "\n\n".join(plain), "_output": True,
+                       **({"_images": plain_images} if plain_images else {})})
 
     def payload(self) -> list[dict]:
-        """The messages the model is sent next, trimmed to its context window."""
+        """The messages the model is sent next, trimmed to its context window.
+
+        Figures saved by blocks are recorded as paths (`_images`) and, for a vision model, sent
+        as image parts built here from the files: the newest MAX_IMAGES of them."""
         window = self.model.context_window()
+        chosen = self._chosen_images()
         messages = [{k: v for k, v in m.items() if not k.startswith("_")} for m in self.messages]
-        if not window or sum(len(str(m.get("content") or "")) for m in messages) < window:
-            return messages
-        task = max(i for i, m in enumerate(self.messages) if m.get("_task") or i == 0)
-        marked = [dict(m, interp_output=True) if o.get("_output") else m
-                  for m, o in zip(messages, self.messages)]
-        fitted = fit_messages(marked, budget=window - min(4096, window // 4),
-                              count=self.model.count_tokens, task_index=task)
-        return [{k: v for k, v in m.items() if k != "interp_output"} for m in fitted.messages]
+        indices: list[int | None] = list(range(len(messages)))
+        if window and sum(len(str(m.get("content") or "")) for m in messages) >= window:
+            task = max(i for i, m in enumerate(self.messages) if m.get("_task") or i == 0)
+            marked = [dict(m, interp_output=True) if o.get("_output") else m
+                      for m, o in zip(messages, self.messages)]
+            marked = [dict(m, interp_index=i) if i in chosen else m for i, m in enumerate(marked)]
+            fitted = fit_messages(marked, budget=window - min(4096, window // 4),
+                                  count=self.model.count_tokens, task_index=task)
+            indices = [m.get("interp_index") for m in fitted.messages]
+            messages = [{k: v for k, v in m.items() if not k.startswith("interp_")}
+                        for m in fitted.messages]
+        return _with_images(messages, indices, chosen) if chosen else messages
+
+    def _chosen_images(self) -> dict[int, tuple[list[str], int]]:
+        """{message index: (figure paths to send, how many more were left out)}, newest first,
+        MAX_IMAGES in all; empty unless the model accepts images."""
+        if not any(m.get("_images") for m in self.messages) or not self._supports_vision():
+            return {}
+        chosen, budget = {}, MAX_IMAGES
+        for i in range(len(self.messages) - 1, -1, -1):
+            paths = self.messages[i].get("_images")
+            if not isinstance(paths, list) or not paths:
+                continue
+            if budget <= 0:
+                break
+            chosen[i] = ([str(p) for p in paths[:budget]], max(0, len(paths) - budget))
+            budget -= len(chosen[i][0])
+        return chosen
+
+    def _supports_vision(self) -> bool:
+        if self._vision is None or self._vision[0] is not self.model:
+            self._vision = (self.model, bool(self.model.supports_vision()))
+        return self._vision[1]
 
     def _turn_event(self, turn: int, reply: Reply) -> ev.Event:
         usage = reply.usage
@@ -314,6 +391,86 @@ class Session:
                     self._add({"role": "tool", "tool_call_id": call.get("id"), "_output": True,
                                "content": "Not run or not finished: the turn was interrupted."})
             return
+
+
+def _python_of(runner) -> str | None:
+    """The interpreter a Python runner uses (for install hints), else None."""
+    try:
+        return runner.executable() if getattr(runner, "name", None) == "python" else None
+    except Exception:  # a hint is never worth an error
+        return None
+
+
+def _without_figures(changes: workspace.Changes, root: str, result: Result) -> workspace.Changes:
+    """Changes minus the figures the block's displays already report (no double reporting)."""
+    figures = {os.path.realpath(d.path) for d in result.displays if d.kind == "image" and d.path}
+    if not figures:
+        return changes
+
+    def keep(rel: str) -> bool:
+        return os.path.realpath(os.path.join(root, rel)) not in figures
+
+    return replace(changes, created=[p for p in changes.created if keep(p)],
+                   modified=[p for p in changes.modified if keep(p)])
+
+
+def image_parts(paths: list[str], left_out: int = 0) -> list[dict]:
+    """OpenAI content parts for figures: a label and an image_url (base64 PNG) each, or a note
+    saying why the image was omitted (missing, not a PNG, larger than MAX_IMAGE_BYTES)."""
+    parts: list[dict] = []
+    for path in paths:
+        try:
+            size = os.stat(path).st_size
+            data = b"" if size > MAX_IMAGE_BYTES else Path(path).read_bytes()
+        except OSError:
+            parts.append(_text_part(f"(image omitted: {path} no longer exists)"))
+            continue
+        if size > MAX_IMAGE_BYTES:
+            parts.append(_text_part(f"(image omitted: {path} is larger than "
+                                    f"{MAX_IMAGE_BYTES // (1024 * 1024)} MB)"))
+        elif not data.startswith(PNG_SIGNATURE):
+            parts.append(_text_part(f"(image omitted: {path} is not a PNG file)"))
+        else:
+            url = "data:image/png;base64," + base64.b64encode(data).decode("ascii")
+            parts += [_text_part(f"Figure {path}:"),
+                      {"type": "image_url", "image_url": {"url": url}}]
+    if left_out:
+        parts.append(_text_part(f"({left_out} more image{'s' * (left_out > 1)} omitted: at most "
+                                f"{MAX_IMAGES} figures are sent as images; their paths are in "
+                                f"the output)"))
+    return parts
+
+
+def _text_part(text: str) -> dict:
+    return {"type": "text", "text": text}
+
+
+def _with_images(messages: list[dict], indices: list[int | None],
+                 chosen: dict[int, tuple[list[str], int]]) -> list[dict]:
+    """Messages with figures attached: a user message gets image parts in its content; tool
+    results must stay text, so their figures go into a user message after the tool results."""
+    out: list[dict] = []
+    pending: list[dict] = []
+    for message, index in zip(messages, indices):
+        if pending and message.get("role") != "tool":
+            out.append(_figures_message(pending))
+            pending = []
+        if index in chosen and message.get("content") != TRIMMED:
+            parts = image_parts(*chosen[index])
+            if message.get("role") == "tool":
+                pending += parts
+            else:
+                message = dict(message, content=[_text_part(message.get("content") or ""),
+                                                 *parts])
+        out.append(message)
+    if pending:
+        out.append(_figures_message(pending))
+    return out
+
+
+def _figures_message(parts: list[dict]) -> dict:
+    return {"role": "user", "content": [_text_part("The figures saved by the blocks above:"),
+                                        *parts]}
 
 
 def _assistant_message(reply: Reply) -> dict:

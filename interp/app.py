@@ -47,6 +47,7 @@ class Request:
 
     task: str | None = None
     resume: str | None = None
+    files: tuple[str, ...] = ()  # --file: attached to the task (the first one, interactively)
 
 
 def secrets_of(settings: Settings) -> list[str]:
@@ -93,7 +94,18 @@ def runner_config(settings: Settings) -> RunnerConfig:
     limits = Limits(memory_mb=_limit(settings.memory_limit, DEFAULT_MEMORY_MB),
                     processes=_limit(settings.process_limit, DEFAULT_PROCESSES))
     return RunnerConfig(python=settings.python, cwd=os.getcwd(), sandbox=sandbox, limits=limits,
-                        env_remove=runner_env_remove_for(settings))
+                        env_remove=runner_env_remove_for(settings),
+                        output_dir=settings.output_dir)
+
+
+def attach_files(session: Session, paths) -> list[str]:
+    """Queue files for the next task; returns a notice per file (AttachmentError if one is bad)."""
+    from .attachments import AttachmentError, attachment_notice
+
+    try:
+        return [attachment_notice(session.attach(path)) for path in paths]
+    except AttachmentError as exc:
+        raise UsageError(f"interp: --file {exc}") from None
 
 
 def startup_notices(config: RunnerConfig) -> list[str]:
@@ -132,6 +144,7 @@ def run(settings: Settings, request: Request) -> int:
     session, notices = build_session(settings, request, approver, store, registry)
     if session.log is None:
         session.attach_log(new_log(settings, store))
+    notices += attach_files(session, request.files)
     if task is None:
         from .repl import interactive
 

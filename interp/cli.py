@@ -43,6 +43,12 @@ def main_command(
     pass_env: Optional[list[str]] = typer.Option(None, "--pass-env", metavar="NAME",
                                                  help="Let runners see this variable even if it "
                                                  "holds the model's key (repeatable)."),
+    output_dir: Optional[str] = typer.Option(None, "--output-dir", metavar="PATH",
+                                             help="Folder for saved figures "
+                                             "(default ./interp-output)."),
+    file: Optional[list[str]] = typer.Option(None, "--file", metavar="PATH",
+                                             help="Attach a file: the model is told its path, "
+                                             "size, type and a preview (repeatable)."),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
                                  help="Print the version."),
@@ -53,10 +59,11 @@ def main_command(
     cli = {"model": model, "api_base": api_base, "api_key": api_key, "max_turns": max_turns,
            "timeout": timeout, "auto_approve": auto_approve or None, "json": json_ or None,
            "debug": debug or None, "tools": False if no_tools else None, "sandbox": sandbox,
-           "network": network or None, "pass_env": tuple(pass_env) if pass_env else None}
+           "network": network or None, "pass_env": tuple(pass_env) if pass_env else None,
+           "output_dir": output_dir}
     from .main import start
 
-    raise typer.Exit(start(cli, exec_, resume))
+    raise typer.Exit(start(cli, exec_, resume, tuple(file or ())))
 
 
 @app.command()
@@ -65,6 +72,24 @@ def sessions() -> None:
     from .main import list_sessions
 
     raise typer.Exit(list_sessions())
+
+
+@app.command("export")
+def export_command(
+    session_id: str = typer.Argument(..., metavar="ID",
+                                     help="A saved conversation: its id, a unique prefix, "
+                                     "or latest."),
+    format_: Optional[str] = typer.Option(None, "--format", "-f", metavar="md|ipynb|json",
+                                          help="Output format (default: from -o's suffix, "
+                                          "else md)."),
+    output: Optional[str] = typer.Option(None, "-o", "--output", metavar="PATH",
+                                         help="Where to write (default interp-ID.EXT; - for "
+                                         "standard output)."),
+) -> None:
+    """Export a saved conversation as Markdown, a Jupyter notebook or JSON."""
+    from .main import export_session
+
+    raise typer.Exit(export_session(session_id, format_, output))
 
 
 rules_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False,
@@ -109,7 +134,8 @@ def rules_remove(entry: list[str] = typer.Argument(..., metavar="ENTRY|NUMBER"))
 
 
 _TAKES_VALUE = frozenset({"-e", "--exec", "--model", "--api-base", "--api-key", "--max-turns",
-                          "--timeout", "--resume", "--sandbox", "--pass-env"})
+                          "--timeout", "--resume", "--sandbox", "--pass-env", "--output-dir",
+                          "--file", "--format", "-f", "-o", "--output"})
 
 
 def optional_resume(args: list[str]) -> list[str]:

@@ -22,6 +22,8 @@ HELP = """\
 /rules         list the approval rules in force, numbered
 /rules remove N|ENTRY            remove a rule (a config rule from config.toml too)
 /rules add allow|ask|deny ENTRY  add a rule to config.toml
+/file PATH     attach a file to your next task (the model gets its path, size, type, preview)
+/export [PATH] save this conversation as .md, .ipynb or .json (default ./interp-ID.md)
 /exit          leave (Ctrl-D works too)
 Esc-Enter inserts a new line; Ctrl-C clears the line, or interrupts a running block."""
 
@@ -149,10 +151,63 @@ def _rules(ctx: CommandContext, arg: str) -> None:
     ctx.console.print(Text(session_listing(policy, ctx.approval)))
 
 
+def _paths(arg: str) -> list[str]:
+    """The paths in a command's argument: the whole of it if that exists, else shell words."""
+    import os
+    import shlex
+
+    if os.path.exists(os.path.expanduser(arg)):
+        return [arg]
+    try:
+        return shlex.split(arg) or [arg]
+    except ValueError:
+        return [arg]
+
+
+def _file(ctx: CommandContext, arg: str) -> None:
+    from .attachments import AttachmentError, attachment_notice
+
+    if not arg:
+        queued = len(ctx.session.attachments)
+        ctx.console.print(Text(f"{queued} file{'s' * (queued != 1)} queued for your next task. "
+                               if queued else "") + "Usage: /file PATH (more than one is fine)")
+        return
+    for path in _paths(arg):
+        try:
+            notice = attachment_notice(ctx.session.attach(path))
+        except AttachmentError as exc:
+            ctx.console.print(Text(f"Cannot attach {exc}", style="yellow"))
+            continue
+        ctx.console.print(Text(f"{notice} It goes to the model with your next task."))
+
+
+def _export(ctx: CommandContext, arg: str) -> None:
+    from .export import ExportError, write_export
+    from .store import SessionStore, StoreError
+
+    session = ctx.session
+    paths = _paths(arg) if arg else [f"interp-{session.id or 'session'}.md"]
+    if len(paths) != 1:
+        ctx.console.print(Text("Usage: /export [PATH] (.md, .ipynb or .json)", style="yellow"))
+        return
+    title = None
+    try:
+        if session.log is not None:  # the saved form: keys are already [REDACTED] there
+            store = SessionStore(session.log.path.parent)
+            messages, title = store.load(session.log.id), store.info(session.log.id).title
+        else:
+            messages = session.messages
+        fmt = write_export(messages, paths[0], title=title or None)
+    except (ExportError, StoreError, OSError) as exc:
+        ctx.console.print(Text(str(exc), style="yellow"))
+        return
+    ctx.console.print(Text(f"Exported the conversation ({fmt}) to {paths[0]}."))
+
+
 def _exit(ctx: CommandContext, arg: str) -> bool:
     return False
 
 
 _COMMANDS = {"/help": _help, "/reset": _reset, "/undo": _undo, "/model": _model,
              "/tokens": _tokens, "/auto": _auto, "/mode": _mode, "/rules": _rules,
-             "/exit": _exit, "/quit": _exit}
+             "/file": _file, "/export": _export, "/exit": _exit, "/quit": _exit}

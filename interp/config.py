@@ -26,7 +26,7 @@ APPROVAL_TABLE = "approval"
 # Keys accepted in config.toml; `json` is an output mode, so it is CLI/env only.
 FILE_KEYS = frozenset(
     {"model", "api_base", "api_key", "max_turns", "timeout", "auto_approve", "python", "tools", "debug",
-     "sandbox", "network", "memory_limit", "process_limit", "pass_env"}
+     "sandbox", "network", "memory_limit", "process_limit", "pass_env", "output_dir"}
 )
 
 NO_MODEL_HELP = """\
@@ -69,6 +69,7 @@ class Settings:
     memory_limit: int | None = None  # MB per runner process; 0 turns it off; None = default
     process_limit: int | None = None  # processes per runner; 0 turns it off; None = default
     pass_env: tuple[str, ...] = ()
+    output_dir: str | None = None  # where figures are saved; None = ./interp-output
     warnings: tuple[str, ...] = field(default=(), compare=False)
     # config.toml's [approval] table as read (checked by interp.policy, which knows languages)
     approval: Any = field(default=None, compare=False, repr=False)
@@ -78,7 +79,7 @@ _TYPES: dict[str, type] = {
     "model": str, "api_base": str, "api_key": str, "python": str,
     "auto_approve": bool, "json": bool, "tools": bool, "debug": bool,
     "max_turns": int, "timeout": float, "sandbox": str, "network": bool,
-    "memory_limit": int, "process_limit": int, "pass_env": tuple,
+    "memory_limit": int, "process_limit": int, "pass_env": tuple, "output_dir": str,
 }
 SANDBOX_MODES = ("off", "workspace", "read-only")
 _TRUE = frozenset({"1", "true", "yes", "on"})

@@ -31,6 +31,8 @@ BLOCK_PROPOSED = "block.proposed"
 BLOCK_APPROVED = "block.approved"
 BLOCK_DECLINED = "block.declined"
 BLOCK_OUTPUT = "block.output"
+BLOCK_DISPLAY = "block.display"  # a figure or rich value the block showed (before block.finished)
+BLOCK_FILES = "block.files"  # files the block created, modified or deleted (before block.finished)
 BLOCK_FINISHED = "block.finished"
 TURN_COMPLETED = "turn.completed"
 NOTICE = "notice"
@@ -50,3 +52,9 @@ def result_data(result) -> dict[str, Any]:
         "duration": round(result.duration, 4), "summary": result.summary(),
     }
 
+
+
+def display_data(display) -> dict[str, Any]:
+    """The fields of a runner Display that block.display reports (besides `index`)."""
+    return {"kind": display.kind, "text": display.text, "path": display.path,
+            "data": display.data}

@@ -34,6 +34,7 @@ _HEADER = re.compile(r"\[Block (\d+), ([^\]\n]*)\]\n")
 _RESULT = re.compile(r"(?:\A|\n)Result: ([^\n]*?)\.?\s*\Z")
 _EDITED = re.compile(r"\AThe user edited the code before running it\. The code that ran:\n"
                      r"(`{3,})[^\n]*\n(.*?)\n\1\n", re.S)
+_OUTPUT = re.compile(r"(`{3,})\n(.*)\n\1(?=\n|\Z)", re.S)
 _PNG = re.compile(r"(?<![\w/.~-])((?:[A-Za-z]:[\\/]|~?/|\.{1,2}/)?(?:[\w.~-]+[\\/])*"
                   r"[\w.~-]*\w\.png)\b", re.I)
 
@@ -54,6 +55,7 @@ class Block:
     note: str | None = None  # why it did not run, or that no result was recorded
     edited: bool = False  # the user changed the code before it ran; `code` is what ran
     figures: list[str] = field(default_factory=list)
+    extra: str = ""  # lines between the output and the result: files changed, hints
 
 
 def export_json(messages: list[dict]) -> str:
@@ -101,24 +103,42 @@ def export_notebook(messages: list[dict], *, title: str | None = None) -> dict:
                          "language_info": {"name": "python"}}}
 
 
-def write_export(messages: list[dict], path: Path | str, fmt: str | None = None, *,
-                 title: str | None = None) -> str:
-    """Write an export to `path` in `fmt` (else chosen by suffix); returns the format used."""
-    path = Path(path)
-    name = (fmt or FORMATS.get(path.suffix.lower(), "")).lower()
+EXTENSIONS = {"markdown": ".md", "notebook": ".ipynb", "json": ".json"}
+
+
+def export_format(fmt: str | None, path: Path | str | None = None) -> str:
+    """"markdown", "notebook" or "json" for a format name (md, ipynb, ...) or, without one, for
+    the suffix of `path`; raises ExportError for anything else."""
+    suffix = Path(path).suffix.lower() if path is not None else ""
+    name = (fmt or FORMATS.get(suffix, "")).lower()
     name = {"md": "markdown", "ipynb": "notebook", "jupyter": "notebook"}.get(name, name)
+    if name not in EXTENSIONS:
+        what = f"format {fmt!r}" if fmt else f"file type {suffix or str(path)!r}"
+        raise ExportError(f"Unknown export {what}; use .md, .ipynb or .json "
+                          f"(or markdown, notebook, json).")
+    return name
+
+
+def render_export(messages: list[dict], fmt: str, *, title: str | None = None) -> str:
+    """The text of an export in `fmt` (see export_format), ending with a newline."""
+    name = export_format(fmt)
     if name == "markdown":
         text = export_markdown(messages, title=title)
     elif name == "notebook":
         text = json.dumps(export_notebook(messages, title=title), ensure_ascii=False, indent=1)
-    elif name == "json":
-        text = export_json(messages)
     else:
-        what = f"format {fmt!r}" if fmt else f"file type {path.suffix or path.name!r}"
-        raise ExportError(f"Unknown export {what}; use .md, .ipynb or .json "
-                          f"(or markdown, notebook, json).")
+        text = export_json(messages)
+    return text if text.endswith("\n") else text + "\n"
+
+
+def write_export(messages: list[dict], path: Path | str, fmt: str | None = None, *,
+                 title: str | None = None) -> str:
+    """Write an export to `path` in `fmt` (else chosen by suffix); returns the format used."""
+    path = Path(path)
+    name = export_format(fmt, path)
+    text = render_export(messages, name, title=title)
     try:
-        path.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+        path.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise ExportError(f"Cannot write {path}: {exc.strerror or exc}") from exc
     return name
@@ -224,9 +244,15 @@ def _block(language: str, code: str, report: str | None) -> Block:
     if edited:
         block.code, block.edited = edited.group(2), True
     block.ran, block.result = True, result.group(1)
-    if report.startswith("Output:\n", start):
-        fenced = report[start + len("Output:\n"):result.start()]
-        block.output = re.sub(r"\A(`{3,})\n(.*)\n\1\Z", r"\2", fenced, flags=re.S)
+    body, rest = report[start:result.start()], ""
+    if body.startswith("Output:\n"):
+        body = body[len("Output:\n"):]
+        fenced = _OUTPUT.match(body)
+        block.output = fenced.group(2) if fenced else body.rstrip("\n")
+        rest = body[fenced.end():] if fenced else ""
+    elif body.startswith("No output."):
+        rest = body[len("No output."):]
+    block.extra = rest.strip()
     block.figures = find_figures(block.output)
     return block
 
@@ -253,6 +279,7 @@ def _block_markdown(block: Block) -> str:
         parts.append("Output:\n\n" + _fence(block.output))
     if block.edited:
         parts.insert(0, "*The user edited this code before it ran:*")
+    parts += [f"*{line}*" for line in block.extra.splitlines() if line.strip()]
     parts.append(f"*Result: {block.result}.*")
     parts += [f"![figure]({path})" for path in block.figures]
     return "\n\n".join(parts)

@@ -27,7 +27,7 @@ SIXEL_TIMEOUT = 10.0  # seconds for img2sixel
 CELL_PIXELS = 10  # assumed pixel width of a terminal cell, for sizing only
 KITTY_CHUNK = 4096
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")  # and bidi controls
 
 
 def detect(environ: Mapping[str, str]) -> str:
@@ -124,7 +124,9 @@ def file_url(path: Path) -> str:
     if not absolute.startswith("/"):  # Windows drive paths: file://host/C:/...
         absolute = "/" + absolute
     host = quote(socket.gethostname(), safe="")
-    return f"file://{host}{quote(absolute, safe='/:')}"
+    # Every byte outside the unreserved set (controls, ESC, spaces, non-ASCII) is %-encoded,
+    # so the URL cannot end the OSC 8 sequence it is put in; undecodable names keep their bytes.
+    return f"file://{host}{quote(absolute, safe='/:', errors='surrogateescape')}"
 
 
 def file_link(path: Path, text: str | None = None) -> str:

@@ -15,8 +15,10 @@ def _fail(message: str, code: int) -> int:
     return code
 
 
-def start(cli: dict, task: str | None, resume: str | None) -> int:
-    """Load settings and run; every failure becomes one clear line and an exit status."""
+def start(cli: dict, task: str | None, resume: str | None, files: tuple[str, ...] = ()) -> int:
+    """Load settings and run; every failure becomes one clear line and an exit status.
+
+    `files` (--file) are attached to the task: checked here, before anything starts."""
     try:
         settings = load_settings(cli)
     except ConfigError as exc:
@@ -27,13 +29,20 @@ def start(cli: dict, task: str | None, resume: str | None) -> int:
         return _fail(no_model_help(), EXIT_USAGE)
     if task is not None and not task.strip():
         return _fail("interp: -e needs a task, e.g. interp -e \"list the files here\"", EXIT_USAGE)
+    if files:
+        from .attachments import AttachmentError, check_attachable
+
+        try:
+            files = tuple(str(check_attachable(path)) for path in files)
+        except AttachmentError as exc:
+            return _fail(f"interp: --file {exc}", EXIT_USAGE)
     from .model import preload_in_background
 
     preload_in_background()
     try:
         from .app import Request, run
 
-        return run(settings, Request(task=task, resume=resume))
+        return run(settings, Request(task=task, resume=resume, files=files))
     except KeyboardInterrupt:
         return _fail("interp: interrupted", EXIT_INTERRUPTED)
     except Exception as exc:  # the last line of defence: one message, a traceback only on --debug
@@ -70,4 +79,33 @@ def list_sessions() -> int:
         when = info.updated.strftime("%Y-%m-%d %H:%M")
         print(f"{info.id}  {when}  {info.message_count:>4} msgs  {info.model or '-':<24} "
               f"{info.title}")
+    return 0
+
+
+def export_session(session_id: str, fmt: str | None, output: str | None) -> int:
+    """Write a saved conversation (id, unique prefix or "latest") as md, ipynb or json."""
+    from pathlib import Path
+
+    from .config import data_dir
+    from .export import EXTENSIONS, ExportError, export_format, render_export
+    from .store import SessionStore, StoreError
+
+    store = SessionStore(data_dir() / "sessions")
+    try:
+        name = export_format(fmt, output if output not in (None, "-") else "export.md")
+        sid = store.latest_id() if session_id == "latest" else store.resolve(session_id)
+        if sid is None:
+            return _fail("interp: there is no saved conversation to export yet.", EXIT_USAGE)
+        text = render_export(store.load(sid), name, title=store.info(sid).title or None)
+    except (ExportError, StoreError, OSError) as exc:
+        return _fail(f"interp: {exc}", EXIT_USAGE)
+    if output == "-":
+        sys.stdout.write(text)
+        return 0
+    path = Path(output or f"interp-{sid}{EXTENSIONS[name]}")
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        return _fail(f"interp: cannot write {path}: {exc.strerror or exc}", 1)
+    sys.stderr.write(f"Exported conversation {sid} to {path}.\n")
     return 0

@@ -257,9 +257,27 @@ class Displays(object):
         show.__wrapped__ = original
         show.__doc__ = getattr(original, "__doc__", None)
         plt.show = show
+        self.watch_savefig(sys.modules.get("matplotlib.figure"))
         import warnings
         for message in SHOW_WARNINGS:
             warnings.filterwarnings("ignore", message=message, category=UserWarning)
+
+    def watch_savefig(self, module):
+        """Mark figures the user saved, so they are not saved a second time into the folder."""
+        figure = getattr(module, "Figure", None)
+        original = getattr(figure, "savefig", None)
+        if original is None or getattr(original, "_interp_watch", False):
+            return
+
+        def savefig(fig, *args, **kwargs):
+            result = original(fig, *args, **kwargs)
+            fig._interp_saved = True
+            return result
+
+        savefig._interp_watch = True
+        savefig.__wrapped__ = original
+        savefig.__doc__ = getattr(original, "__doc__", None)
+        figure.savefig = savefig
 
     def begin(self, block):
         """Start collecting for a new block."""
@@ -298,7 +316,8 @@ class Displays(object):
         for number in plt.get_fignums():
             figure = plt.figure(number)
             try:
-                self.save(figure, number)
+                if not getattr(figure, "_interp_saved", False):
+                    self.save(figure, number)
             finally:
                 plt.close(figure)
 
@@ -307,6 +326,7 @@ class Displays(object):
         try:
             path = self.claim()
             figure.savefig(path, format="png")
+            figure._interp_saved = False
         except Exception as exc:  # a bad plot or an unwritable folder: say so, keep going
             if path is not None:
                 try:

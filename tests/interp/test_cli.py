@@ -28,8 +28,8 @@ from fake_openai import FakeOpenAI, Reply  # noqa: E402
 
 KEY = "sk-test-123456"
 JSON_TYPES = {"session.started", "message", "block.proposed", "block.approved", "block.declined",
-              "block.output", "block.finished", "turn.completed", "notice", "task.finished",
-              "session.finished"}
+              "block.output", "block.display", "block.files", "block.finished", "turn.completed",
+              "notice", "task.finished", "session.finished"}
 
 
 def py(code: str) -> str:

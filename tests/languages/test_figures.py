@@ -190,3 +190,19 @@ def test_model_text_lists_saved_figures(plotting, run):
     text = res.model_text()
     assert text == f"plotted\n[figure saved: {displays[0].path}]\n"
     assert res.output.for_model() == "plotted\n"  # the plain output is unchanged
+
+
+def test_a_figure_the_code_saved_itself_is_not_saved_again(tmp_path):
+    """`plt.savefig("x.png")` with the figure left open gives one file, not two."""
+    runner = PythonRunner(RunnerConfig(python=sys.executable, cwd=str(tmp_path)))
+    try:
+        events = list(runner.run("import matplotlib.pyplot as plt\nplt.plot([1, 2])\n"
+                                 "plt.savefig('mine.png')"))
+        assert events[-1].status == "ok", events[-1]
+        assert not [e for e in events if isinstance(e, Display)]
+        assert (tmp_path / "mine.png").exists()
+        assert not (tmp_path / "interp-output").exists()
+        later = list(runner.run("plt.plot([3, 4])"))
+        assert [e.kind for e in later if isinstance(e, Display)] == ["image"]
+    finally:
+        runner.stop()
