@@ -43,6 +43,9 @@ def main_command(
     pass_env: Optional[list[str]] = typer.Option(None, "--pass-env", metavar="NAME",
                                                  help="Let runners see this variable even if it "
                                                  "holds the model's key (repeatable)."),
+    python: Optional[str] = typer.Option(None, "--python", metavar="PATH",
+                                         help="Python interpreter for python blocks "
+                                         "(default: python3 on PATH)."),
     output_dir: Optional[str] = typer.Option(None, "--output-dir", metavar="PATH",
                                              help="Folder for saved figures "
                                              "(default ./interp-output)."),
@@ -60,7 +63,7 @@ def main_command(
            "timeout": timeout, "auto_approve": auto_approve or None, "json": json_ or None,
            "debug": debug or None, "tools": False if no_tools else None, "sandbox": sandbox,
            "network": network or None, "pass_env": tuple(pass_env) if pass_env else None,
-           "output_dir": output_dir}
+           "output_dir": output_dir, "python": python}
     from .main import start
 
     raise typer.Exit(start(cli, exec_, resume, tuple(file or ())))
@@ -135,7 +138,7 @@ def rules_remove(entry: list[str] = typer.Argument(..., metavar="ENTRY|NUMBER"))
 
 _TAKES_VALUE = frozenset({"-e", "--exec", "--model", "--api-base", "--api-key", "--max-turns",
                           "--timeout", "--resume", "--sandbox", "--pass-env", "--output-dir",
-                          "--file", "--format", "-f", "-o", "--output"})
+                          "--file", "--python", "--format", "-f", "-o", "--output"})
 
 
 def optional_resume(args: list[str]) -> list[str]:

@@ -129,7 +129,8 @@ class Renderer:
 
     def _on_block_declined(self, data: dict) -> None:
         reason = f": {data['reason']}" if data.get("reason") else ""
-        self.console.print(Text(self.scrub(safe_text(f"declined{reason}")), style="yellow"))
+        what, style = ("denied by policy", "red") if data.get("policy") else ("declined", "yellow")
+        self.console.print(Text(self.scrub(safe_text(f"{what}{reason}")), style=style))
 
     def _on_block_output(self, data: dict) -> None:
         if self._output is None:
