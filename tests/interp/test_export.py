@@ -300,3 +300,28 @@ def test_write_export_errors(fenced, tmp_path):
         write_export(fenced, tmp_path / "out.md", "pdf")
     with pytest.raises(ExportError, match="Cannot write"):
         write_export(fenced, tmp_path / "no" / "such" / "dir.md")
+
+
+def test_notebook_reruns_in_a_real_jupyter_kernel_with_the_same_results(fenced, tmp_path):
+    """Execute the exported notebook with nbclient and a real IPython kernel."""
+    nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("ipykernel")
+    nb = nbformat.reads(json.dumps(export_notebook(fenced)), as_version=4)
+    stored = [_visible(cell) for cell in nb.cells if cell.cell_type == "code"]
+    client = nbclient.NotebookClient(nb, kernel_name="python3", timeout=60,
+                                     resources={"metadata": {"path": str(tmp_path)}})
+    client.execute()
+    rerun = [_visible(cell) for cell in nb.cells if cell.cell_type == "code"]
+    assert len(rerun) == 4
+    assert rerun == stored
+
+
+def _visible(cell) -> str:
+    """What a cell shows: its stdout and the value of a trailing expression, whitespace-folded."""
+    parts = []
+    for out in cell.outputs:
+        if out.output_type == "stream" and out.name == "stdout":
+            parts.append("".join(out.text))
+        elif out.output_type == "execute_result":
+            parts.append(out.data.get("text/plain", ""))
+    return " ".join("".join(parts).split())
