@@ -7,17 +7,16 @@ Python / shell runners execute the blocks. Timeouts here are hang guards only, n
 from __future__ import annotations
 
 import json
-import signal
 import socket
 import sys
 import threading
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
 from fake_openai import FakeOpenAI, Reply  # noqa: E402
+from helpers import hang_guard as shared_guard  # noqa: E402
 
 from interp import events as ev  # noqa: E402
 from interp.agent import Session, SessionConfig  # noqa: E402
@@ -33,22 +32,9 @@ KEY = "sk-test-123456"
 GUARD = 60.0  # seconds; a hang guard only
 
 
-class Hang(Exception):
-    """The session did not finish within the hang guard."""
-
-
-@contextmanager
 def hang_guard(seconds: float = GUARD):
-    def alarm(signum, frame):
-        raise Hang(f"no task.finished within {seconds:g} s")
-
-    old = signal.signal(signal.SIGALRM, alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
+    """The shared hang guard, worded for a session."""
+    return shared_guard(seconds, "no task.finished")
 
 
 @pytest.fixture

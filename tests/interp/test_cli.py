@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
-from conftest import interp_cmd, make_interp_env, model_args, run_interp  # noqa: E402
+from helpers import interp_cmd, make_interp_env, model_args, run_interp  # noqa: E402
 from fake_openai import FakeOpenAI, Reply  # noqa: E402
 
 KEY = "sk-test-123456"

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
-from conftest import make_interp_env, model_args, run_interp  # noqa: E402
+from helpers import make_interp_env, model_args, run_interp  # noqa: E402
 from fake_openai import FakeOpenAI  # noqa: E402
 from test_interactive import spawn  # noqa: E402,F401  (fixture)
 

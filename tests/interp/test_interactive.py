@@ -15,7 +15,7 @@ import time
 import pexpect
 import pytest
 
-from conftest import interp_cmd, model_args
+from helpers import interp_cmd, model_args
 from fake_openai import Reply
 
 HANG_GUARD = 40.0  # seconds: only a guard against a hung test, never a timing assertion

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pexpect
 import pytest
-from conftest import interp_cmd, model_args
+from helpers import interp_cmd, model_args
 from rich.console import Console
 from test_interactive import Term, fenced
 

@@ -9,18 +9,10 @@ import tomllib
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
-from conftest import model_args, run_interp  # noqa: E402
+from helpers import model_args, run_interp  # noqa: E402
+from helpers import config_file, write_config  # noqa: E402
 
 
-def config_file(interp_env) -> Path:
-    return Path(interp_env["env"]["XDG_CONFIG_HOME"]) / "interp" / "config.toml"
-
-
-def write_config(interp_env, text: str) -> Path:
-    path = config_file(interp_env)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    return path
 
 
 def told(request: dict) -> str:

@@ -5,22 +5,13 @@ from __future__ import annotations
 
 import re
 import tomllib
-from pathlib import Path
 
+from helpers import config_file, write_config  # noqa: E402
 from test_interactive import QUESTION, Term, fenced, last_user, spawn  # noqa: F401
 
 MENU = r"Which\? \[1-(\d), Enter to go back\]: "
 
 
-def config_file(interp_env) -> Path:
-    return Path(interp_env["env"]["XDG_CONFIG_HOME"]) / "interp" / "config.toml"
-
-
-def write_config(interp_env, text: str) -> Path:
-    path = config_file(interp_env)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    return path
 
 
 def runs_unasked(term: Term, line: str) -> None:

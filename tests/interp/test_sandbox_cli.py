@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from conftest import model_args, run_interp
+from helpers import model_args, run_interp
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None,
                                 reason="bubblewrap is not installed (.ci/run installs it)")

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
 from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
 
 import pytest
 
-from conftest import make_interp_env, model_args, run_interp
+from helpers import make_interp_env, model_args, run_interp
 from fake_openai import FakeOpenAI
 from interp.config import Settings
 from interp.main import _report

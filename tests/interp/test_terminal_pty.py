@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pexpect
 
-from conftest import interp_cmd, model_args
+from helpers import interp_cmd, model_args
 from fake_openai import Reply
 from test_interactive import Term, fenced, spawn  # noqa: F401  (spawn is a fixture)
 

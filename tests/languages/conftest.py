@@ -3,37 +3,16 @@
 from __future__ import annotations
 
 import os
-import signal
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from helpers import HANG_GUARD, Hang, hang_guard  # noqa: F401  (used by the test modules)
 from languages.base import ProcessRunner, RunnerConfig
 from languages.events import Output, Result
 
-HANG_GUARD = 60.0  # seconds; only a guard against a hung test, never a timing assertion
-
-
-class Hang(Exception):
-    """A runner did not finish within the hang guard."""
-
-
-@contextmanager
-def hang_guard(seconds: float = HANG_GUARD) -> Iterator[None]:
-    """Raise Hang in the main thread if the body runs longer than `seconds`."""
-    def alarm(signum, frame):
-        raise Hang(f"no result within {seconds:g} s")
-
-    old = signal.signal(signal.SIGALRM, alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
 
 
 def run_events(runner, code: str, guard: float = HANG_GUARD, **kw) -> list:

@@ -1,0 +1,81 @@
+"""Helpers shared by test modules in different folders."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from fake_openai import FakeOpenAI
+
+HANG_GUARD = 60.0  # seconds; only a guard against a hung test, never a timing assertion
+
+
+class Hang(Exception):
+    """Something did not finish within the hang guard."""
+
+
+@contextmanager
+def hang_guard(seconds: float = HANG_GUARD, what: str = "no result") -> Iterator[None]:
+    """Raise Hang in the main thread if the body runs longer than `seconds`."""
+    def alarm(signum, frame):
+        raise Hang(f"{what} within {seconds:g} s")
+
+    old = signal.signal(signal.SIGALRM, alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def config_file(interp_env) -> Path:
+    """The config.toml a real `interp` run with `interp_env` reads."""
+    return Path(interp_env["env"]["XDG_CONFIG_HOME"]) / "interp" / "config.toml"
+
+
+def write_config(interp_env, text: str) -> Path:
+    """Write that config.toml."""
+    path = config_file(interp_env)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def make_interp_env(tmp_path: Path) -> dict:
+    """What the interp_env fixture returns, for any directory (e.g. a module-scoped one)."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("INTERP_") and not k.endswith("_API_KEY")}
+    env.update({
+        "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_DATA_HOME": str(tmp_path / "data"),
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True", "NO_COLOR": "1", "COLUMNS": "100",
+        "PYTHONUNBUFFERED": "1",
+    })
+    env.pop("EDITOR", None)
+    env.pop("VISUAL", None)
+    work = tmp_path / "work"
+    work.mkdir()
+    return {"env": env, "cwd": work, "data": tmp_path / "data"}
+
+
+def interp_cmd() -> list[str]:
+    """The installed `interp` script next to this interpreter, or `python -m interp`."""
+    script = Path(sys.executable).with_name("interp")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "interp"]
+
+
+def model_args(server: FakeOpenAI, name: str = "fake-model") -> list[str]:
+    """Flags that point interp at the fake server."""
+    return ["--model", f"openai/{name}", "--api-base", server.api_base, "--api-key", "sk-test-123456"]
+
+
+def run_interp(args: list[str], interp_env: dict, *, input: str | None = None,
+               timeout: float = 120) -> subprocess.CompletedProcess:
+    """Run the real `interp` to completion with stdin not a terminal."""
+    return subprocess.run(interp_cmd() + args, input=input or "", capture_output=True, text=True,
+                          env=interp_env["env"], cwd=interp_env["cwd"], timeout=timeout)
