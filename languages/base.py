@@ -31,6 +31,17 @@ _READ_SIZE = 1 << 16
 _TICK = 0.25
 
 
+def hidden_by_private_tmp(argv: list[str]) -> tuple[str, ...]:
+    """Folders under /tmp the command needs (a venv, a driver script) that the sandbox's
+    private /tmp would hide: the file's folder, or a venv's root for a `bin/` executable."""
+    found = []
+    for arg in argv:
+        if arg.startswith("/tmp/") and os.path.exists(arg):
+            path = Path(arg)
+            found.append(os.fspath(path.parent.parent if path.parent.name == "bin" else path.parent))
+    return tuple(found)
+
+
 class ProcessRunner:
     """A long-lived interpreter on a pty; each run ends at a fresh random marker."""
 
@@ -94,7 +105,9 @@ class ProcessRunner:
                                                   dir=self.config.spool_dir))
         cwd = self.config.cwd or os.getcwd()
         try:
-            argv = self.config.sandbox.wrap(self.argv(), cwd, (os.fspath(self._workdir),))
+            argv = self.argv()
+            argv = self.config.sandbox.wrap(argv, cwd, (os.fspath(self._workdir),
+                                                        *hidden_by_private_tmp(argv)))
             self._guard = LimitGuard(self.config.limits)
             self._child, self._leftover = spawn(argv, cwd, self._environment(), self._preexec), b""
             if setup := self.setup_command():

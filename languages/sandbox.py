@@ -92,15 +92,15 @@ class Sandbox:
                 "--tmpfs", "/tmp", "--tmpfs", "/dev/shm"]
         if not self.network:
             args.append("--unshare-net")
+        for path in readable_dirs:  # first, so that a workspace inside one stays writable
+            real = os.path.realpath(path)
+            args += ["--ro-bind", real, real]
         workspace = "--bind" if self.mode == "workspace" else "--ro-bind"
         args += [workspace, cwd, cwd]
         if self.mode == "workspace":
             for path in self.writable:
                 real = os.path.realpath(path)
                 args += ["--bind", real, real]
-        for path in readable_dirs:
-            real = os.path.realpath(path)
-            args += ["--ro-bind", real, real]
         return [*args, "--chdir", cwd, "--", env, "--default-signal=INT", *argv]
 
 

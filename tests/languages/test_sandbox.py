@@ -251,3 +251,19 @@ def test_modes():
     with pytest.raises(ValueError, match="unknown sandbox mode"):
         Sandbox("strict")
     assert Sandbox("workspace").describe() == "workspace sandbox, no network"
+
+
+def test_interpreter_files_under_tmp_stay_visible_in_the_private_tmp(tmp_path):
+    """A venv or a driver script under /tmp is bound read-only into the sandbox's private /tmp."""
+    from languages.base import hidden_by_private_tmp
+
+    venv_python = tmp_path / "venv" / "bin" / "python"
+    venv_python.parent.mkdir(parents=True)
+    venv_python.write_text("")
+    driver = tmp_path / "pkg" / "driver.js"
+    driver.parent.mkdir()
+    driver.write_text("")
+    argv = [str(venv_python), "-q", str(driver), "/usr/bin/env"]
+    expected = (str(tmp_path / "venv"), str(tmp_path / "pkg")) if str(tmp_path).startswith("/tmp/") \
+        else ()
+    assert hidden_by_private_tmp(argv) == expected
