@@ -105,7 +105,7 @@ app.add_typer(rules_app, name="rules")
 def rules_command(ctx: typer.Context) -> None:
     """List the approval rules in config.toml (with no subcommand)."""
     if ctx.invoked_subcommand is None:
-        from .policy import rules_cli
+        from .main import rules_cli
 
         raise typer.Exit(rules_cli("list"))
 
@@ -113,7 +113,7 @@ def rules_command(ctx: typer.Context) -> None:
 @rules_app.command("list")
 def rules_list() -> None:
     """List the approval rules, numbered."""
-    from .policy import rules_cli
+    from .main import rules_cli
 
     raise typer.Exit(rules_cli("list"))
 
@@ -123,7 +123,7 @@ def rules_add(kind: str = typer.Argument(..., metavar="allow|ask|deny"),
               entry: list[str] = typer.Argument(..., metavar="ENTRY",
                                                 help="LANGUAGE or 'LANGUAGE: PATTERN'")) -> None:
     """Add a rule to config.toml (ENTRY: LANGUAGE or 'LANGUAGE: PATTERN')."""
-    from .policy import rules_cli
+    from .main import rules_cli
 
     raise typer.Exit(rules_cli("add", kind.lower(), " ".join(entry)))
 
@@ -131,7 +131,7 @@ def rules_add(kind: str = typer.Argument(..., metavar="allow|ask|deny"),
 @rules_app.command("remove")
 def rules_remove(entry: list[str] = typer.Argument(..., metavar="ENTRY|NUMBER")) -> None:
     """Remove a rule, given as written or by its number in the list."""
-    from .policy import rules_cli
+    from .main import rules_cli
 
     raise typer.Exit(rules_cli("remove", entry=" ".join(entry)))
 

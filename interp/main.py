@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import traceback
+from pathlib import Path
 
 from .config import ConfigError, load_settings, no_model_help
 
@@ -108,4 +109,37 @@ def export_session(session_id: str, fmt: str | None, output: str | None) -> int:
     except OSError as exc:
         return _fail(f"interp: cannot write {path}: {exc.strerror or exc}", 1)
     sys.stderr.write(f"Exported conversation {sid} to {path}.\n")
+    return 0
+
+
+def rules_cli(action: str, kind: str | None = None, entry: str | None = None,
+              path: Path | str | None = None) -> int:
+    """`interp rules [list]`, `interp rules add KIND ENTRY`, `interp rules remove ENTRY|N`."""
+    from languages import default_registry
+
+    from .config import default_config_path
+    from .policy import Policy, registry_resolver, rule_lines
+    from .rules import RulesError
+
+    path = Path(path) if path is not None else default_config_path()
+    try:
+        policy = Policy.load(path, registry_resolver(default_registry()))
+        if action == "add":
+            rule, new = policy.add(kind or "", entry or "", save=True)
+            print(f"Added {kind} rule `{rule.entry}` to {path}." if new
+                  else f"`{rule.entry}` is already a {kind} rule in {path}.")
+        elif action == "remove":
+            for item in policy.remove(entry or ""):
+                print(f"Removed {item.kind} rule `{item.rule.entry}` from {path}.")
+        else:
+            items = policy.entries()
+            print(f"Approval rules in {path} (mode: {policy.mode}):" if items
+                  else f"No approval rules in {path} (mode: {policy.mode}).")
+            for line in rule_lines(items, origins=False):
+                print(line)
+            if not items:
+                print("Add one with: interp rules add allow|ask|deny ENTRY")
+    except RulesError as exc:
+        sys.stderr.write(f"interp: {exc}\n")
+        return EXIT_USAGE
     return 0

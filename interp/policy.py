@@ -18,7 +18,6 @@ rule is added for the session or saved to config.toml (only its ``[approval]`` t
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -38,7 +37,6 @@ from .rules import (
 )
 
 CONFIG, SESSION = "config", "session"
-EXIT_USAGE = 2
 
 
 def registry_resolver(registry) -> Resolve:
@@ -236,38 +234,5 @@ def session_listing(policy: Policy, state: ApprovalState) -> str:
     return "\n".join([head, *rule_lines(items, origins=True), tail])
 
 
-# -- `interp rules` -----------------------------------------------------------------------
-
-def rules_cli(action: str, kind: str | None = None, entry: str | None = None,
-              path: Path | str | None = None) -> int:
-    """`interp rules [list]`, `interp rules add KIND ENTRY`, `interp rules remove ENTRY|N`."""
-    from languages import default_registry
-
-    from .config import default_config_path
-
-    path = Path(path) if path is not None else default_config_path()
-    try:
-        policy = Policy.load(path, registry_resolver(default_registry()))
-        if action == "add":
-            rule, new = policy.add(kind or "", entry or "", save=True)
-            print(f"Added {kind} rule `{rule.entry}` to {path}." if new
-                  else f"`{rule.entry}` is already a {kind} rule in {path}.")
-        elif action == "remove":
-            for item in policy.remove(entry or ""):
-                print(f"Removed {item.kind} rule `{item.rule.entry}` from {path}.")
-        else:
-            items = policy.entries()
-            print(f"Approval rules in {path} (mode: {policy.mode}):" if items
-                  else f"No approval rules in {path} (mode: {policy.mode}).")
-            for line in rule_lines(items, origins=False):
-                print(line)
-            if not items:
-                print("Add one with: interp rules add allow|ask|deny ENTRY")
-    except RulesError as exc:
-        sys.stderr.write(f"interp: {exc}\n")
-        return EXIT_USAGE
-    return 0
-
-
 __all__ = ["CONFIG", "SESSION", "SHELL", "TABLE", "Listed", "Policy", "PolicyApprover",
-           "registry_resolver", "rule_lines", "rules_cli", "session_listing"]
+           "registry_resolver", "rule_lines", "session_listing"]

@@ -19,7 +19,8 @@ from interp import events as ev  # noqa: E402
 from interp.agent import EXIT_POLICY, Session, SessionConfig  # noqa: E402
 from interp.approval import RUN, ApprovalState, Decision, Proposal, decline  # noqa: E402
 from interp.model import LiteLLMModel  # noqa: E402
-from interp.policy import Policy, PolicyApprover, registry_resolver, rules_cli  # noqa: E402
+from interp.main import rules_cli  # noqa: E402
+from interp.policy import Policy, PolicyApprover, registry_resolver  # noqa: E402
 from interp.rules import RulesError  # noqa: E402
 from languages import Registry, RunnerConfig, default_registry  # noqa: E402
 from languages.python import PythonRunner  # noqa: E402
