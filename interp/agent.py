@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import base64
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
@@ -15,15 +14,13 @@ from . import workspace
 from .approval import Approver, Decision, Proposal, auto_approve
 from .attachments import check_attachable, describe_file
 from .blocks import EXECUTE_TOOL, Step, describe_decline, describe_result, steps_from_reply
-from .context import TRIMMED, fit_messages
 from .model import Model, ModelError, Reply
 from .prompt import system_prompt
+from .payload import build_payload, has_images
+from .vision import MAX_IMAGES, image_parts  # noqa: F401  (re-exported)
 
 EXIT_OK, EXIT_MODEL, EXIT_MAX_TURNS, EXIT_INTERRUPTED = 0, 1, 3, 130
 EXIT_POLICY = 4  # blocks were denied by policy and nothing ran after the last denial
-MAX_IMAGES = 4  # figures sent to a vision model per request (the newest)
-MAX_IMAGE_BYTES = 5 * 1024 * 1024  # larger figures are named, not sent
-PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
 @dataclass(frozen=True)
@@ -303,41 +300,9 @@ class Session:
                        **({"_images": plain_images} if plain_images else {})})
 
     def payload(self) -> list[dict]:
-        """The messages the model is sent next, trimmed to its context window.
-
-        Figures saved by blocks are recorded as paths (`_images`) and, for a vision model, sent
-        as image parts built here from the files: the newest MAX_IMAGES of them."""
-        window = self.model.context_window()
-        chosen = self._chosen_images()
-        messages = [{k: v for k, v in m.items() if not k.startswith("_")} for m in self.messages]
-        indices: list[int | None] = list(range(len(messages)))
-        if window and sum(len(str(m.get("content") or "")) for m in messages) >= window:
-            task = max(i for i, m in enumerate(self.messages) if m.get("_task") or i == 0)
-            marked = [dict(m, interp_output=True) if o.get("_output") else m
-                      for m, o in zip(messages, self.messages)]
-            marked = [dict(m, interp_index=i) if i in chosen else m for i, m in enumerate(marked)]
-            fitted = fit_messages(marked, budget=window - min(4096, window // 4),
-                                  count=self.model.count_tokens, task_index=task)
-            indices = [m.get("interp_index") for m in fitted.messages]
-            messages = [{k: v for k, v in m.items() if not k.startswith("interp_")}
-                        for m in fitted.messages]
-        return _with_images(messages, indices, chosen) if chosen else messages
-
-    def _chosen_images(self) -> dict[int, tuple[list[str], int]]:
-        """{message index: (figure paths to send, how many more were left out)}, newest first,
-        MAX_IMAGES in all; empty unless the model accepts images."""
-        if not any(m.get("_images") for m in self.messages) or not self._supports_vision():
-            return {}
-        chosen, budget = {}, MAX_IMAGES
-        for i in range(len(self.messages) - 1, -1, -1):
-            paths = self.messages[i].get("_images")
-            if not isinstance(paths, list) or not paths:
-                continue
-            if budget <= 0:
-                break
-            chosen[i] = ([str(p) for p in paths[:budget]], max(0, len(paths) - budget))
-            budget -= len(chosen[i][0])
-        return chosen
+        """The messages the model is sent next: trimmed to its window, figures attached."""
+        return build_payload(self.messages, self.model,
+                             self._supports_vision() if has_images(self.messages) else False)
 
     def _supports_vision(self) -> bool:
         if self._vision is None or self._vision[0] is not self.model:
@@ -412,65 +377,6 @@ def _without_figures(changes: workspace.Changes, root: str, result: Result) -> w
 
     return replace(changes, created=[p for p in changes.created if keep(p)],
                    modified=[p for p in changes.modified if keep(p)])
-
-
-def image_parts(paths: list[str], left_out: int = 0) -> list[dict]:
-    """OpenAI content parts for figures: a label and an image_url (base64 PNG) each, or a note
-    saying why the image was omitted (missing, not a PNG, larger than MAX_IMAGE_BYTES)."""
-    parts: list[dict] = []
-    for path in paths:
-        try:
-            size = os.stat(path).st_size
-            data = b"" if size > MAX_IMAGE_BYTES else Path(path).read_bytes()
-        except OSError:
-            parts.append(_text_part(f"(image omitted: {path} no longer exists)"))
-            continue
-        if size > MAX_IMAGE_BYTES:
-            parts.append(_text_part(f"(image omitted: {path} is larger than "
-                                    f"{MAX_IMAGE_BYTES // (1024 * 1024)} MB)"))
-        elif not data.startswith(PNG_SIGNATURE):
-            parts.append(_text_part(f"(image omitted: {path} is not a PNG file)"))
-        else:
-            url = "data:image/png;base64," + base64.b64encode(data).decode("ascii")
-            parts += [_text_part(f"Figure {path}:"),
-                      {"type": "image_url", "image_url": {"url": url}}]
-    if left_out:
-        parts.append(_text_part(f"({left_out} more image{'s' * (left_out > 1)} omitted: at most "
-                                f"{MAX_IMAGES} figures are sent as images; their paths are in "
-                                f"the output)"))
-    return parts
-
-
-def _text_part(text: str) -> dict:
-    return {"type": "text", "text": text}
-
-
-def _with_images(messages: list[dict], indices: list[int | None],
-                 chosen: dict[int, tuple[list[str], int]]) -> list[dict]:
-    """Messages with figures attached: a user message gets image parts in its content; tool
-    results must stay text, so their figures go into a user message after the tool results."""
-    out: list[dict] = []
-    pending: list[dict] = []
-    for message, index in zip(messages, indices):
-        if pending and message.get("role") != "tool":
-            out.append(_figures_message(pending))
-            pending = []
-        if index in chosen and message.get("content") != TRIMMED:
-            parts = image_parts(*chosen[index])
-            if message.get("role") == "tool":
-                pending += parts
-            else:
-                message = dict(message, content=[_text_part(message.get("content") or ""),
-                                                 *parts])
-        out.append(message)
-    if pending:
-        out.append(_figures_message(pending))
-    return out
-
-
-def _figures_message(parts: list[dict]) -> dict:
-    return {"role": "user", "content": [_text_part("The figures saved by the blocks above:"),
-                                        *parts]}
 
 
 def _assistant_message(reply: Reply) -> dict:

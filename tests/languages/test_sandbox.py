@@ -7,6 +7,7 @@ import shutil
 import socket
 import sys
 import threading
+import time
 import uuid
 from pathlib import Path
 
@@ -174,7 +175,9 @@ def test_state_persists_and_ctrl_c_keeps_it(boxed, collect, guard, cls, setup, c
 def test_timeout_kills_everything_and_restarts(boxed, collect, pid_gone):
     runner = boxed(ShellRunner)
     collect(runner, "lost=1; sleep 4242.25 & setsid sleep 4242.5 &")
-    pids = host_pids("4242.25") + host_pids("4242.5")
+    deadline = time.monotonic() + 10  # a hang guard: background jobs may still be starting
+    while len(pids := host_pids("4242.25") + host_pids("4242.5")) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert len(pids) == 2
     _out, res = collect(runner, "trap '' INT; sleep 100", timeout=0.5)
     assert res.status == "timeout" and res.restarted and res.state_lost
