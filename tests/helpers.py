@@ -6,7 +6,8 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -79,3 +80,46 @@ def run_interp(args: list[str], interp_env: dict, *, input: str | None = None,
     """Run the real `interp` to completion with stdin not a terminal."""
     return subprocess.run(interp_cmd() + args, input=input or "", capture_output=True, text=True,
                           env=interp_env["env"], cwd=interp_env["cwd"], timeout=timeout)
+
+
+class Scenarios:
+    """Slow `interp` runs, registered per test module and played once, concurrently.
+
+    `@scenarios` (or `@scenarios(runs=N)` for chains of N runs, started first) registers
+    fn(server, env) -> dict; `scenarios.play(request, tmp_path_factory)` plays those whose
+    `test_<name>` is selected and returns outcome(name) -> the dict (or raises its error)."""
+
+    def __init__(self) -> None:
+        self.registered: dict[str, Callable] = {}
+
+    def __call__(self, fn=None, *, runs: int = 1):
+        if fn is None:
+            return lambda f: self(f, runs=runs)
+        fn.runs = runs
+        self.registered[fn.__name__] = fn
+        return fn
+
+    def play(self, request, tmp_path_factory) -> Callable[[str], dict]:
+        """Run the selected scenarios in a thread pool; returns the outcome lookup."""
+        selected = {item.name for item in request.session.items}
+        wanted = sorted((n for n in self.registered if f"test_{n}" in selected),
+                        key=lambda n: -self.registered[n].runs)
+        with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
+            futures = {n: pool.submit(_play, self.registered[n], tmp_path_factory.mktemp(n))
+                       for n in wanted}
+            done = {n: (f.result() if f.exception() is None else f.exception())
+                    for n, f in futures.items()}
+
+        def get(name: str) -> dict:
+            if isinstance(done[name], BaseException):
+                raise done[name]
+            return done[name]
+
+        return get
+
+
+def _play(fn, directory: Path) -> dict:
+    env = make_interp_env(directory)
+    with FakeOpenAI() as server:
+        result = fn(server, env)
+        return dict(result, server=server, requests=server.requests, env=env)

@@ -17,14 +17,13 @@ import socket
 import subprocess
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
-from helpers import interp_cmd, make_interp_env, model_args, run_interp  # noqa: E402
-from fake_openai import FakeOpenAI, Reply  # noqa: E402
+from helpers import Scenarios, interp_cmd, model_args, run_interp  # noqa: E402
+from fake_openai import Reply  # noqa: E402
 
 KEY = "sk-test-123456"
 JSON_TYPES = {"session.started", "message", "block.proposed", "block.approved", "block.declined",
@@ -55,47 +54,13 @@ def wait_for(predicate, what: str, guard: float = 60.0) -> None:
 
 # -- scenarios: slow runs, executed concurrently -------------------------------------------------
 
-SCENARIOS = {}
-
-
-def scenario(fn=None, *, runs: int = 1):
-    """Register fn(server, env) -> results; `test_<name>` asserts on them via outcome(name).
-
-    `runs` (how many interp runs it makes one after another) puts long chains first."""
-    if fn is None:
-        return lambda f: scenario(f, runs=runs)
-    fn.runs = runs
-    SCENARIOS[fn.__name__] = fn
-    return fn
-
-
-def _play(fn, directory: Path) -> dict:
-    env = make_interp_env(directory)
-    with FakeOpenAI() as server:
-        result = fn(server, env)
-        return dict(result, server=server, requests=server.requests, env=env)
+scenario = Scenarios()
 
 
 @pytest.fixture(scope="module")
 def outcome(request, tmp_path_factory):
     """outcome(name) -> the results of scenario `name` (its exception, if it raised)."""
-    selected = {item.name for item in request.session.items}
-    wanted = sorted((name for name in SCENARIOS if f"test_{name}" in selected),
-                    key=lambda name: -SCENARIOS[name].runs)
-    workers = max(2, os.cpu_count() or 2)
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = {name: pool.submit(_play, SCENARIOS[name], tmp_path_factory.mktemp(name))
-                   for name in wanted}
-        done = {name: (f.result() if f.exception() is None else f.exception())
-                for name, f in futures.items()}
-
-    def get(name: str) -> dict:
-        value = done[name]
-        if isinstance(value, BaseException):
-            raise value
-        return value
-
-    return get
+    return scenario.play(request, tmp_path_factory)
 
 
 # -- one-shot runs -------------------------------------------------------------------------------

@@ -9,17 +9,14 @@ test_cli.py); timeouts are hang guards only, never assertions.
 from __future__ import annotations
 
 import json
-import os
 import struct
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
-from helpers import make_interp_env, model_args, run_interp  # noqa: E402
-from fake_openai import FakeOpenAI  # noqa: E402
+from helpers import Scenarios, model_args, run_interp  # noqa: E402
 from test_interactive import spawn  # noqa: E402,F401  (fixture)
 
 from interp.app import runner_config  # noqa: E402
@@ -65,37 +62,13 @@ def with_venv_python(env: dict) -> dict:
 
 # -- scenarios -----------------------------------------------------------------------------------
 
-SCENARIOS = {}
-
-
-def scenario(fn):
-    SCENARIOS[fn.__name__] = fn
-    return fn
-
-
-def _play(fn, directory: Path) -> dict:
-    env = make_interp_env(directory)
-    with FakeOpenAI() as server:
-        result = fn(server, env)
-        return dict(result, requests=server.requests, env=env)
+scenario = Scenarios()
 
 
 @pytest.fixture(scope="module")
 def outcome(request, tmp_path_factory):
-    selected = {item.name for item in request.session.items}
-    wanted = [name for name in SCENARIOS if f"test_{name}" in selected]
-    with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
-        futures = {name: pool.submit(_play, SCENARIOS[name], tmp_path_factory.mktemp(name))
-                   for name in wanted}
-        done = {name: (f.result() if f.exception() is None else f.exception())
-                for name, f in futures.items()}
-
-    def get(name: str) -> dict:
-        if isinstance(done[name], BaseException):
-            raise done[name]
-        return done[name]
-
-    return get
+    """outcome(name) -> the results of scenario `name` (its exception, if it raised)."""
+    return scenario.play(request, tmp_path_factory)
 
 
 BIG = 50 * 1024 * 1024

@@ -11,7 +11,7 @@ import pytest
 
 from helpers import HANG_GUARD, Hang, hang_guard  # noqa: F401  (used by the test modules)
 from languages.base import ProcessRunner, RunnerConfig
-from languages.events import Output, Result
+from languages.events import Display, Output, Result
 
 
 
@@ -118,3 +118,20 @@ def pid_gone():
 def guard():
     """guard(seconds=HANG_GUARD): a context manager that fails a hung test instead of blocking."""
     return hang_guard
+
+
+@pytest.fixture
+def run(guard):
+    """run(runner, code, **kw) -> (output text, displays, Result); all output comes first."""
+    def run(runner, code, **kw):
+        with guard():
+            evs = list(runner.run(code, **kw))
+        assert evs and isinstance(evs[-1], Result)
+        body = evs[:-1]
+        assert all(isinstance(e, (Output, Display)) for e in body)
+        first = next((i for i, e in enumerate(body) if isinstance(e, Display)), len(body))
+        assert all(isinstance(e, Display) for e in body[first:]), "displays come after all output"
+        displays = body[first:]
+        assert tuple(displays) == evs[-1].displays
+        return "".join(e.text for e in body[:first]), displays, evs[-1]
+    return run

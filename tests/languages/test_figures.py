@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from languages.base import RunnerConfig
-from languages.events import Display, Output, Result
+from languages.events import Display
 from languages.python import PythonRunner
 
 pytest.importorskip("matplotlib")  # the runner uses this interpreter's packages
@@ -33,23 +33,6 @@ def png_size(path: str) -> tuple[int, int]:
     assert head[:8] == PNG_SIGNATURE, head[:8]
     assert head[12:16] == b"IHDR"
     return struct.unpack(">II", head[16:24])
-
-
-@pytest.fixture
-def run(guard):
-    """run(runner, code, **kw) -> (output text, displays, Result); checks the event order."""
-    def run(runner, code, **kw):
-        with guard():
-            evs = list(runner.run(code, **kw))
-        assert evs and isinstance(evs[-1], Result)
-        body = evs[:-1]
-        assert all(isinstance(e, (Output, Display)) for e in body)
-        first = next((i for i, e in enumerate(body) if isinstance(e, Display)), len(body))
-        assert all(isinstance(e, Display) for e in body[first:]), "displays come after all output"
-        displays = body[first:]
-        assert tuple(displays) == evs[-1].displays
-        return "".join(e.text for e in body[:first]), displays, evs[-1]
-    return run
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from languages.base import RunnerConfig
-from languages.events import Display, Output, Result, parse_displays
+from languages.events import Display, Result, parse_displays
 from languages.output import CapturedOutput
 from languages.python import PythonRunner
 
@@ -20,21 +20,6 @@ pytestmark = pytest.mark.usefixtures("no_leaked_processes")
 
 MAX_ROWS, MAX_COLS, MAX_CELL, MAX_TEXT = 20, 20, 50, 8000
 TEXT_BOUND = MAX_TEXT + 100  # the text form plus its "more characters" note
-
-
-@pytest.fixture
-def run(guard):
-    """run(runner, code, **kw) -> (output text, displays, Result)."""
-    def run(runner, code, **kw):
-        with guard():
-            evs = list(runner.run(code, **kw))
-        assert evs and isinstance(evs[-1], Result)
-        outputs = [e for e in evs[:-1] if isinstance(e, Output)]
-        displays = [e for e in evs[:-1] if isinstance(e, Display)]
-        assert evs[:-1] == outputs + displays  # all output first, then the displays
-        assert tuple(displays) == evs[-1].displays
-        return "".join(e.text for e in outputs), displays, evs[-1]
-    return run
 
 
 @pytest.fixture(scope="module")
