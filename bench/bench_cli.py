@@ -17,7 +17,6 @@ Speed targets live here, never as timed test assertions. See bench/README.md.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import subprocess
@@ -32,7 +31,7 @@ sys.path[:0] = [str(HERE), str(ROOT), str(ROOT / "tests")]
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # as interp does: no network fetch
 
-from bench_runners import ROWS, guarded, print_tables, row, skip, summary  # noqa: E402
+from bench_runners import guarded, report, row, skip  # noqa: E402
 
 STARTUP_SLACK_MS = 50.0
 TURN_TARGET_MS = 10.0
@@ -249,11 +248,7 @@ def main() -> int:
     for name, label in [("openai/fake-model", "unknown model (no price, no window)"),
                         ("openai/gpt-4o-mini", "known model (gpt-4o-mini: price, window)")]:
         guarded("loop", label, lambda: bench_turns(turns, rounds, name, label))
-    print_tables()
-    print("\n" + summary())
-    if args.json:
-        Path(args.json).write_text(json.dumps(dict(rows=ROWS, summary=summary()), indent=2))
-    return 0
+    return report(args.json)
 
 
 if __name__ == "__main__":

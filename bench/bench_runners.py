@@ -85,6 +85,15 @@ def guarded(section, figure, fn):
 
 
 # -- 1. warm per-block overhead -------------------------------------------------
+def report(json_path: str | None) -> int:
+    """Print the tables and the summary line; also write them as JSON when asked."""
+    print_tables()
+    print("\n" + summary())
+    if json_path:
+        Path(json_path).write_text(json.dumps(dict(rows=ROWS, summary=summary()), indent=2))
+    return 0
+
+
 def bench_warm(lang, cls, py, runs):
     runner = cls(RunnerConfig(timeout=30))
     try:
@@ -281,11 +290,7 @@ def main() -> int:
             skip("interrupt", name, classes[lang])
         else:
             guarded("interrupt", name, lambda: bench_interrupt(name, classes[lang], py, 0.3))
-    print_tables()
-    print("\n" + summary())
-    if args.json:
-        Path(args.json).write_text(json.dumps(dict(rows=ROWS, summary=summary()), indent=2))
-    return 0
+    return report(args.json)
 
 
 if __name__ == "__main__":
