@@ -157,8 +157,8 @@ def bench_turns(turns: int, rounds: int, model_name: str, label: str) -> None:
     from fake_openai import FakeOpenAI
 
     from interp import LiteLLMModel, Session, auto_approve
-    from interp.agent import SessionConfig
-    from interp.model import load_litellm
+    from interp.core.session import SessionConfig
+    from interp.models.loader import load_litellm
     from languages import RunnerConfig
 
     litellm = load_litellm()

@@ -5,12 +5,12 @@ from __future__ import annotations
 __version__ = "0.1.0.dev0"
 
 _LAZY = {
-    "Session": ("interp.agent", "Session"),
-    "SessionConfig": ("interp.agent", "SessionConfig"),
-    "LiteLLMModel": ("interp.model", "LiteLLMModel"),
-    "Decision": ("interp.approval", "Decision"),
-    "Proposal": ("interp.approval", "Proposal"),
-    "auto_approve": ("interp.approval", "auto_approve"),
+    "Session": ("interp.core.session", "Session"),
+    "SessionConfig": ("interp.core.session", "SessionConfig"),
+    "LiteLLMModel": ("interp.models.litellm_model", "LiteLLMModel"),
+    "Decision": ("interp.approval.decision", "Decision"),
+    "Proposal": ("interp.approval.decision", "Proposal"),
+    "auto_approve": ("interp.approval.decision", "auto_approve"),
 }
 
 

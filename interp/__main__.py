@@ -1,5 +1,5 @@
 """`python -m interp`."""
 
-from .cli import main
+from interp.cli.main import main
 
 main()

@@ -8,9 +8,14 @@ import): `provider/model` names, plus the usual bare names (`gpt-4o`, `claude-..
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Iterable, Mapping
+from typing import Any
+
+REDACTED = "[REDACTED]"
+MIN_SECRET_LEN = 6  # shorter values are not redacted (too many false hits)
 
 # Variables holding credentials, per litellm provider; any other provider P falls back to
 # P_API_KEY and P_API_TOKEN.
@@ -91,3 +96,32 @@ def runner_env_remove_for(settings) -> frozenset[str]:
     """`runner_env_remove` for a Settings (its `pass_env`, when it has one)."""
     return runner_env_remove(settings.model, settings.api_key,
                              getattr(settings, "pass_env", None) or ())
+
+
+class Redactor:
+    """Replaces every secret (length >= 6) in a record with REDACTED."""
+
+    def __init__(self, secrets: Iterable[str | None]) -> None:
+        found = {s for s in secrets if isinstance(s, str) and len(s) >= MIN_SECRET_LEN}
+        self.secrets = sorted(found, key=len, reverse=True)
+
+    def _scrub(self, text: str) -> str:
+        for secret in self.secrets:
+            text = text.replace(secret, REDACTED)
+        return text
+
+    def walk(self, value: Any) -> Any:
+        """A copy of a JSON-like value with every secret in its strings replaced."""
+        if isinstance(value, str):
+            return self._scrub(value)
+        if isinstance(value, Mapping):
+            return {self.walk(str(k)): self.walk(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [self.walk(v) for v in value]
+        return value
+
+    def line(self, record: dict[str, Any]) -> str:
+        """Serialise `record` as one JSON line with no secret left in it."""
+        text = json.dumps(self.walk(record), ensure_ascii=False, default=str)
+        # Last resort (e.g. a secret inside a number): may corrupt the line, never leak.
+        return self._scrub(text) + "\n"

@@ -16,7 +16,7 @@ from typing import ClassVar
 
 import pexpect
 
-from .config import Runner, RunnerConfig
+from .protocol import Runner, RunnerConfig
 from .events import Event, Output
 from .limits import LimitGuard
 from .marker import MarkerScanner, new_token, route

@@ -10,8 +10,8 @@ import pytest
 
 from helpers import make_interp_env, model_args, run_interp
 from fake_openai import FakeOpenAI
-from interp.config import Settings
-from interp.main import _report
+from interp.cli.settings import Settings
+from interp.cli.start import _report
 from interp.secrets import (provider_of, provider_variables, runner_env_remove,
                             runner_env_remove_for, secret_values)
 from languages import RunnerConfig, default_registry

@@ -1,0 +1,1 @@
+"""The `interp` command: flags, settings, and wiring the parts together."""

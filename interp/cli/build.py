@@ -1,0 +1,106 @@
+"""Building a session, its runners, approval and log from the settings."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from languages import Limits, RunnerConfig, Sandbox, SandboxError, check_sandbox
+from languages.limits import DEFAULT_MEMORY_MB, DEFAULT_PROCESSES
+
+from interp.approval.policy import Policy, registry_resolver
+from interp.approval.rules import RulesError
+from interp.cli.settings import Settings, default_config_path
+from interp.core.session import Session, SessionConfig
+from interp.errors import UsageError
+from interp.models.litellm_model import LiteLLMModel
+from interp.secrets import runner_env_remove_for, secrets_of
+from interp.storage.sessions import SessionStore
+
+
+def build_policy(settings: Settings, registry) -> Policy:
+    """The approval rules of config.toml's [approval] table; a bad table is a UsageError."""
+    try:
+        return Policy.from_table(settings.approval, default_config_path(),
+                                 registry_resolver(registry))
+    except RulesError as exc:
+        raise UsageError(f"interp: {exc}") from None
+
+
+@dataclass(frozen=True)
+class Request:
+    """What to do: a one-shot task or an interactive session, maybe resuming."""
+
+    task: str | None = None
+    resume: str | None = None
+    files: tuple[str, ...] = ()  # --file: attached to the task (the first one, interactively)
+
+
+def make_model(settings: Settings, name: str | None = None) -> LiteLLMModel:
+    """A litellm model for the settings (litellm itself loads on first use)."""
+    return LiteLLMModel(name or settings.model, api_base=settings.api_base,
+                        api_key=settings.api_key)
+
+
+def build_session(settings: Settings, request: Request, approver, store: SessionStore,
+                  registry=None) -> tuple[Session, list[str]]:
+    """The session, resumed if asked; also returns notices to show first."""
+    config = SessionConfig(max_turns=settings.max_turns, timeout=settings.timeout,
+                           tools=settings.tools, runner=runner_config(settings))
+    history, log, notices = None, None, startup_notices(config.runner)
+    if request.resume:
+        sid = store.latest_id() if request.resume == "latest" else store.resolve(request.resume)
+        if sid is None:
+            raise UsageError("interp: there is no saved conversation to resume yet.")
+        history = store.load(sid)
+        log = store.open(sid, secrets_of(settings))
+        notices.append(f"Resumed conversation {sid} ({len(history)} messages). Runner state "
+                       f"(variables, imports, working directory) was not restored.")
+    session = Session(make_model(settings), approver, config=config, history=history, log=log,
+                      registry=registry)
+    return session, notices
+
+
+def _limit(value: int | None, default: int) -> int | None:
+    return default if value is None else (value or None)
+
+
+def runner_config(settings: Settings) -> RunnerConfig:
+    """Runner settings: interpreter, sandbox, limits and the environment without model keys."""
+    sandbox = Sandbox(settings.sandbox, network=settings.network)
+    try:
+        check_sandbox(sandbox, cwd=os.getcwd())
+    except SandboxError as exc:
+        raise UsageError(f"interp: {exc}") from None
+    limits = Limits(memory_mb=_limit(settings.memory_limit, DEFAULT_MEMORY_MB),
+                    processes=_limit(settings.process_limit, DEFAULT_PROCESSES))
+    return RunnerConfig(python=settings.python, cwd=os.getcwd(), sandbox=sandbox, limits=limits,
+                        env_remove=runner_env_remove_for(settings),
+                        output_dir=settings.output_dir)
+
+
+def attach_files(session: Session, paths) -> list[str]:
+    """Queue files for the next task; returns a notice per file (AttachmentError if one is bad)."""
+    from interp.core.attachments import AttachmentError, attachment_notice
+
+    try:
+        return [attachment_notice(session.attach(path)) for path in paths]
+    except AttachmentError as exc:
+        raise UsageError(f"interp: --file {exc}") from None
+
+
+def startup_notices(config: RunnerConfig) -> list[str]:
+    """What the person should know before anything runs: sandbox and unenforceable limits."""
+    notices = []
+    if config.sandbox.mode != "off":
+        notices.append(f"Code runs in a {config.sandbox.describe()}.")
+    if warning := config.limits.warning():
+        notices.append(warning)
+    return notices
+
+
+def new_log(settings: Settings, store: SessionStore):
+    """A new session file."""
+    return store.create({"model": settings.model, "cwd": os.getcwd()}, secrets_of(settings))
+
+

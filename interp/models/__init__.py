@@ -1,0 +1,1 @@
+"""Model access: the Model protocol and the litellm adapter, its errors and lazy loading."""

@@ -1,0 +1,61 @@
+"""What the loop needs from a model: the Model protocol and the records a call returns."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Protocol
+
+
+KINDS = frozenset({"auth", "not_found", "connection", "rate_limit", "server", "timeout", "bad_request", "other"})
+
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One function call requested by the model; ``arguments`` is the raw JSON string."""
+    id: str
+    name: str
+    arguments: str
+
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Token counts for one reply; ``cost`` in USD when litellm knows the model's price."""
+    prompt_tokens: int
+    completion_tokens: int
+    cost: float | None
+
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A complete model reply, yielded last by ``Model.stream``."""
+    text: str
+    tool_calls: tuple[ToolCall, ...]
+    usage: Usage | None
+    finish_reason: str | None
+
+
+
+class ModelError(Exception):
+    """A failed model call: ``kind`` classifies it, ``str()`` is a one-line hint for the user."""
+
+    def __init__(self, kind: str, message: str, *, detail: str = "", partial: str = "", attempts: int = 1):
+        super().__init__(message)
+        self.kind = kind if kind in KINDS else "other"
+        self.message, self.detail, self.partial, self.attempts = message, detail, partial, attempts
+
+
+
+class Model(Protocol):
+    """What the conversation loop needs from a language model."""
+
+    name: str
+
+    def stream(self, messages: list[dict], tools: list[dict] | None = None) -> Iterator[str | Reply]: ...
+    def supports_tools(self) -> bool: ...
+    def supports_vision(self) -> bool: ...
+    def context_window(self) -> int | None: ...
+    def count_tokens(self, messages: list[dict]) -> int: ...

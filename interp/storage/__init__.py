@@ -1,0 +1,1 @@
+"""Storage: saved conversations (JSONL) and exports (Markdown, notebook, JSON)."""

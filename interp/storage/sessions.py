@@ -1,0 +1,296 @@
+"""Saved conversations: one JSONL file per session, appended as things happen.
+
+Each line is one record: a ``meta`` record first, then ``message``, ``event``,
+``undo`` (drop the last n messages) and ``reset`` (drop all messages) records.
+Every line is flushed as soon as it is written, so a killed process loses at
+most the line being written; there is no fsync, so a power loss may lose the
+tail. Loading skips lines that are truncated or corrupt instead of failing.
+
+Session ids look like ``20261122-153012-ab12cd`` (UTC time + 6 hex chars), so
+they sort by creation time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets as _secrets
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from interp.secrets import Redactor
+
+FORMAT_VERSION = 1
+_ID_RE = re.compile(r"^[0-9A-Za-z][0-9A-Za-z_-]*$")
+_TITLE_LEN = 60
+
+
+class StoreError(Exception):
+    """A session cannot be found, resolved, opened or written."""
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    """Summary of one saved session, as shown by `list()`."""
+
+    id: str
+    path: Path
+    created: str | None
+    updated: datetime
+    model: str | None
+    title: str
+    message_count: int
+
+
+def new_session_id(now: datetime | None = None) -> str:
+    """A new time-sortable id: UTC ``YYYYmmdd-HHMMSS`` plus 6 random hex chars."""
+    now = now or datetime.now(timezone.utc)
+    return f"{now.astimezone(timezone.utc):%Y%m%d-%H%M%S}-{_secrets.token_hex(3)}"
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+_Redactor = Redactor  # the former private name
+
+
+def _ends_mid_line(path: Path) -> bool:
+    """True if the file exists, is non-empty and does not end with a newline."""
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            if fh.tell() == 0:
+                return False
+            fh.seek(-1, os.SEEK_END)
+            return fh.read(1) != b"\n"
+    except FileNotFoundError:
+        return False
+
+
+class SessionLog:
+    """An open session file that records are appended to."""
+
+    def __init__(self, id: str, path: Path, secrets: Iterable[str | None] = ()) -> None:
+        self.id = id
+        self.path = path
+        self._redactor = Redactor(secrets)
+        try:
+            needs_newline = _ends_mid_line(path)
+            self._fh = open(path, "a", encoding="utf-8", buffering=1)
+            if needs_newline:  # a crash left a partial line: start a fresh one after it
+                self._fh.write("\n")
+        except OSError as exc:
+            raise StoreError(f"cannot open session file {path}: {exc.strerror or exc}") from None
+
+    def _write(self, record: dict[str, Any]) -> None:
+        if self._fh.closed:
+            raise StoreError(f"session {self.id} is closed")
+        try:
+            self._fh.write(self._redactor.line(record))
+            self._fh.flush()
+        except OSError as exc:
+            raise StoreError(f"cannot write session file {self.path}: {exc.strerror or exc}") from None
+
+    def append_message(self, message: dict[str, Any]) -> None:
+        """Record one chat message (OpenAI format dict)."""
+        self._write({"type": "message", "ts": _now(), "message": message})
+
+    def append_event(self, kind: str, data: dict[str, Any]) -> None:
+        """Record a non-message event (e.g. a code run) for later inspection."""
+        self._write({"type": "event", "ts": _now(), "kind": kind, "data": data})
+
+    def append_undo(self, count: int) -> None:
+        """Record that the last `count` messages were undone."""
+        self._write({"type": "undo", "ts": _now(), "count": int(count)})
+
+    def append_reset(self) -> None:
+        """Record that the conversation was cleared."""
+        self._write({"type": "reset", "ts": _now()})
+
+    def close(self) -> None:
+        """Close the file; safe to call twice."""
+        self._fh.close()
+
+    def __enter__(self) -> SessionLog:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _records(path: Path) -> Iterator[dict[str, Any]]:
+    """Yield the well-formed records of a file, skipping corrupt lines."""
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(record, dict):
+                yield record
+
+
+def _replay(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Return (meta record, messages) after applying undo and reset records."""
+    meta: dict[str, Any] = {}
+    messages: list[dict[str, Any]] = []
+    for record in _records(path):
+        kind = record.get("type")
+        if kind == "meta" and not meta:
+            meta = record
+        elif kind == "message" and isinstance(record.get("message"), dict):
+            messages.append(record["message"])
+        elif kind == "undo":
+            count = record.get("count")
+            if isinstance(count, int) and not isinstance(count, bool) and count > 0:
+                del messages[max(0, len(messages) - count):]
+        elif kind == "reset":
+            messages.clear()
+    return meta, messages
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):  # OpenAI content parts
+        parts = [p.get("text") for p in content if isinstance(p, dict)]
+        return " ".join(p for p in parts if isinstance(p, str))
+    return ""
+
+
+def _title(messages: list[dict[str, Any]]) -> str:
+    for message in messages:
+        if message.get("role") == "user":
+            text = " ".join(_content_text(message.get("content")).split())
+            if len(text) > _TITLE_LEN:
+                text = text[: _TITLE_LEN - 1] + "…"
+            return text
+    return ""
+
+
+class SessionStore:
+    """The directory of saved sessions (normally data_dir/sessions)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+
+    @classmethod
+    def default(cls, environ: Mapping[str, str] | None = None) -> SessionStore:
+        """The store under the user data dir (honours XDG_DATA_HOME)."""
+        from interp.cli.settings import data_dir
+
+        return cls(data_dir(environ) / "sessions")
+
+    def path_for(self, id: str) -> Path:
+        """File path of session `id` (the id is validated, not resolved)."""
+        if not _ID_RE.match(id):
+            raise StoreError(f"invalid session id {id!r}")
+        return self.root / f"{id}.jsonl"
+
+    def _ids(self) -> list[str]:
+        try:
+            names = [p.name for p in self.root.iterdir()]
+        except FileNotFoundError:
+            return []
+        except OSError as exc:
+            raise StoreError(f"cannot read session directory {self.root}: {exc.strerror or exc}") from None
+        ids = [n[: -len(".jsonl")] for n in names if n.endswith(".jsonl")]
+        return sorted(i for i in ids if _ID_RE.match(i))
+
+    def create(self, meta: dict[str, Any], secrets: Iterable[str | None] = ()) -> SessionLog:
+        """Start a new session file and write its meta record (model, cwd, extras)."""
+        try:
+            self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
+        except OSError as exc:
+            raise StoreError(f"cannot create session directory {self.root}: {exc.strerror or exc}") from None
+        for _ in range(10):
+            id = new_session_id()
+            path = self.path_for(id)
+            try:  # exclusive create, owner-only: sessions may hold private data
+                os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+                break
+            except FileExistsError:
+                continue
+            except OSError as exc:
+                raise StoreError(f"cannot create session file {path}: {exc.strerror or exc}") from None
+        else:
+            raise StoreError(f"cannot pick a free session id in {self.root}")
+        log = SessionLog(id, path, secrets)
+        record = {"type": "meta", "v": FORMAT_VERSION, "id": id, "created": _now(),
+                  "model": meta.get("model"), "cwd": meta.get("cwd", os.getcwd())}
+        log._write({**meta, **record})
+        return log
+
+    def open(self, id: str, secrets: Iterable[str | None] = ()) -> SessionLog:
+        """Reopen a saved session (id or unique prefix) to append to it."""
+        full = self.resolve(id)
+        return SessionLog(full, self.path_for(full), secrets)
+
+    def resolve(self, prefix: str) -> str:
+        """Full id for an exact id or unique prefix; StoreError if unknown or ambiguous."""
+        prefix = prefix.strip()
+        if not prefix:
+            raise StoreError("empty session id")
+        ids = self._ids()
+        if prefix in ids:
+            return prefix
+        matches = [i for i in ids if i.startswith(prefix)]
+        if len(matches) == 1:
+            return matches[0]
+        if not matches:
+            raise StoreError(f"no saved session matches {prefix!r} (see the session list)")
+        shown = ", ".join(matches[:5]) + (", ..." if len(matches) > 5 else "")
+        raise StoreError(f"session id {prefix!r} is ambiguous: {len(matches)} match ({shown})")
+
+    def _mtime_ns(self, id: str) -> int:
+        try:
+            return self.path_for(id).stat().st_mtime_ns
+        except OSError:
+            return -1
+
+    def latest_id(self) -> str | None:
+        """Id of the most recently modified session (ties: newest id), or None."""
+        ids = self._ids()
+        if not ids:
+            return None
+        return max(ids, key=lambda i: (self._mtime_ns(i), i))
+
+    def load(self, id: str) -> list[dict[str, Any]]:
+        """Messages of a session (id or unique prefix), with undo/reset applied."""
+        path = self.path_for(self.resolve(id))
+        try:
+            return _replay(path)[1]
+        except OSError as exc:
+            raise StoreError(f"cannot read session file {path}: {exc.strerror or exc}") from None
+
+    def info(self, id: str) -> SessionInfo:
+        """Summary of one session (exact id); raises OSError if unreadable."""
+        path = self.path_for(id)
+        mtime_ns = path.stat().st_mtime_ns
+        meta, messages = _replay(path)
+        model = meta.get("model")
+        created = meta.get("created")
+        return SessionInfo(
+            id=id,
+            path=path,
+            created=created if isinstance(created, str) else None,
+            updated=datetime.fromtimestamp(mtime_ns / 1e9, timezone.utc),
+            model=model if isinstance(model, str) else None,
+            title=_title(messages),
+            message_count=len(messages),
+        )
+
+    def list(self) -> list[SessionInfo]:
+        """All readable sessions, most recently modified first."""
+        infos = []
+        for id in self._ids():
+            try:
+                infos.append(self.info(id))
+            except OSError:
+                continue
+        return sorted(infos, key=lambda s: (s.updated, s.id), reverse=True)

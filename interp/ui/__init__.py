@@ -1,0 +1,1 @@
+"""The terminal UI: rendering events, questions, the interactive prompt and output modes."""

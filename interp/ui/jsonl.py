@@ -1,0 +1,44 @@
+"""--json: one JSON object per event on stdout, nothing else."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from interp.core import events as ev
+from interp.core.session import Session
+from interp.secrets import Redactor
+from interp.ui.drive import drive
+from interp.ui.sanitize import OutputFilter
+
+
+def run_json(session: Session, task: str, notices: list[str], secrets: list[str] = ()) -> int:
+    """JSON Lines on stdout, nothing else; API keys are replaced as in saved sessions."""
+    redactor = Redactor(secrets)
+    streams: dict[object, OutputFilter] = {}  # per block: a key split across chunks
+
+    def write(item: ev.Event) -> None:
+        sys.stdout.write(json.dumps(redactor.walk(item.to_dict())) + "\n")
+        sys.stdout.flush()
+
+    def emit(item: ev.Event) -> None:
+        index = item.data.get("index")
+        if item.type == ev.BLOCK_OUTPUT:
+            stream = streams.setdefault(index, OutputFilter(redactor.secrets, sanitize=False))
+            item = ev.event(item.type, **dict(item.data, text=stream.feed(item.data["text"])))
+            if not item.data["text"]:
+                return
+        elif item.type == ev.BLOCK_FINISHED and index in streams:
+            if rest := streams.pop(index).flush():
+                write(ev.event(ev.BLOCK_OUTPUT, index=index, text=rest))
+        if item.type not in ev.JSON_HIDDEN:
+            write(item)
+
+    for text in notices:
+        emit(ev.event(ev.NOTICE, level="info", text=text))
+    try:
+        code = drive(session, task, emit)
+    finally:
+        final = session.close()
+    emit(ev.event(final.type, **dict(final.data, exit_code=code)))
+    return code

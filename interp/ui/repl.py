@@ -1,0 +1,60 @@
+"""The interactive session: a prompt_toolkit prompt, slash commands, and tasks."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from rich.console import Console
+from rich.text import Text
+
+from interp import __version__
+from interp.core import events as ev
+from interp.approval.decision import ApprovalState
+from interp.core.session import Session
+from interp.ui.drive import drive
+from interp.ui.questions import task_prompt
+from interp.ui.render import Renderer
+from interp.ui.slash import CommandContext, dispatch
+
+_COMMAND = re.compile(r"/[a-zA-Z]+(\s|$)")
+
+
+def interactive(session: Session, state: ApprovalState, notices: list[str], *,
+                banner_model: str, history: Path | None,
+                make_model: Callable[[str], object], new_log: Callable[[], object]) -> int:
+    """Read tasks until /exit or Ctrl-D; returns 0. `make_model` builds the model /model
+    switches to, `new_log` the session file /reset starts."""
+    console = Console()
+    renderer = Renderer(console)
+    console.print(Text(f"interp {__version__} · model {banner_model} · /help for commands, "
+                       f"Ctrl-D to exit", style="dim"))
+    for text in notices:
+        renderer.handle(ev.event(ev.NOTICE, level="info", text=text))
+    ctx = CommandContext(session, state, console, make_model, new_log)
+    prompt = task_prompt(history)
+    try:
+        while True:
+            try:
+                line = prompt.prompt("> ")
+            except KeyboardInterrupt:
+                continue
+            except EOFError:
+                break
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                if _COMMAND.match(line):
+                    if not dispatch(line, ctx):
+                        break
+                    continue
+                drive(session, line, renderer.handle)
+            except KeyboardInterrupt:  # a slow command, or a Ctrl-C just as a turn ended
+                console.print(Text("Interrupted.", style="yellow"))
+            finally:
+                renderer.stop()
+    finally:
+        session.close()
+    return 0

@@ -1,0 +1,213 @@
+"""Slash commands typed at the interactive prompt."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from rich.console import Console
+from rich.text import Text
+
+from interp.core.session import Session
+from interp.approval.decision import ApprovalState
+
+HELP = """\
+/help          this list
+/reset         start a new conversation with fresh runners
+/undo          drop the last exchange (your last task and everything after it)
+/model NAME    switch to another litellm model, e.g. /model anthropic/claude-sonnet-4-5
+/tokens        tokens and cost so far
+/mode [MODE]   show or set the approval mode: ask, or auto (run what no rule stops)
+/auto          toggle auto-approve (/mode auto, /mode ask)
+/rules         list the approval rules in force, numbered
+/rules remove N|ENTRY            remove a rule (a config rule from config.toml too)
+/rules add allow|ask|deny ENTRY  add a rule to config.toml
+/file PATH     attach a file to your next task (the model gets its path, size, type, preview)
+/export [PATH] save this conversation as .md, .ipynb or .json (default ./interp-ID.md)
+/exit          leave (Ctrl-D works too)
+Esc-Enter inserts a new line; Ctrl-C clears the line, or interrupts a running block."""
+
+
+@dataclass
+class CommandContext:
+    """What slash commands act on."""
+
+    session: Session
+    approval: ApprovalState
+    console: Console
+    make_model: Callable[[str], object]
+    new_log: Callable[[], object] | None = None
+
+
+def dispatch(line: str, ctx: CommandContext) -> bool:
+    """Run a slash command; returns False when the person asked to exit."""
+    name, _, arg = line.strip().partition(" ")
+    handler = _COMMANDS.get(name.lower())
+    if handler is None:
+        ctx.console.print(Text(f"Unknown command {name}. Type /help for the list.", style="yellow"))
+        return True
+    return handler(ctx, arg.strip()) is not False
+
+
+def _help(ctx: CommandContext, arg: str) -> None:
+    ctx.console.print(HELP)
+
+
+def _reset(ctx: CommandContext, arg: str) -> None:
+    ctx.session.reset()
+    if ctx.new_log is not None:
+        if ctx.session.log is not None:
+            ctx.session.log.close()
+        ctx.session.attach_log(ctx.new_log())
+    ctx.console.print("New conversation; runners restarted.")
+
+
+def _undo(ctx: CommandContext, arg: str) -> None:
+    dropped = ctx.session.undo()
+    ctx.console.print(f"Dropped {dropped} messages." if dropped else "Nothing to undo.")
+
+
+def _model(ctx: CommandContext, arg: str) -> None:
+    if not arg:
+        ctx.console.print(f"Model: {ctx.session.model.name}. Usage: /model NAME")
+        return
+    ctx.session.model = ctx.make_model(arg)
+    ctx.console.print(f"Model set to {arg}.")
+
+
+def _tokens(ctx: CommandContext, arg: str) -> None:
+    totals = ctx.session.totals
+    cost = f"${totals.cost:.4f}" if totals.cost_known else "unknown (the model has no price)"
+    ctx.console.print(f"Tokens: {totals.prompt_tokens} prompt + {totals.completion_tokens} "
+                      f"completion = {totals.prompt_tokens + totals.completion_tokens}. Cost: {cost}.")
+    try:
+        context = ctx.session.model.count_tokens(ctx.session.payload())
+    except Exception as exc:  # token counting is advisory; never break the session
+        ctx.console.print(f"Context size unknown: {exc}")
+        return
+    window = ctx.session.model.context_window()
+    ctx.console.print(f"Context now: {context} tokens" + (f" of {window}." if window else "."))
+
+
+def _auto(ctx: CommandContext, arg: str) -> None:
+    ctx.approval.auto = not ctx.approval.auto
+    ctx.console.print("Auto-approve is " + ("ON: blocks run without asking (approval mode auto; "
+                                            "deny and ask rules still apply)." if ctx.approval.auto
+                                            else "OFF: each block is shown for approval "
+                                            "(approval mode ask)."))
+
+
+_MODES = {
+    "ask": "blocks that no allow rule covers ask first",
+    "auto": "blocks run without asking unless a deny rule refuses them or an ask rule matches",
+}
+
+
+def _mode(ctx: CommandContext, arg: str) -> None:
+    arg = arg.lower()
+    if arg and arg not in _MODES:
+        ctx.console.print(Text(f"Unknown mode {arg!r}. Usage: /mode ask | /mode auto",
+                               style="yellow"))
+        return
+    if arg:
+        ctx.approval.auto = arg == "auto"
+    mode = ctx.approval.mode
+    ctx.console.print(Text(f"Approval mode{' set to' if arg else ''}: {mode} ({_MODES[mode]})."
+                           + ("" if arg else " Change it with /mode ask or /mode auto.")))
+
+
+def _rules(ctx: CommandContext, arg: str) -> None:
+    from interp.approval.policy import session_listing
+    from interp.approval.rules import RulesError
+
+    policy = ctx.approval.policy
+    if policy is None:
+        ctx.console.print("No approval rules are in use.")
+        return
+    action, _, rest = arg.partition(" ")
+    try:
+        if action.lower() in ("remove", "rm", "delete"):
+            if not rest.strip():
+                raise RulesError("usage: /rules remove N (or ENTRY)")
+            for item in policy.remove(rest):
+                where = f" and from {policy.path}" if item.origin == "config" else ""
+                ctx.console.print(Text(f"Removed {item.kind} rule `{item.rule.entry}` "
+                                       f"({item.origin}){where}."))
+            return
+        if action.lower() == "add":
+            kind, _, entry = rest.strip().partition(" ")
+            if not entry.strip():
+                raise RulesError("usage: /rules add allow|ask|deny ENTRY")
+            rule, new = policy.add(kind.lower(), entry, save=True)
+            ctx.console.print(Text(f"Added {kind.lower()} rule `{rule.entry}` to {policy.path}."
+                                   if new else f"`{rule.entry}` is already a {kind.lower()} rule."))
+            return
+        if action:
+            raise RulesError(f"unknown /rules action {action!r}; use /rules, /rules remove "
+                             f"N|ENTRY or /rules add allow|ask|deny ENTRY")
+    except RulesError as exc:
+        ctx.console.print(Text(str(exc), style="yellow"))
+        return
+    ctx.console.print(Text(session_listing(policy, ctx.approval)))
+
+
+def _paths(arg: str) -> list[str]:
+    """The paths in a command's argument: the whole of it if that exists, else shell words."""
+    import os
+    import shlex
+
+    if os.path.exists(os.path.expanduser(arg)):
+        return [arg]
+    try:
+        return shlex.split(arg) or [arg]
+    except ValueError:
+        return [arg]
+
+
+def _file(ctx: CommandContext, arg: str) -> None:
+    from interp.core.attachments import AttachmentError, attachment_notice
+
+    if not arg:
+        queued = len(ctx.session.attachments)
+        ctx.console.print(Text(f"{queued} file{'s' * (queued != 1)} queued for your next task. "
+                               if queued else "") + "Usage: /file PATH (more than one is fine)")
+        return
+    for path in _paths(arg):
+        try:
+            notice = attachment_notice(ctx.session.attach(path))
+        except AttachmentError as exc:
+            ctx.console.print(Text(f"Cannot attach {exc}", style="yellow"))
+            continue
+        ctx.console.print(Text(f"{notice} It goes to the model with your next task."))
+
+
+def _export(ctx: CommandContext, arg: str) -> None:
+    from interp.storage.export import ExportError, write_export
+    from interp.storage.sessions import SessionStore, StoreError
+
+    session = ctx.session
+    paths = _paths(arg) if arg else [f"interp-{session.id or 'session'}.md"]
+    if len(paths) != 1:
+        ctx.console.print(Text("Usage: /export [PATH] (.md, .ipynb or .json)", style="yellow"))
+        return
+    title = None
+    try:
+        if session.log is not None:  # the saved form: keys are already [REDACTED] there
+            store = SessionStore(session.log.path.parent)
+            messages, title = store.load(session.log.id), store.info(session.log.id).title
+        else:
+            messages = session.messages
+        fmt = write_export(messages, paths[0], title=title or None)
+    except (ExportError, StoreError, OSError) as exc:
+        ctx.console.print(Text(str(exc), style="yellow"))
+        return
+    ctx.console.print(Text(f"Exported the conversation ({fmt}) to {paths[0]}."))
+
+
+def _exit(ctx: CommandContext, arg: str) -> bool:
+    return False
+
+
+_COMMANDS = {"/help": _help, "/reset": _reset, "/undo": _undo, "/model": _model,
+             "/tokens": _tokens, "/auto": _auto, "/mode": _mode, "/rules": _rules,
+             "/file": _file, "/export": _export, "/exit": _exit, "/quit": _exit}

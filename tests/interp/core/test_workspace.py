@@ -1,0 +1,207 @@
+"""snapshot / changes / describe on real directory trees in tmp_path."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from interp.core import workspace
+from interp.core.workspace import Changes, changes, describe, format_size, snapshot
+
+
+def write(path: Path, data: str | bytes = "x") -> Path:
+    """Write a file, creating parent directories."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(data, str):
+        path.write_text(data)
+    else:
+        path.write_bytes(data)
+    return path
+
+
+def test_create_modify_delete(tmp_path):
+    write(tmp_path / "data.csv", "a,b\n1,2\n")
+    write(tmp_path / "old.txt")
+    write(tmp_path / "sub" / "keep.txt")
+    before = snapshot(tmp_path)
+    assert before.complete and set(before.files) == {"data.csv", "old.txt", "sub/keep.txt"}
+    write(tmp_path / "data.csv", "a,b\n1,2\n3,4\n")
+    (tmp_path / "old.txt").unlink()
+    write(tmp_path / "out" / "chart.png", b"\0" * 2000)
+    write(tmp_path / "out.json", "{}")
+    diff = changes(before, snapshot(tmp_path))
+    assert diff == Changes(["out.json", "out/chart.png"], ["data.csv"], ["old.txt"], True)
+
+
+def test_no_changes_is_falsy_and_describes_empty(tmp_path):
+    write(tmp_path / "a.txt")
+    diff = changes(snapshot(tmp_path), snapshot(tmp_path))
+    assert not diff and diff.complete
+    assert describe(diff, tmp_path) == ""
+
+
+def test_mtime_only_change_is_detected(tmp_path):
+    path = write(tmp_path / "same.txt", "abc")
+    os.utime(path, ns=(1_000_000_000, 1_000_000_000))
+    before = snapshot(tmp_path)
+    assert before.files["same.txt"] == (3, 1_000_000_000)
+    os.utime(path, ns=(1_000_000_000, 2_000_000_001))
+    assert changes(before, snapshot(tmp_path)).modified == ["same.txt"]
+
+
+def test_skipped_dirs_are_not_scanned(tmp_path):
+    for name in sorted(workspace.SKIP_DIRS):
+        write(tmp_path / name / "f.txt")
+    write(tmp_path / "lib" / "site-packages" / "pkg.py")
+    write(tmp_path / "real.txt")
+    snap = snapshot(tmp_path)
+    assert snap.complete and list(snap.files) == ["real.txt"]
+    write(tmp_path / ".git" / "new")
+    write(tmp_path / "node_modules" / "x" / "y.js")
+    assert not changes(snap, snapshot(tmp_path))
+
+
+def test_symlinks_are_not_followed(tmp_path):
+    outside = tmp_path / "outside"
+    write(outside / "secret.txt")
+    root = tmp_path / "root"
+    write(root / "a.txt")
+    (root / "linkdir").symlink_to(outside, target_is_directory=True)
+    (root / "linkfile").symlink_to(root / "a.txt")
+    assert list(snapshot(root).files) == ["a.txt"]
+
+
+def test_depth_bound(tmp_path):
+    write(tmp_path / "top.txt")
+    write(tmp_path / "a" / "one.txt")
+    write(tmp_path / "a" / "b" / "two.txt")
+    assert set(snapshot(tmp_path, max_depth=0).files) == {"top.txt"}
+    shallow = snapshot(tmp_path, max_depth=1)
+    assert set(shallow.files) == {"top.txt", "a/one.txt"} and not shallow.complete
+    full = snapshot(tmp_path, max_depth=2)
+    assert full.complete and "a/b/two.txt" in full.files
+
+
+def test_depth_bound_reports_no_phantom_changes_below_it(tmp_path):
+    write(tmp_path / "a" / "b" / "deep.txt")
+    before = snapshot(tmp_path, max_depth=1)
+    write(tmp_path / "a" / "b" / "new.txt")
+    write(tmp_path / "a" / "shallow.txt")
+    diff = changes(before, snapshot(tmp_path, max_depth=1))
+    assert diff.created == ["a/shallow.txt"] and not diff.complete
+    assert describe(diff, tmp_path).endswith(workspace.INCOMPLETE_NOTE)
+
+
+def test_entry_bound(tmp_path):
+    for i in range(30):
+        write(tmp_path / f"f{i:02}.txt")
+    snap = snapshot(tmp_path, max_entries=10)
+    assert len(snap.files) == 10 and not snap.complete
+    exact = snapshot(tmp_path, max_entries=30)
+    assert len(exact.files) == 30 and exact.complete
+
+
+def test_entry_bound_reports_only_what_both_snapshots_could_see(tmp_path):
+    for i in range(5):
+        write(tmp_path / "big" / f"f{i}.txt")
+    write(tmp_path / "a.txt")
+    before = snapshot(tmp_path, max_entries=4)  # root (2 entries) read in full, "big" partly
+    assert "" in before.listed and "big" not in before.listed
+    write(tmp_path / "b.txt")
+    for i in range(5, 9):
+        write(tmp_path / "big" / f"f{i}.txt")
+    after = snapshot(tmp_path, max_entries=4)
+    diff = changes(before, after)
+    assert diff.created == ["b.txt"] and diff.deleted == [] and not diff.complete
+
+
+def test_permission_denied_subdir_does_not_raise(tmp_path, monkeypatch):
+    write(tmp_path / "ok.txt")
+    write(tmp_path / "locked" / "hidden.txt")
+    real = os.scandir
+
+    def scandir(path):
+        if os.path.basename(path) == "locked":
+            raise PermissionError(13, "Permission denied", path)
+        return real(path)
+
+    monkeypatch.setattr(workspace.os, "scandir", scandir)
+    snap = snapshot(tmp_path)
+    assert list(snap.files) == ["ok.txt"] and not snap.complete
+    write(tmp_path / "locked" / "new.txt")
+    assert changes(snap, snapshot(tmp_path)).created == []
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0,
+                    reason="root ignores directory permissions")
+def test_permission_denied_subdir_real_chmod(tmp_path):
+    write(tmp_path / "ok.txt")
+    locked = write(tmp_path / "locked" / "hidden.txt").parent
+    locked.chmod(0)
+    try:
+        snap = snapshot(tmp_path)
+    finally:
+        locked.chmod(0o755)
+    assert list(snap.files) == ["ok.txt"] and not snap.complete
+
+
+def test_files_vanishing_mid_scan(tmp_path, monkeypatch):
+    write(tmp_path / "a.txt")
+    write(tmp_path / "gone.txt")
+    real = os.scandir
+
+    def scandir(path):
+        with real(path) as it:
+            entries = list(it)
+        (tmp_path / "gone.txt").unlink(missing_ok=True)
+        return _Entries(entries)
+
+    monkeypatch.setattr(workspace.os, "scandir", scandir)
+    snap = snapshot(tmp_path)
+    assert list(snap.files) == ["a.txt"] and snap.complete
+
+
+class _Entries(list):
+    """A list usable as the context manager os.scandir returns."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def test_missing_root_is_empty_and_incomplete(tmp_path):
+    snap = snapshot(tmp_path / "nope")
+    assert snap.files == {} and not snap.complete
+    assert not changes(snap, snap)
+
+
+def test_describe(tmp_path):
+    write(tmp_path / "out.json", b"x" * 1229)
+    write(tmp_path / "chart.png", b"x" * (18 * 1024))
+    diff = Changes(["chart.png", "out.json"], ["data.csv"], ["old.txt"], True)
+    assert describe(diff, tmp_path) == ("Files created: chart.png (18 KiB), out.json (1.2 KiB); "
+                                        "modified: data.csv; deleted: old.txt")
+
+
+def test_describe_limit_and_incomplete(tmp_path):
+    created = [f"f{i:02}.txt" for i in range(40)]
+    diff = Changes(created, ["m.txt", "n.txt"], [], False)
+    text = describe(diff, tmp_path, limit=3)
+    assert text.startswith("Files created: f00.txt, f01.txt, f02.txt, … and 37 more; ")
+    assert "modified: 2 files" in text and text.endswith(workspace.INCOMPLETE_NOTE)
+
+
+def test_describe_escapes_control_characters(tmp_path):
+    text = describe(Changes([], ["evil\x1b]0;x\x07.txt"], [], True), tmp_path)
+    assert "\x1b" not in text and "\x07" not in text and "evil\\x1b]0;x\\x07.txt" in text
+
+
+def test_format_size():
+    assert format_size(512) == "512 B"
+    assert format_size(1229) == "1.2 KiB"
+    assert format_size(18 * 1024) == "18 KiB"
+    assert format_size(3 * 1024 * 1024 + 400 * 1024) == "3.4 MiB"

@@ -1,0 +1,327 @@
+"""Exports of conversations whose block outputs come from the real Python and shell runners."""
+
+from __future__ import annotations
+
+import ast
+import base64
+import contextlib
+import io
+import json
+import subprocess
+
+import pytest
+
+from interp.core.report import describe_decline, describe_result
+from interp.storage.export import (ExportError, conversation_items, export_json, export_markdown,
+                           export_notebook, find_figures, write_export)
+from languages import Result, RunnerConfig, default_registry
+
+nbformat = pytest.importorskip("nbformat")
+
+PNG_1X1 = bytes.fromhex(
+    "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489"
+    "0000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082")
+
+
+@pytest.fixture
+def run(tmp_path):
+    """run(language, code, ran_code=None) -> the report the model gets after a real run."""
+    registry, runners = default_registry(plugins=False), {}
+
+    def execute(language: str, code: str, ran_code: str | None = None) -> str:
+        if language not in runners:
+            config = RunnerConfig(cwd=str(tmp_path), spool_dir=str(tmp_path), grace=0.5)
+            runners[language] = registry.create(language, config)
+        result = [item for item in runners[language].run(ran_code or code, timeout=60)
+                  if isinstance(item, Result)][-1]
+        return describe_result(language, result, ran_code)
+
+    yield execute
+    for runner in runners.values():
+        runner.stop()
+
+
+def fig_code(path) -> str:
+    return (f"import base64, pathlib\n"
+            f"pathlib.Path({str(path)!r}).write_bytes(base64.b64decode("
+            f"{base64.b64encode(PNG_1X1).decode()!r}))\n"
+            f"print('[figure saved: {path}]')")
+
+
+@pytest.fixture
+def fenced(run, tmp_path):
+    """A conversation in the fenced-block form: two turns, an edit, a decline, a figure."""
+    fig = tmp_path / "fig-1.png"
+    b1 = "squares = [i * i for i in range(5)]\nprint(squares)\nsum(squares)"
+    b2 = "echo shell says hi\nprintf 'a\\nb\\n' | wc -l"
+    b3 = fig_code(fig)
+    b4 = "rm -rf /tmp/everything"
+    b5 = "total = sum(squares)\nprint('total', total)"
+    edited = "total = sum(squares) * 2\nprint('total', total)"
+    reply1 = (f"I'll compute squares.\n\n```python\n{b1}\n```\n\nAn example row:\n\n```csv\n"
+              f"a,b\n1,2\n```\n\nAnd check the shell:\n\n```bash\n{b2}\n```\n")
+    reply2 = f"Now a figure.\n\n```py\n{b3}\n```\n\nCleanup:\n\n```sh\n{b4}\n```\n"
+    reply3 = f"Doubling:\n\n```python\n{b5}\n```"
+    return [
+        {"role": "system", "content": "You are interp."},
+        {"role": "user", "content": "Compute squares and plot them", "_task": True},
+        {"role": "assistant", "content": reply1},
+        {"role": "user", "_output": True, "content":
+            f"[Block 1, python]\n{run('python', b1)}\n\n[Block 2, shell]\n{run('shell', b2)}"},
+        {"role": "assistant", "content": reply2},
+        {"role": "user", "_output": True, "content":
+            f"[Block 1, python]\n{run('python', b3)}\n\n[Block 2, shell]\n"
+            f"{describe_decline('too dangerous')}"},
+        {"role": "assistant", "content": reply3},
+        {"role": "user", "_output": True,
+         "content": f"[Block 1, python]\n{run('python', b5, edited)}"},
+        {"role": "assistant", "content": "Done: the total is 60."},
+    ]
+
+
+@pytest.fixture
+def tool_form(run, tmp_path):
+    """A conversation in the tool-call form, with an error and an unanswered call."""
+    fig = tmp_path / "plots" / "fig-2.png"
+    fig.parent.mkdir()
+    c1 = "data = {'a': 3, 'b': 4}\nfor k, v in sorted(data.items()):\n    print(k, v * 10)"
+    c2 = fig_code(fig)
+    c3 = "1 / 0"
+    c4 = "console.log(6 * 7)"
+
+    def call(i, language, code):
+        return {"id": f"call_{i}", "type": "function", "function": {
+            "name": "execute", "arguments": json.dumps({"language": language, "code": code})}}
+
+    return [
+        {"role": "system", "content": "You are interp."},
+        {"role": "user", "content": "Summarise data", "_task": True},
+        {"role": "assistant", "content": "Let me look.", "tool_calls": [call(1, "python", c1)]},
+        {"role": "tool", "tool_call_id": "call_1", "_output": True, "content": run("python", c1)},
+        {"role": "assistant", "content": None,
+         "tool_calls": [call(2, "python", c2), call(3, "python", c3), call(4, "javascript", c4)]},
+        {"role": "tool", "tool_call_id": "call_2", "_output": True, "content": run("python", c2)},
+        {"role": "tool", "tool_call_id": "call_3", "_output": True, "content": run("python", c3)},
+        {"role": "tool", "tool_call_id": "call_4", "_output": True,
+         "content": "Not run or not finished: the turn was interrupted."},
+        {"role": "user", "content": "Thanks", "_task": True},
+        {"role": "assistant", "content": "You're welcome."},
+    ]
+
+
+def blocks(messages):
+    return [item for kind, item in conversation_items(messages) if kind == "block"]
+
+
+def validate(nb: dict) -> None:
+    nbformat.validate(nbformat.reads(json.dumps(nb), as_version=4))
+
+
+def rerun_python(cells: list[dict]) -> list[str]:
+    """Run python code cells in order in a fresh namespace, as interp's runner does (a trailing
+    expression's value is displayed); returns each cell's stdout."""
+    namespace: dict = {"__name__": "__main__"}
+    outputs = []
+    for cell in cells:
+        tree = ast.parse("".join(cell["source"]))
+        last = ast.Interactive(body=[tree.body.pop()]) if isinstance(tree.body[-1], ast.Expr) \
+            else None
+        buffer = io.StringIO()
+        with contextlib.redirect_stdout(buffer):
+            exec(compile(tree, "<cell>", "exec"), namespace)
+            if last is not None:
+                exec(compile(last, "<cell>", "single"), namespace)
+        outputs.append(buffer.getvalue())
+    return outputs
+
+
+def stdout_of(cell: dict) -> str:
+    return "".join("".join(o["text"]) for o in cell["outputs"]
+                   if o["output_type"] == "stream" and o["name"] == "stdout")
+
+
+# -- reading the history ----------------------------------------------------------------------
+def test_fenced_blocks_are_matched_with_their_reports(fenced, tmp_path):
+    found = blocks(fenced)
+    assert [(b.language, b.ran) for b in found] == [
+        ("python", True), ("shell", True), ("python", True), ("shell", False), ("python", True)]
+    assert found[0].output == "[0, 1, 4, 9, 16]\n30" and found[0].result == "ok"
+    assert found[1].output.split() == ["shell", "says", "hi", "2"]
+    assert found[2].figures == [str(tmp_path / "fig-1.png")]
+    assert "declined by the user" in found[3].note and "too dangerous" in found[3].note
+    assert found[4].edited and "* 2" in found[4].code and found[4].output == "total 60"
+
+
+def test_tool_calls_are_matched_with_tool_results(tool_form, tmp_path):
+    found = blocks(tool_form)
+    assert [(b.language, b.ran) for b in found] == [
+        ("python", True), ("python", True), ("python", True), ("javascript", False)]
+    assert found[0].output == "a 30\nb 40"
+    assert found[1].figures == [str(tmp_path / "plots" / "fig-2.png")]
+    assert found[2].result.startswith("error: ZeroDivisionError")
+    assert found[3].note.startswith("Not run or not finished")
+
+
+def test_find_figures():
+    text = ("[figure saved: /tmp/a/fig-1.png]\nsaved ./out/plot.PNG and plots/x_2.png, again "
+            "/tmp/a/fig-1.png; url https://example.com/logo.png; not a figure: png, .png")
+    assert find_figures(text) == ["/tmp/a/fig-1.png", "./out/plot.PNG", "plots/x_2.png"]
+
+
+# -- markdown ---------------------------------------------------------------------------------
+def test_markdown_has_tasks_prose_code_outputs_and_figures(fenced, tmp_path):
+    md = export_markdown(fenced, title="Squares")
+    assert md.startswith("# Squares\n\n## User\n\nCompute squares and plot them\n\n## Assistant\n")
+    assert "I'll compute squares." in md and "```csv\na,b\n1,2\n```" in md
+    assert "```python\nsquares = [i * i for i in range(5)]" in md
+    assert "```bash\necho shell says hi" in md
+    assert "Output:\n\n```\n[0, 1, 4, 9, 16]\n30\n```\n\n*Result: ok.*" in md
+    assert f"![figure]({tmp_path / 'fig-1.png'})" in md
+    assert ("*Not run: The block was declined by the user and did not run. "
+            "Reason: too dangerous*") in md
+    assert "*The user edited this code before it ran:*\n\n```python\ntotal = sum(squares) * 2" in md
+    assert "You are interp." not in md and md.rstrip().endswith("Done: the total is 60.")
+
+
+def test_markdown_of_the_tool_form(tool_form, tmp_path):
+    md = export_markdown(tool_form)
+    assert md.startswith("# interp conversation\n\n## User\n\nSummarise data")
+    assert "Let me look.\n\n```python\ndata = {'a': 3, 'b': 4}" in md
+    assert f"![figure]({tmp_path / 'plots' / 'fig-2.png'})" in md
+    assert "*Result: error: ZeroDivisionError: division by zero.*" in md
+    assert "```javascript\nconsole.log(6 * 7)\n```\n\n*Not run: Not run or not finished" in md
+    assert md.index("## User\n\nThanks") < md.index("You're welcome.")
+
+
+def test_output_containing_backticks_gets_a_longer_fence(run):
+    code = "print('```\\nnot the end\\n```')"
+    messages = [{"role": "user", "content": "go", "_task": True},
+                {"role": "assistant", "content": f"```python\n{code}\n```"},
+                {"role": "user", "_output": True,
+                 "content": f"[Block 1, python]\n{run('python', code)}"}]
+    assert "````\n```\nnot the end\n```\n````" in export_markdown(messages)
+
+
+# -- notebook ---------------------------------------------------------------------------------
+def test_notebook_validates_and_has_the_expected_cells(fenced, tmp_path):
+    nb = export_notebook(fenced, title="Squares")
+    validate(nb)
+    assert nb["metadata"]["kernelspec"]["name"] == "python3"
+    code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    assert [c["execution_count"] for c in code] == [1, 2, 3, 4]
+    assert "".join(code[1]["source"]).startswith("%%bash\necho shell says hi")
+    image = [o for o in code[2]["outputs"] if o["output_type"] == "display_data"]
+    assert base64.b64decode(image[0]["data"]["image/png"]) == PNG_1X1
+    assert "".join(code[3]["source"]) == "total = sum(squares) * 2\nprint('total', total)"
+    markdown = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    assert "**User:**\n\nCompute squares and plot them" in markdown
+    assert "rm -rf /tmp/everything" in markdown and "*Not run: The block was declined" in markdown
+
+
+def test_notebook_python_cells_rerun_with_the_same_output(fenced, tool_form):
+    for messages in (fenced, tool_form):
+        nb = export_notebook(messages)
+        cells = [c for c in nb["cells"] if c["cell_type"] == "code"
+                 and not "".join(c["source"]).startswith("%%bash")
+                 and not any(o.get("name") == "stderr" for o in c["outputs"])]
+        assert len(cells) >= 2
+        assert rerun_python(cells) == [stdout_of(c) for c in cells]
+
+
+def test_notebook_bash_cells_rerun_with_the_same_output(fenced, tmp_path):
+    cells = [c for c in export_notebook(fenced)["cells"]
+             if c["cell_type"] == "code" and "".join(c["source"]).startswith("%%bash\n")]
+    assert len(cells) == 1
+    body = "".join(cells[0]["source"]).removeprefix("%%bash\n")
+    done = subprocess.run(["bash", "-c", body], capture_output=True, text=True, cwd=tmp_path)
+    assert done.stdout == stdout_of(cells[0])
+
+
+def test_notebook_of_the_tool_form(tool_form, tmp_path):
+    nb = export_notebook(tool_form)
+    validate(nb)
+    code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    assert len(code) == 3
+    assert stdout_of(code[0]) == "a 30\nb 40\n"
+    assert any(o["output_type"] == "display_data" for o in code[1]["outputs"])
+    errors = [o for o in code[2]["outputs"] if o.get("name") == "stderr"]
+    assert "Result: error: ZeroDivisionError" in "".join(errors[0]["text"])
+    js = [c for c in nb["cells"] if "console.log" in "".join(c["source"])]
+    assert js[0]["cell_type"] == "markdown"
+
+
+def test_missing_figure_is_linked_not_embedded(run, tmp_path):
+    code = f"print('[figure saved: {tmp_path / 'gone.png'}]')"
+    messages = [{"role": "user", "content": "plot", "_task": True},
+                {"role": "assistant", "content": f"```python\n{code}\n```"},
+                {"role": "user", "_output": True,
+                 "content": f"[Block 1, python]\n{run('python', code)}"}]
+    nb = export_notebook(messages)
+    validate(nb)
+    cell = next(c for c in nb["cells"] if c["cell_type"] == "code")
+    assert [o["output_type"] for o in cell["outputs"]] == ["stream"]
+    assert f"![figure]({tmp_path / 'gone.png'})" in export_markdown(messages)
+
+
+def test_block_without_a_result_is_a_note(tmp_path):
+    messages = [{"role": "user", "content": "go", "_task": True},
+                {"role": "assistant", "content": "```python\nprint(1)\n```"}]
+    nb = export_notebook(messages)
+    validate(nb)
+    assert all(c["cell_type"] == "markdown" for c in nb["cells"])
+    assert "No result was recorded" in export_markdown(messages)
+
+
+# -- JSON and write_export --------------------------------------------------------------------
+def test_json_round_trip(fenced, tool_form):
+    for messages in (fenced, tool_form):
+        assert json.loads(export_json(messages)) == messages
+
+
+@pytest.mark.parametrize("name, fmt, expected", [
+    ("out.md", None, "markdown"), ("out.ipynb", None, "notebook"), ("out.json", None, "json"),
+    ("out.txt", "md", "markdown"), ("out", "ipynb", "notebook"), ("OUT.JSON", None, "json")])
+def test_write_export_picks_the_format(fenced, tmp_path, name, fmt, expected):
+    path = tmp_path / name
+    assert write_export(fenced, path, fmt, title="T") == expected
+    text = path.read_text(encoding="utf-8")
+    if expected == "markdown":
+        assert text.startswith("# T\n")
+    elif expected == "notebook":
+        validate(json.loads(text))
+    else:
+        assert json.loads(text) == fenced
+
+
+def test_write_export_errors(fenced, tmp_path):
+    with pytest.raises(ExportError, match="Unknown export file type '.txt'"):
+        write_export(fenced, tmp_path / "out.txt")
+    with pytest.raises(ExportError, match="Unknown export format 'pdf'"):
+        write_export(fenced, tmp_path / "out.md", "pdf")
+    with pytest.raises(ExportError, match="Cannot write"):
+        write_export(fenced, tmp_path / "no" / "such" / "dir.md")
+
+
+def test_notebook_reruns_in_a_real_jupyter_kernel_with_the_same_results(fenced, tmp_path):
+    """Execute the exported notebook with nbclient and a real IPython kernel."""
+    nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("ipykernel")
+    nb = nbformat.reads(json.dumps(export_notebook(fenced)), as_version=4)
+    stored = [_visible(cell) for cell in nb.cells if cell.cell_type == "code"]
+    client = nbclient.NotebookClient(nb, kernel_name="python3", timeout=60,
+                                     resources={"metadata": {"path": str(tmp_path)}})
+    client.execute()
+    rerun = [_visible(cell) for cell in nb.cells if cell.cell_type == "code"]
+    assert len(rerun) == 4
+    assert rerun == stored
+
+
+def _visible(cell) -> str:
+    """What a cell shows: its stdout and the value of a trailing expression, whitespace-folded."""
+    parts = []
+    for out in cell.outputs:
+        if out.output_type == "stream" and out.name == "stdout":
+            parts.append("".join(out.text))
+        elif out.output_type == "execute_result":
+            parts.append(out.data.get("text/plain", ""))
+    return " ".join("".join(parts).split())

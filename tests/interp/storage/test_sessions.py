@@ -1,0 +1,194 @@
+import json
+import os
+import re
+import stat
+from datetime import datetime, timezone
+
+import pytest
+
+from interp.secrets import REDACTED
+
+from interp.storage.sessions import SessionStore, StoreError, new_session_id
+
+
+@pytest.fixture
+def store(tmp_path):
+    return SessionStore(tmp_path / "sessions")
+
+
+def user(text):
+    return {"role": "user", "content": text}
+
+
+def make(store, messages, model="gpt-4o", mtime=None):
+    with store.create({"model": model, "cwd": "/tmp"}) as log:
+        for m in messages:
+            log.append_message(m)
+    if mtime is not None:
+        os.utime(log.path, (mtime, mtime))
+    return log.id
+
+
+def test_id_format_sorts_by_time():
+    a = new_session_id(datetime(2026, 11, 22, 15, 30, 12, tzinfo=timezone.utc))
+    b = new_session_id(datetime(2026, 11, 22, 15, 30, 13, tzinfo=timezone.utc))
+    assert re.fullmatch(r"20261122-153012-[0-9a-f]{6}", a)
+    assert a < b
+
+
+def test_round_trip(store):
+    msgs = [user("hi"), {"role": "assistant", "content": "hello", "tool_calls": None}]
+    log = store.create({"model": "m", "cwd": "/w", "extra": 1})
+    for m in msgs:
+        log.append_message(m)
+    log.append_event("run", {"language": "python", "exit": 0})
+    log.close()
+    log.close()  # idempotent
+    assert store.load(log.id) == msgs
+    lines = [json.loads(line) for line in log.path.read_text().splitlines()]
+    meta = lines[0]
+    assert meta["type"] == "meta" and meta["v"] == 1 and meta["id"] == log.id
+    assert meta["model"] == "m" and meta["cwd"] == "/w" and meta["extra"] == 1 and meta["created"]
+    assert lines[-1]["type"] == "event" and lines[-1]["kind"] == "run" and "ts" in lines[-1]
+    assert log.path == store.root / f"{log.id}.jsonl"
+    assert stat.S_IMODE(log.path.stat().st_mode) == 0o600
+
+
+def test_open_appends_to_existing(store):
+    sid = make(store, [user("one")])
+    with store.open(sid[:-2]) as log:  # prefix works
+        assert log.id == sid
+        log.append_message(user("two"))
+    assert [m["content"] for m in store.load(sid)] == ["one", "two"]
+
+
+def test_lines_visible_before_close(store):
+    log = store.create({"model": "m"})
+    log.append_message(user("flushed"))
+    assert store.load(log.id) == [user("flushed")]  # readable by another reader without close
+    log.close()
+    with pytest.raises(StoreError):
+        log.append_message(user("late"))
+
+
+def test_kill_safety_truncated_last_line(store):
+    sid = make(store, [user("a"), user("b")])
+    path = store.path_for(sid)
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write('{"type": "message", "ts": "x", "message": {"role": "us')
+    assert store.load(sid) == [user("a"), user("b")]
+    # reopening starts a new line, so the next record is not glued onto the broken one
+    with store.open(sid) as log:
+        log.append_message(user("c"))
+    assert [m["content"] for m in store.load(sid)] == ["a", "b", "c"]
+
+
+def test_corrupt_lines_anywhere_are_skipped(store):
+    sid = make(store, [user("a")])
+    with open(store.path_for(sid), "ab") as fh:
+        fh.write(b"not json\n\xff\xfe garbage\n[1, 2]\n{\"type\": \"message\", \"message\": 5}\n\n")
+        fh.write(json.dumps({"type": "message", "message": user("b")}).encode() + b"\n")
+    assert store.load(sid) == [user("a"), user("b")]
+
+
+def test_undo_and_reset_records(store):
+    log = store.create({"model": "m"})
+    for t in "abcd":
+        log.append_message(user(t))
+    log.append_undo(2)
+    log.append_message(user("e"))
+    log.close()
+    assert [m["content"] for m in store.load(log.id)] == ["a", "b", "e"]
+    with store.open(log.id) as log2:
+        log2.append_undo(99)
+        log2.append_message(user("f"))
+    assert store.load(log.id) == [user("f")]
+    with store.open(log.id) as log3:
+        log3.append_reset()
+    assert store.load(log.id) == []
+
+
+def test_list_ordering_titles_and_counts(store):
+    old = make(store, [user("first question"), {"role": "assistant", "content": "x"}], mtime=1_000_000)
+    new = make(store, [{"role": "system", "content": "sys"},
+                       user([{"type": "text", "text": "parts\n  title"}])], model="claude", mtime=2_000_000)
+    empty = make(store, [], mtime=1_500_000)
+    infos = store.list()
+    assert [i.id for i in infos] == [new, empty, old]
+    assert infos[0].title == "parts title" and infos[0].model == "claude" and infos[0].message_count == 2
+    assert infos[2].title == "first question" and infos[2].message_count == 2
+    assert infos[1].title == "" and infos[1].message_count == 0
+    assert infos[0].created and infos[0].updated.year == 1970
+    assert store.latest_id() == new
+
+
+def test_long_title_truncated(store):
+    make(store, [user("word " * 50)])
+    (info,) = store.list()
+    assert len(info.title) <= 60 and info.title.endswith("…")
+
+
+def test_latest_id_prefers_recently_modified(store):
+    a = make(store, [user("a")], mtime=3_000_000)
+    make(store, [user("b")], mtime=1_000_000)
+    assert store.latest_id() == a
+
+
+def test_empty_or_missing_store(store):
+    assert store.list() == [] and store.latest_id() is None
+    with pytest.raises(StoreError, match="no saved session"):
+        store.load("2026")
+
+
+def test_corrupt_files_do_not_break_list(store):
+    good = make(store, [user("ok")])
+    store.root.joinpath("20200101-000000-aaaaaa.jsonl").write_bytes(b"\x00\xff garbage\n{{{")
+    store.root.joinpath("20200101-000000-bbbbbb.jsonl").write_text("")
+    store.root.joinpath("notes.txt").write_text("ignore me")
+    store.root.joinpath("20200101-000000-cccccc.jsonl").mkdir()  # unreadable as a file
+    infos = {i.id: i for i in store.list()}
+    assert infos[good].title == "ok"
+    assert infos["20200101-000000-aaaaaa"].message_count == 0
+    assert infos["20200101-000000-aaaaaa"].model is None
+    assert "20200101-000000-cccccc" not in infos
+
+
+def test_redaction(store):
+    key = "sk-abc123SECRET"
+    quoted = 'pa"ss\\word'
+    log = store.create({"model": "m", "api_key": key}, secrets=[key, quoted, "short", None])
+    log.append_message(user(f"my key is {key}!"))
+    log.append_message({"role": "assistant", "content": [{"type": "text", "text": key}], key: 1})
+    log.append_event("run", {"output": f"KEY={key}\n", "pw": quoted})
+    log.append_message({"role": "user", "content": "short stays"})
+    log.close()
+    raw = log.path.read_bytes()
+    assert key.encode() not in raw
+    assert b"pa\\\"ss\\\\word" not in raw and b'pa"ss' not in raw
+    msgs = store.load(log.id)
+    assert msgs[0]["content"] == f"my key is {REDACTED}!"
+    assert msgs[1]["content"][0]["text"] == REDACTED and REDACTED in msgs[1]
+    assert msgs[2]["content"] == "short stays"  # secrets under 6 chars are not redacted
+
+
+def test_prefix_resolution(store):
+    ids = ["20261122-153012-ab12cd", "20261122-153012-ab99ef", "20261123-000000-000000"]
+    store.root.mkdir(parents=True)
+    for i in ids:
+        store.root.joinpath(f"{i}.jsonl").write_text("")
+    assert store.resolve("20261123") == ids[2]
+    assert store.resolve("20261122-153012-ab1") == ids[0]
+    assert store.resolve(ids[1]) == ids[1]
+    with pytest.raises(StoreError, match="ambiguous"):
+        store.resolve("20261122-153012-ab")
+    with pytest.raises(StoreError, match="no saved session"):
+        store.resolve("1999")
+    with pytest.raises(StoreError, match="empty"):
+        store.resolve("  ")
+    with pytest.raises(StoreError):
+        store.path_for("../etc/passwd")
+
+
+def test_default_store_honours_xdg_data_home(tmp_path):
+    s = SessionStore.default({"XDG_DATA_HOME": str(tmp_path)})
+    assert s.root == tmp_path / "interp" / "sessions"

@@ -1,0 +1,135 @@
+"""Driving the real `interp` in a pseudo-terminal: a cursor into its visible output.
+
+prompt_toolkit and rich draw with escape sequences, so `Term` strips them and matches on the
+visible text. Every wait is a generous hang guard; nothing asserts how long anything takes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+
+import pexpect
+
+
+HANG_GUARD = 40.0  # seconds: only a guard against a hung test, never a timing assertion
+
+
+QUESTION = r"Run this (\w+) block\? \[y\]es / \[n\]o / \[e\]dit / \[a\]lways \w+: "
+
+
+PROMPT = r"^> "
+
+
+PANEL = r"╭─ \w+ block \d+ ─"
+
+
+ESC = "\x1b"
+
+
+_FORWARD = re.compile(r"\x1b\[(\d*)C")
+
+
+_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)"
+                      r"|\x1b[()][0-9A-Za-z]|\x1b[=>78DEHMNOPZc]")
+
+
+def visible_text(raw: str) -> str:
+    """What the terminal output says, roughly: escapes dropped, cursor-forward as spaces."""
+    raw = _FORWARD.sub(lambda m: " " * int(m.group(1) or 1), raw)
+    return _ESCAPES.sub("", raw).replace("\x08", "").replace("\r", "")
+
+
+class Term:
+    """A spawned interp and a cursor into its visible output."""
+
+    def __init__(self, child: pexpect.spawn) -> None:
+        self.child = child
+        self.raw = ""
+        self.pos = 0
+
+    @property
+    def text(self) -> str:
+        return visible_text(self.raw)
+
+    def _read(self) -> bool:
+        """Read what is available; False at end of file."""
+        try:
+            self.raw += self.child.read_nonblocking(65536, timeout=0.2)
+        except pexpect.TIMEOUT:
+            pass
+        except pexpect.EOF:
+            return False
+        return True
+
+    def expect(self, pattern: str, guard: float = HANG_GUARD) -> re.Match:
+        """Wait for pattern in the visible output after the cursor; move the cursor past it."""
+        regex = re.compile(pattern, re.M)
+        deadline = time.monotonic() + guard
+        alive = True
+        while True:
+            text = self.text
+            match = regex.search(text, self.pos)
+            if match:
+                self.pos = match.end()
+                return match
+            if not alive:
+                raise AssertionError(f"interp exited before {pattern!r} appeared; "
+                                     f"output after the cursor:\n{text[self.pos:][-3000:]}")
+            if time.monotonic() > deadline:
+                raise AssertionError(f"hang guard: no {pattern!r} after {guard:g} s; "
+                                     f"output after the cursor:\n{text[self.pos:][-3000:]}")
+            alive = self._read()
+
+    def since(self, start: int) -> str:
+        """Visible output from an earlier cursor position up to the current one."""
+        return self.text[start:self.pos]
+
+    def prompt(self) -> None:
+        self.expect(PROMPT)
+
+    def question(self) -> str:
+        """Wait for the next block's panel and its approval question; returns the language.
+
+        The question is redrawn as keys are typed, so matching its text alone could find an
+        old copy; each proposal's panel is printed exactly once."""
+        self.expect(PANEL)
+        return self.expect(QUESTION).group(1)
+
+    def send(self, keys: str) -> None:
+        self.child.send(keys)
+
+    def line(self, text: str) -> None:
+        self.child.send(text + "\r")
+
+    def task(self, text: str) -> None:
+        """Wait for the task prompt, then type a task."""
+        self.prompt()
+        self.line(text)
+
+    def exit_status(self) -> int:
+        """Ctrl-D at the prompt; the exit status once interp has gone."""
+        self.prompt()
+        self.child.sendeof()
+        return self.wait()
+
+    def wait(self) -> int:
+        while self._read():
+            pass
+        self.child.close()
+        return self.child.exitstatus
+
+
+def fenced(language: str, code: str, before: str = "Let me check.") -> str:
+    return f"{before}\n```{language}\n{code}\n```\n"
+
+
+def texts(request: dict) -> list[str]:
+    """The contents of a request's messages, as strings."""
+    return [json.dumps(m["content"]) if not isinstance(m.get("content"), str) else m["content"]
+            for m in request["messages"] if m.get("content") is not None]
+
+
+def last_user(request: dict) -> str:
+    return [m for m in request["messages"] if m["role"] in ("user", "tool")][-1]["content"]

@@ -1,0 +1,48 @@
+"""Helpers for tests of the library Session against the fake OpenAI server."""
+
+from __future__ import annotations
+
+from helpers import hang_guard as shared_guard
+
+from interp.core import events as ev
+from interp.core.session import Session
+
+
+KEY = "sk-test-123456"
+
+
+GUARD = 60.0  # seconds; a hang guard only
+
+
+def hang_guard(seconds: float = GUARD):
+    """The shared hang guard, worded for a session."""
+    return shared_guard(seconds, "no task.finished")
+
+
+def run(session: Session, task: str, on_event=None) -> list[ev.Event]:
+    """All events of one task except the streamed deltas; the last one is task.finished."""
+    out = []
+    with hang_guard():
+        for item in session.run(task):
+            if on_event is not None:
+                on_event(item)
+            if item.type != ev.MESSAGE_DELTA:
+                out.append(item)
+    assert out[-1].type == "task.finished"
+    return out
+
+
+def of(events, kind):
+    return [e.data for e in events if e.type == kind]
+
+
+def finished(events):
+    return events[-1].data
+
+
+def contents(request: dict) -> list[str]:
+    return [m.get("content") or "" for m in request["messages"]]
+
+
+def py(code: str) -> str:
+    return f"```python\n{code}\n```"
