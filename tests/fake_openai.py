@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import select
+import socket
 import sys
 import threading
 import time
@@ -41,6 +43,9 @@ class Reply:
     hang: float = 0.0  # stall this long (capped at HANG_CAP; stop() releases it): mid-stream, or before a JSON reply
     chunk_size: int = 8  # characters per streamed content / arguments fragment
     finish_reason: str | None = None  # default "stop", or "tool_calls" when there are tool calls
+    keepalive: float = 0.0  # send the role chunk, then only ": keep-alive" comments this often
+    no_index: bool = False  # each tool call whole in one chunk without "index" (some proxies)
+    drop_after: int | None = None  # close the connection after this many stream events
 
 
 ReplyLike = Reply | str | dict | Callable[[dict], Any]
@@ -85,6 +90,7 @@ class FakeOpenAI:
         self._httpd: _Server | None = None
         self._thread: threading.Thread | None = None
         self.headers: dict[str, str] = {}
+        self.abandoned = 0  # keep-alive streams the client gave up on
         self.script(replies)
 
     def start(self) -> FakeOpenAI:
@@ -216,7 +222,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _answer(self, reply: Reply, is_error: bool, body: dict) -> None:
         fake = self.server.fake
-        if not fake._sleep(reply.delay):
+        if not self._hold(reply.delay):
             self.close_connection = True
             return
         if is_error:
@@ -243,19 +249,52 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream; charset=utf-8")
         self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")  # a dropped connection is not a clean end
         self.send_header("Connection", "close")
         self.end_headers()
         self.close_connection = True
+        fake = self.server.fake
         hang_at = min(2, len(events) - 1)  # after the role chunk and the first content/tool chunk
         for i, event in enumerate(events):
-            if (i and not self.server.fake._sleep(reply.chunk_delay)) or (
-                i == hang_at and not self.server.fake._sleep(reply.hang)
+            if i == reply.drop_after:
+                self.connection.shutdown(socket.SHUT_RDWR)
+                return
+            if (i and not fake._sleep(reply.chunk_delay)) or (
+                i == hang_at and not fake._sleep(reply.hang)
             ):
                 return
-            self.wfile.write(b"data: " + json.dumps(event).encode() + b"\n\n")
-            self.wfile.flush()
-        self.wfile.write(b"data: [DONE]\n\n")
+            self._chunk(b"data: " + json.dumps(event).encode() + b"\n\n")
+            if i == 0 and reply.keepalive:
+                return self._keep_alive(reply.keepalive)
+        self._chunk(b"data: [DONE]\n\n")
+        self._chunk(b"")
+
+    def _hold(self, seconds: float) -> bool:
+        """Send nothing for `seconds` (capped); False if the server stops or the client leaves
+        (then counted in `abandoned`)."""
+        fake, end = self.server.fake, time.monotonic() + min(seconds, HANG_CAP)
+        while time.monotonic() < end:
+            if not fake._sleep(min(0.05, end - time.monotonic())):
+                return False
+            readable, _, _ = select.select([self.connection], [], [], 0)
+            if readable and self.connection.recv(1, socket.MSG_PEEK) == b"":
+                fake.abandoned += 1
+                return False
+        return True
+
+    def _chunk(self, data: bytes) -> None:
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
         self.wfile.flush()
+
+    def _keep_alive(self, every: float) -> None:
+        """Comments only, until the client leaves, the server stops or HANG_CAP passes."""
+        fake, end = self.server.fake, time.monotonic() + HANG_CAP
+        while time.monotonic() < end and fake._sleep(every):
+            try:
+                self._chunk(b": keep-alive\n\n")
+            except OSError:
+                fake.abandoned += 1
+                return
 
     def _json(self, status: int, obj: dict, extra: dict[str, str] | None = None) -> None:
         data = json.dumps(obj).encode()
@@ -295,6 +334,9 @@ def _stream_events(reply: Reply, base: dict, calls: list, usage: dict, finish: s
     for piece in _split(reply.text, reply.chunk_size):
         yield chunk({"content": piece})
     for index, call in enumerate(calls):
+        if reply.no_index:  # each call whole, in its own chunk, without an index
+            yield chunk({"tool_calls": [call]})
+            continue
         head = {"index": index, "id": call["id"], "type": "function"}
         yield chunk({"tool_calls": [dict(head, function={"name": call["function"]["name"], "arguments": ""})]})
         for piece in _split(call["function"]["arguments"], reply.chunk_size):

@@ -39,7 +39,8 @@ class Request:
 def make_model(settings: Settings, name: str | None = None) -> LiteLLMModel:
     """A litellm model for the settings (litellm itself loads on first use)."""
     return LiteLLMModel(name or settings.model, api_base=settings.api_base,
-                        api_key=settings.api_key)
+                        api_key=settings.api_key, request_timeout=settings.request_timeout,
+                        idle_timeout=settings.idle_timeout, max_tokens=settings.max_tokens)
 
 
 def build_session(settings: Settings, request: Request, approver, store: SessionStore,

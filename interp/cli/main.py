@@ -35,8 +35,20 @@ def main_command(
     resume: Optional[str] = typer.Option(None, "--resume", metavar="[ID]",
                                          help="Continue the latest or a given saved "
                                          "conversation (bare --resume: the latest)."),
-    no_tools: bool = typer.Option(False, "--no-tools",
-                                            help="Only fenced code blocks, no execute tool."),
+    tools: Optional[str] = typer.Option(None, "--tools", metavar="auto|on|off",
+                                        help="Offer the model the execute tool: auto (if "
+                                        "litellm knows it supports tools; default), on, or "
+                                        "off (fenced code blocks only)."),
+    no_tools: bool = typer.Option(False, "--no-tools", help="The same as --tools off."),
+    request_timeout: Optional[float] = typer.Option(
+        None, "--request-timeout", metavar="SECONDS",
+        help="Longest wait for the model's first token (default 600)."),
+    idle_timeout: Optional[float] = typer.Option(
+        None, "--idle-timeout", metavar="SECONDS",
+        help="Longest wait between two tokens of a reply (default 120)."),
+    max_tokens: Optional[int] = typer.Option(None, "--max-tokens", metavar="N",
+                                             help="Cap on the length of a reply in tokens "
+                                             "(default 8192; 0: no cap)."),
     sandbox: Optional[str] = typer.Option(None, "--sandbox", metavar="off|workspace|read-only",
                                           help="Run code inside bubblewrap (Linux)."),
     network: bool = typer.Option(False, "--network", help="Allow network access in the sandbox."),
@@ -61,7 +73,9 @@ def main_command(
         return
     cli = {"model": model, "api_base": api_base, "api_key": api_key, "max_turns": max_turns,
            "timeout": timeout, "auto_approve": auto_approve or None, "json": json_ or None,
-           "debug": debug or None, "tools": False if no_tools else None, "sandbox": sandbox,
+           "debug": debug or None, "tools": "off" if no_tools else tools, "sandbox": sandbox,
+           "request_timeout": request_timeout, "idle_timeout": idle_timeout,
+           "max_tokens": max_tokens,
            "network": network or None, "pass_env": tuple(pass_env) if pass_env else None,
            "output_dir": output_dir, "python": python}
     from interp.cli.start import start
@@ -138,7 +152,8 @@ def rules_remove(entry: list[str] = typer.Argument(..., metavar="ENTRY|NUMBER"))
 
 _TAKES_VALUE = frozenset({"-e", "--exec", "--model", "--api-base", "--api-key", "--max-turns",
                           "--timeout", "--resume", "--sandbox", "--pass-env", "--output-dir",
-                          "--file", "--python", "--format", "-f", "-o", "--output"})
+                          "--file", "--python", "--format", "-f", "-o", "--output", "--tools",
+                          "--request-timeout", "--idle-timeout", "--max-tokens"})
 
 
 def optional_resume(args: list[str]) -> list[str]:

@@ -26,7 +26,8 @@ APPROVAL_TABLE = "approval"
 # Keys accepted in config.toml; `json` is an output mode, so it is CLI/env only.
 FILE_KEYS = frozenset(
     {"model", "api_base", "api_key", "max_turns", "timeout", "auto_approve", "python", "tools", "debug",
-     "sandbox", "network", "memory_limit", "process_limit", "pass_env", "output_dir"}
+     "sandbox", "network", "memory_limit", "process_limit", "pass_env", "output_dir",
+     "request_timeout", "idle_timeout", "max_tokens"}
 )
 
 NO_MODEL_HELP = """\
@@ -61,7 +62,10 @@ class Settings:
     max_turns: int = 20
     timeout: float = 600.0
     json: bool = False
-    tools: bool = True
+    tools: str = "auto"  # auto (as litellm knows the model) | on | off (fenced blocks only)
+    request_timeout: float = 600.0  # seconds to the model's first token
+    idle_timeout: float = 120.0  # seconds between two tokens
+    max_tokens: int = 8192  # cap on a reply's length; 0 sends none
     debug: bool = False
     python: str | None = None
     sandbox: str = "off"
@@ -77,11 +81,13 @@ class Settings:
 
 _TYPES: dict[str, type] = {
     "model": str, "api_base": str, "api_key": str, "python": str,
-    "auto_approve": bool, "json": bool, "tools": bool, "debug": bool,
+    "auto_approve": bool, "json": bool, "tools": str, "debug": bool,
+    "request_timeout": float, "idle_timeout": float, "max_tokens": int,
     "max_turns": int, "timeout": float, "sandbox": str, "network": bool,
     "memory_limit": int, "process_limit": int, "pass_env": tuple, "output_dir": str,
 }
 SANDBOX_MODES = ("off", "workspace", "read-only")
+TOOL_MODES = ("auto", "on", "off")
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"0", "false", "no", "off"})
 
@@ -141,6 +147,8 @@ def _parse_text(name: str, raw: str, source: str) -> Any:
 
 def _check_value(name: str, value: Any, source: str) -> Any:
     """Type- and range-check an already typed value (from TOML or the CLI)."""
+    if name == "tools":
+        return _tool_mode(value, source)
     kind = _TYPES[name]
     if kind is tuple and isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
         return tuple(value)
@@ -150,13 +158,29 @@ def _check_value(name: str, value: Any, source: str) -> Any:
         raise ConfigError(f"{source}: expected {kind.__name__}, got {value!r}")
     if name == "max_turns" and value < 1:
         raise ConfigError(f"{source}: must be at least 1, got {value}")
-    if name == "timeout" and not value > 0:
+    if name in ("timeout", "request_timeout", "idle_timeout") and not value > 0:
         raise ConfigError(f"{source}: must be a positive number of seconds, got {value}")
+    if name == "max_tokens" and value < 0:
+        raise ConfigError(f"{source}: must be 0 (no cap) or a positive number, got {value}")
     if name == "sandbox" and value not in SANDBOX_MODES:
         raise ConfigError(f"{source}: must be one of {', '.join(SANDBOX_MODES)}, got {value!r}")
     if name in ("memory_limit", "process_limit") and value < 0:
         raise ConfigError(f"{source}: must be 0 (no limit) or a positive number, got {value}")
     return value
+
+
+def _tool_mode(value: Any, source: str) -> str:
+    """auto | on | off; true/false (and 1/0, yes/no) as before: true is auto, false is off."""
+    if isinstance(value, bool):
+        return "auto" if value else "off"
+    text = str(value).strip().lower() if isinstance(value, str) else None
+    if text in TOOL_MODES:
+        return text
+    if text in ("true", "1", "yes"):
+        return "auto"
+    if text in ("false", "0", "no"):
+        return "off"
+    raise ConfigError(f"{source}: must be one of {', '.join(TOOL_MODES)}, got {value!r}")
 
 
 def _from_file(path: Path) -> tuple[dict[str, Any], list[str]]:

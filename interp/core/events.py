@@ -36,6 +36,7 @@ BLOCK_FILES = "block.files"  # files the block created, modified or deleted (bef
 BLOCK_FINISHED = "block.finished"
 TURN_COMPLETED = "turn.completed"
 NOTICE = "notice"
+MODEL_RETRY = "model.retry"  # a failed model call is retried: attempt, max_attempts, delay, reason, text
 SESSION_FINISHED = "session.finished"
 
 JSON_HIDDEN = frozenset({MESSAGE_DELTA})

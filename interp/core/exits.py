@@ -5,4 +5,6 @@ MODEL_ERROR = 1  # model or API error; also an unexpected error
 USAGE = 2  # bad flag or setting, no model configured, no terminal to ask on
 MAX_TURNS = 3
 POLICY = 4  # blocks were denied by policy and nothing ran after the last denial
+NO_ANSWER = 5  # the reply was refused or blocked (content filter), or the model sent only empty replies
+LOOP = 6  # the model repeated the same block with the same output: stopped
 INTERRUPTED = 130

@@ -15,8 +15,10 @@ from interp.core import workspace
 from interp.approval.decision import Approver, Decision, Proposal, auto_approve
 from interp.core.attachments import check_attachable, describe_file
 from interp.core.steps import EXECUTE_TOOL, Step, steps_from_reply
+from interp.core import turns
+from interp.core.textcalls import valid_arguments
 from interp.core.report import describe_decline, describe_result
-from interp.models.base import Model, ModelError, Reply
+from interp.models.base import Model, ModelError, Reply, Retrying
 from interp.core.system_prompt import system_prompt
 from interp.core.payload import build_payload, has_images
 
@@ -28,7 +30,7 @@ class SessionConfig:
 
     max_turns: int = 20
     timeout: float | None = 600.0
-    tools: bool = True
+    tools: bool | str = "auto"  # auto | on | off (True: auto, False: off)
     runner: RunnerConfig = field(default_factory=RunnerConfig)
     report_files: bool = True  # snapshot the working directory around each block (block.files)
 
@@ -43,7 +45,7 @@ class Totals:
     cost_known: bool = True
 
 
-class Session:
+class Session(turns.TurnChecks):
     """A conversation whose `run(task)` streams the events that `--json` prints."""
 
     def __init__(self, model: Model, approver: Approver = auto_approve, *,
@@ -61,7 +63,8 @@ class Session:
         self._log_reset = False  # reset() happened; the log learns of it before the next message
         if not self.messages or self.messages[0].get("role") != "system":
             self._add({"role": "system", "content": system_prompt(self.registry.names(),
-                                                                  self.config.runner.cwd)})
+                                                                  self.config.runner.cwd),
+                       "_prompt": "interp"})
         self._runners: dict[str, object] = {}
         self._current = None
         self._started = False
@@ -69,6 +72,9 @@ class Session:
         self._denied = False  # a block was denied by policy and nothing has run since
         self.attachments: list[str] = []  # file descriptions for the next task (see attach)
         self._vision: tuple[object, bool] | None = None  # (model, supports_vision), cached
+        self._tools: tuple[object, turns.ToolChoice] | None = None  # per model, decided once
+        self._loops = turns.LoopGuard()
+        self._empty_replies = 0  # in a row
 
     # -- public API -----------------------------------------------------------
     def run(self, task: str) -> Iterator[ev.Event]:
@@ -83,6 +89,8 @@ class Session:
             self.attachments = []
         self._add({"role": "user", "content": task}, task=True)
         self._denied = False
+        self._loops.reset()
+        self._empty_replies = 0
         code, reason = yield from self._loop()
         if code == exits.OK and self._denied:
             code, reason = exits.POLICY, "denied by policy"
@@ -160,14 +168,23 @@ class Session:
             except KeyboardInterrupt:
                 yield ev.event(ev.NOTICE, level="warning", text="Reply interrupted.")
                 return exits.INTERRUPTED, "interrupted"
-            steps = steps_from_reply(reply, self.registry)
-            yield ev.event(ev.MESSAGE, role="assistant", text=reply.text, final=not steps)
+            steps = self._steps(reply)
+            yield ev.event(ev.MESSAGE, role="assistant", text=reply.text,
+                           final=not steps and turns.is_answer(reply))
             yield self._turn_event(turn, reply)
             if not steps:
-                return exits.OK, "done"
+                ending = yield from self._no_steps(reply)
+                if ending is None:
+                    continue
+                return ending
+            self._empty_replies = 0
             stopped, carry_on = yield from self._act(steps)
             if stopped:
                 return exits.INTERRUPTED, "stopped by the user"
+            if self._loops.stuck:
+                ending = self._loops.ending()
+                yield ev.event(ev.NOTICE, level=ending.level, text=ending.notice)
+                return ending.code, ending.reason
             if not carry_on:
                 return exits.OK, "declined"
         yield ev.event(ev.NOTICE, level="warning",
@@ -175,12 +192,15 @@ class Session:
         return exits.MAX_TURNS, "max turns reached"
 
     def _ask(self, turn: int) -> Iterator[ev.Event]:
-        tools = [EXECUTE_TOOL] if self.config.tools and self.model.supports_tools() else None
+        tools = [EXECUTE_TOOL] if (yield from self._tool_choice()) else None
         reply, parts = None, []
         try:
-            for item in self.model.stream(self.payload(), tools):
+            for item in self.model.stream(self.payload(tools=bool(tools)), tools):
                 if isinstance(item, Reply):
                     reply = item
+                elif isinstance(item, Retrying):
+                    parts = [] if item.restart else parts
+                    yield turns.retry_event(item)
                 else:
                     parts.append(item)
                     yield ev.event(ev.MESSAGE_DELTA, text=item)
@@ -191,7 +211,8 @@ class Session:
             self._save_partial("".join(parts), "[reply cut off by an error]")
             raise
         reply = reply or Reply("".join(parts), (), None, None)
-        self._add(_assistant_message(reply))
+        if not turns.is_empty(reply):  # an empty assistant message is rejected by some APIs
+            self._add(_assistant_message(reply))
         return reply
 
     def _act(self, steps: list[Step]) -> Iterator[ev.Event]:
@@ -234,6 +255,8 @@ class Session:
         python = None if result.ok else _python_of(self._runners.get(step.language))
         text = describe_result(step.language, result, code if edited else None, files=files,
                                python=python)
+        if self._loops.saw(step.language, code, result) == 2:
+            text += "\n" + turns.REPEAT_NOTE
         return text, True, False, images
 
     def _decide(self, proposal: Proposal) -> Decision:
@@ -298,10 +321,13 @@ class Session:
             self._add({"role": "user", "content": "\n\n".join(plain), "_output": True,
                        **({"_images": plain_images} if plain_images else {})})
 
-    def payload(self) -> list[dict]:
-        """The messages the model is sent next: trimmed to its window, figures attached."""
-        return build_payload(self.messages, self.model,
-                             self._supports_vision() if has_images(self.messages) else False)
+    def payload(self, tools: bool = False) -> list[dict]:
+        """The messages the model is sent next: trimmed to its window, figures attached
+        (`tools`: with the system prompt for the execute tool)."""
+        messages = build_payload(self.messages, self.model,
+                                 self._supports_vision() if has_images(self.messages) else False)
+        messages = turns.valid_calls(messages)
+        return self._with_tool_prompt(messages) if tools else messages
 
     def _supports_vision(self) -> bool:
         if self._vision is None or self._vision[0] is not self.model:
@@ -380,9 +406,10 @@ def _without_figures(changes: workspace.Changes, root: str, result: Result) -> w
 
 def _assistant_message(reply: Reply) -> dict:
     message: dict = {"role": "assistant", "content": reply.text or None}
-    if reply.tool_calls:
+    if reply.tool_calls:  # arguments cut off mid-JSON are stored repaired: APIs reject them
         message["tool_calls"] = [{"id": c.id, "type": "function",
-                                  "function": {"name": c.name, "arguments": c.arguments}}
+                                  "function": {"name": c.name,
+                                               "arguments": valid_arguments(c.arguments)}}
                                  for c in reply.tool_calls]
     return message
 

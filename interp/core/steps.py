@@ -9,6 +9,7 @@ from languages import Registry
 
 from interp.models.base import Reply
 from interp.core.fences import parse_blocks
+from interp.core.textcalls import ALIASES, TextCall, text_calls
 
 # Tags a model uses for data or example output; shown, never run, never "unknown".
 DISPLAY_ONLY = frozenset({
@@ -35,6 +36,13 @@ EXECUTE_TOOL = {
 }
 
 
+CUT_OFF_CALL = ("Your reply was cut off by the output limit (max_tokens) inside this tool call, "
+                "so it was not run. Send it again, shorter, or split the work into smaller steps.")
+HOW_TO_CALL = ('to run code, call the `execute` tool (a function call, not text) with the '
+               'arguments {"language": "python", "code": "..."}.')
+HOW_TO_FENCE = "to run code, write it in a fenced code block with a language tag, e.g. ```python."
+
+
 @dataclass(frozen=True)
 class Step:
     """Something in a reply to act on: a block to run, or a problem to tell the model."""
@@ -45,10 +53,18 @@ class Step:
     problem: str | None = None
 
 
-def steps_from_reply(reply: Reply, registry: Registry) -> list[Step]:
-    """Tool calls if the reply has any, else its fenced blocks with a language tag."""
+def steps_from_reply(reply: Reply, registry: Registry, *, fenced: bool = True,
+                     tools: bool = False) -> list[Step]:
+    """What to run from a reply: its tool calls; else the calls it wrote as text; else (unless
+    `fenced` is False: in tool mode, once the model has used the tool) its fenced blocks with
+    a language tag. `tools`: the execute tool was offered (for what a problem tells the model)."""
     if reply.tool_calls:
-        return [_step_from_call(call, registry) for call in reply.tool_calls]
+        return [_step_from_call(call, registry, reply.finish_reason) for call in reply.tool_calls]
+    written = text_calls(reply.text)
+    if written:
+        return [_step_from_text(call, registry, tools) for call in written]
+    if not fenced:
+        return []
     steps = []
     for block in parse_blocks(reply.text):
         if block.language in DISPLAY_ONLY:
@@ -63,19 +79,38 @@ def steps_from_reply(reply: Reply, registry: Registry) -> list[Step]:
     return steps
 
 
-def _step_from_call(call, registry: Registry) -> Step:
+def _step_from_call(call, registry: Registry, finish_reason: str | None = None) -> Step:
     if call.name != "execute":
         return Step("", "", call.id, f"Unknown tool {call.name!r}; the only tool is `execute`.")
     try:
         args = json.loads(call.arguments or "{}")
     except ValueError as exc:
+        if finish_reason == "length":
+            return Step("", "", call.id, CUT_OFF_CALL)
         return Step("", "", call.id, f"The tool arguments were not valid JSON ({exc}).")
+    return _step_from_arguments(args, registry, call.id)
+
+
+def _step_from_arguments(args, registry: Registry, call_id: str | None,
+                         default_language: str = "python") -> Step:
     if not isinstance(args, dict) or not isinstance(args.get("code"), str):
-        return Step("", "", call.id, "The tool call needs a `code` string and a `language`.")
-    language = str(args.get("language") or "python").strip().lower()
+        return Step("", "", call_id, "The tool call needs a `code` string and a `language`.")
+    language = str(args.get("language") or default_language).strip().lower()
     if language not in registry:
-        return Step(language, args["code"], call.id, _unknown(language, registry))
-    return Step(registry.canonical(language), args["code"], call.id)
+        return Step(language, args["code"], call_id, _unknown(language, registry))
+    return Step(registry.canonical(language), args["code"], call_id)
+
+
+def _step_from_text(call: TextCall, registry: Registry, tools: bool) -> Step:
+    """A step from a call written as text; its result goes back as a plain message."""
+    how = (HOW_TO_CALL if tools else HOW_TO_FENCE)
+    if call.name not in ALIASES:
+        return Step("", "", None, f"Unknown tool {call.name!r} (written as text); {how}")
+    if call.arguments is None:
+        return Step("", "", None, f"A tool call written as text could not be read, so nothing "
+                    f"ran; {how}")
+    default = call.name if call.name in registry else "python"
+    return _step_from_arguments(call.arguments, registry, None, default)
 
 
 def _unknown(language: str, registry: Registry) -> str:

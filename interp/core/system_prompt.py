@@ -11,16 +11,14 @@ _TEMPLATE = """\
 You are interp, an assistant that completes tasks by running code on the user's own computer.
 
 How it works:
-- Every fenced code block with a language tag in your reply (for example ```python) is shown \
-to the user, who approves or declines it; approved blocks run on the user's machine in the \
-order they appear, and you receive their output.
+{how}
 - Available languages: {languages}. Sessions persist: variables, imports, the working \
-directory and exported variables carry over between blocks of the same language.
-- Blocks without a language tag, or tagged text/json/csv and the like, are only displayed.
-- Work step by step: run a small block, read its output, then continue. Check that outputs \
-are what you expected before building on them. Standard input is not available to your code.
+directory and exported variables carry over between runs in the same language.
+- Work step by step: run a small piece of code, read its output, then continue. Check that \
+outputs are what you expected before building on them. Standard input is not available to \
+your code.
 - Save charts and files to disk rather than opening windows.
-- When the task is done, reply with a short summary and no code block.
+- When the task is done, reply with a short summary{done}.
 
 The user's machine:
 - OS: {os}
@@ -29,10 +27,25 @@ The user's machine:
 - Python: {python}
 """
 
+_FENCED = """\
+- Every fenced code block with a language tag in your reply (for example ```python) is shown \
+to the user, who approves or declines it; approved blocks run on the user's machine in the \
+order they appear, and you receive their output.
+- Blocks without a language tag, or tagged text/json/csv and the like, are only displayed."""
 
-def system_prompt(languages: Sequence[str], cwd: str | None = None, extra: str = "") -> str:
-    """The system message for a session."""
+_TOOL = """\
+- To run code, call the `execute` function (a real tool call, not text in your reply) with \
+the arguments `language` and `code`. The user sees each call and approves or declines it; \
+approved code runs on the user's machine and you receive its output as the call's result.
+- Code blocks in your reply text are for showing code to the user; to run code, use the tool."""
+
+
+def system_prompt(languages: Sequence[str], cwd: str | None = None, extra: str = "", *,
+                  tools: bool = False) -> str:
+    """The system message for a session; `tools`: code runs through the execute tool."""
     text = _TEMPLATE.format(
+        how=_TOOL if tools else _FENCED,
+        done=" and no tool call" if tools else " and no code block",
         languages=", ".join(languages),
         os=f"{platform.system()} {platform.release()} ({platform.machine()})",
         shell=os.environ.get("SHELL", "bash (interp runs shell blocks with bash)"),

@@ -39,6 +39,18 @@ class Reply:
 
 
 
+@dataclass(frozen=True)
+class Retrying:
+    """A failed attempt about to be retried; ``Model.stream`` yields it before it waits."""
+    attempt: int  # the retry about to be made: 1 for the first retry
+    max_attempts: int | None  # the most retries that will be made (None: bounded by time only)
+    delay: float  # seconds until the retry
+    reason: str  # the error kind (see KINDS)
+    text: str  # one line for the user, e.g. "rate limited, retry 1 of 5 in 4 s"
+    restart: bool = False  # text already streamed for this reply is void: the reply starts over
+
+
+
 class ModelError(Exception):
     """A failed model call: ``kind`` classifies it, ``str()`` is a one-line hint for the user."""
 
@@ -54,7 +66,7 @@ class Model(Protocol):
 
     name: str
 
-    def stream(self, messages: list[dict], tools: list[dict] | None = None) -> Iterator[str | Reply]: ...
+    def stream(self, messages: list[dict], tools: list[dict] | None = None) -> Iterator[str | Retrying | Reply]: ...
     def supports_tools(self) -> bool: ...
     def supports_vision(self) -> bool: ...
     def context_window(self) -> int | None: ...

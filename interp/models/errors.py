@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-import re
+import json
 
+from interp.models import routes
 from interp.models.loader import load_litellm
+from interp.models.retry import server_delay
 
 NO_PROVIDER = "llm provider not provided"
 _KEY_MISSING = ("missing credentials", "api_key client option must be set", "missing api key")
@@ -36,7 +38,8 @@ def classify(exc: BaseException) -> str:
     if isinstance(exc, litellm.RateLimitError) or status_of(exc) == 429:
         return "rate_limit"
     # litellm reports a refused connection as InternalServerError("Connection error."): look at the cause
-    if in_chain(exc, (openai.APIConnectionError, ConnectionError, httpx.NetworkError)):
+    if in_chain(exc, (openai.APIConnectionError, ConnectionError, httpx.NetworkError,
+                     httpx.RemoteProtocolError)):
         return "connection"
     server_errors = (litellm.InternalServerError, litellm.ServiceUnavailableError, litellm.BadGatewayError)
     if isinstance(exc, server_errors) or (status_of(exc) or 0) >= 500:
@@ -47,41 +50,79 @@ def classify(exc: BaseException) -> str:
 
 def explain(model, kind: str, exc: BaseException, attempts: int) -> str:
     """A one-line, key-free explanation naming the model / api_base and what to do."""
-    provider = getattr(exc, "llm_provider", None) or (model.name.split("/")[0] if "/" in model.name else "")
+    provider = getattr(model, "provider", "") or (model.name.split("/")[0] if "/" in model.name else "")
     where = model.api_base or (f"the {provider} API" if provider else "the provider")
     tries = f"{attempts} attempt{'s' * (attempts != 1)}"
-    status = f"HTTP {status_of(exc)}, " if status_of(exc) else ""
+    status = true_status(exc)
+    said = _said(exc, model)
     if kind == "not_found" and NO_PROVIDER in str(exc).lower():
         return (f"Unknown provider for model '{model.name}': use provider/model, e.g. openai/gpt-4o, "
                 "anthropic/claude-sonnet-4-5 or ollama/llama3.1 (--model)")
     if kind == "bad_request" and isinstance(exc, load_litellm().ContextWindowExceededError):
         return f"The conversation is too long for {model.name}'s context window: start a new conversation"
-    key_var = re.sub(r"\W", "_", provider or "openai").upper() + "_API_KEY"
+    key_var = routes.key_variable(model.name, provider)
     at = f" at {model.api_base}" if model.api_base else ""
+    wait = server_delay(exc)
     messages = {
         "auth": f"Authentication failed for {model.name}{at}: check {key_var} or --api-key",
         "not_found": f"Model '{model.name}' was not found at {where}: check --model",
         "connection": f"Could not reach {model.api_base}: is the server running? (--api-base)" if model.api_base
         else f"Could not reach {where} for {model.name}: check your network connection",
-        "rate_limit": f"Rate limited by {where} for {model.name} ({tries}): wait a little and try again",
-        "server": f"Server error from {where} for {model.name} ({status}{tries}): try again later",
+        "rate_limit": f"Rate limited by {where} for {model.name} ({tries}"
+        + (f"; it asks to wait {wait:g} s" if wait else "") + "): wait a little and try again",
+        "server": f"Server error from {where} for {model.name} ("
+        + (f"HTTP {status}: " if status else "") + f"{said}; {tries}): try again later",
         "timeout": f"Request to {where} for {model.name} timed out ({tries}, "
         f"{model.request_timeout:g}s limit): try again later",
-        "bad_request": f"{where} rejected the request for {model.name}: {model._detail(exc)}",
+        "bad_request": f"{where} rejected the request for {model.name}: {said}"
+        + (" (--max-tokens sets the output cap)" if "max_tokens" in said else ""),
     }
-    return model._scrub(messages.get(kind, f"Calling {model.name} failed: {model._detail(exc)}"))
+    return model._scrub(messages.get(kind, f"Calling {model.name} failed: {said}"))
 
+
+def _said(exc: BaseException, model) -> str:
+    """What the provider said: the message of a JSON error body, else the first line."""
+    for candidate in _chain(exc):
+        text = str(candidate)
+        start = text.find("{")
+        if start < 0:
+            continue
+        body = text[start:].rstrip("'\"")
+        try:
+            data = json.loads(body)
+        except ValueError:
+            continue
+        error = data.get("error") if isinstance(data, dict) else None
+        message = error.get("message") if isinstance(error, dict) else error
+        if isinstance(message, str) and message.strip():
+            return model._scrub(message.strip().splitlines()[0][:200])
+    return model._detail(exc)
+
+
+def _chain(exc: BaseException | None):
+    """exc, then what it wraps (litellm's original_exception, causes and contexts)."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        yield exc
+        exc = getattr(exc, "original_exception", None) or exc.__cause__ or exc.__context__
+
+
+def true_status(exc: BaseException) -> int | None:
+    """The HTTP status the server sent: the innermost one litellm's wrappers carry (litellm
+    reports an overloaded 529 or a 503 mid-stream as a 500 of its own)."""
+    found = None
+    for candidate in _chain(exc):
+        response = getattr(candidate, "response", None)
+        code = getattr(candidate, "status_code", None) or getattr(response, "status_code", None)
+        if isinstance(code, int) and code >= 400:
+            found = code
+    return found
 
 
 def in_chain(exc: BaseException | None, types: tuple[type, ...]) -> bool:
-    """Whether exc or any exception it was raised from / during is one of types."""
-    seen: set[int] = set()
-    while exc is not None and id(exc) not in seen:
-        if isinstance(exc, types):
-            return True
-        seen.add(id(exc))
-        exc = exc.__cause__ or exc.__context__
-    return False
+    """Whether exc or any exception it wraps (was raised from / during) is one of types."""
+    return any(isinstance(candidate, types) for candidate in _chain(exc))
 
 
 def status_of(exc: BaseException) -> int | None:
@@ -92,14 +133,5 @@ def status_of(exc: BaseException) -> int | None:
 
 
 def retry_after(exc: BaseException) -> float | None:
-    """Seconds from Retry-After / retry-after-ms response headers, if present and numeric."""
-    response = getattr(exc, "response", None)
-    headers = getattr(exc, "litellm_response_headers", None) or getattr(response, "headers", None) or {}
-    try:
-        if "retry-after-ms" in headers:
-            return float(headers["retry-after-ms"]) / 1000
-        if "retry-after" in headers:
-            return float(headers["retry-after"])
-    except (TypeError, ValueError):  # an HTTP-date: fall back to our own backoff
-        return None
-    return None
+    """Seconds the server asked to wait (Retry-After headers or Google's RetryInfo)."""
+    return server_delay(exc)

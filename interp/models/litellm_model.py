@@ -1,124 +1,150 @@
-"""Model adapter: streams chat completions through litellm with bounded retries and one-line errors."""
+"""Model adapter: streams chat completions through litellm, bounded by interp's own deadlines,
+with bounded retries (also after part of a reply has streamed) and one-line errors."""
 
 from __future__ import annotations
 
 import contextlib
 import json
 import os
-import random
 import re
 import time
-from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
-from interp.models.base import ModelError, Reply, ToolCall, Usage
-from interp.models.errors import classify, explain, retry_after
+from interp.models import routes
+from interp.models.base import ModelError, Reply, Retrying
+from interp.models.chunks import Accumulator, is_progress
+from interp.models.errors import classify, explain
 from interp.models.loader import load_litellm
+from interp.models.retry import RetryPolicy, describe
+from interp.models.watch import DeadlineExceeded, Deadlines, Wire, watched
 
-_RETRYABLE = frozenset({"rate_limit", "server", "timeout"})
-_BACKOFF_BASE, _BACKOFF_CAP, _CONNECTION_RETRY_DELAY = 0.5, 8.0, 0.25
-
-
-class _Accumulator:
-    """Collects streamed chunks into text, tool calls, usage and finish reason."""
-
-    def __init__(self) -> None:
-        self.parts: list[str] = []
-        self.calls: dict[int, dict] = {}
-        self.usage: Any = None
-        self.finish_reason: str | None = None
-
-    @property
-    def text(self) -> str:
-        return "".join(self.parts)
-
-    def add(self, chunk: Any) -> str:
-        """Absorb one chunk; return its text delta ('' if none)."""
-        self.usage = getattr(chunk, "usage", None) or self.usage
-        text = ""
-        for choice in getattr(chunk, "choices", None) or ():
-            self.finish_reason = getattr(choice, "finish_reason", None) or self.finish_reason
-            delta = getattr(choice, "delta", None)
-            text += getattr(delta, "content", None) or ""
-            for call in getattr(delta, "tool_calls", None) or ():
-                self._add_call(call)
-        if text:
-            self.parts.append(text)
-        return text
-
-    def _add_call(self, call: Any) -> None:
-        index = call.index
-        if index is None:  # some providers omit the index: a new id starts a new call
-            index = len(self.calls) if call.id or not self.calls else max(self.calls)
-        slot = self.calls.setdefault(index, {"id": "", "name": "", "args": []})
-        slot["id"] = slot["id"] or call.id or ""
-        function = getattr(call, "function", None)
-        slot["name"] = slot["name"] or getattr(function, "name", None) or ""
-        slot["args"].append(getattr(function, "arguments", None) or "")
-
-    def reply(self, cost: float | None) -> Reply:
-        """The final Reply."""
-        calls = tuple(
-            ToolCall(slot["id"] or f"call_{i}", slot["name"], "".join(slot["args"]))
-            for i, slot in sorted(self.calls.items())
-        )
-        usage = None
-        if self.usage is not None:
-            usage = Usage(self.usage.prompt_tokens or 0, self.usage.completion_tokens or 0, cost)
-        return Reply(self.text, calls, usage, self.finish_reason)
+DEFAULT_MAX_TOKENS = 8192
 
 
 class LiteLLMModel:
-    """Any litellm-supported model (``provider/model``), streamed, with bounded retries."""
+    """Any litellm-supported model (``provider/model``), streamed, with bounded retries.
+
+    `request_timeout` bounds the wait for the first token, `idle_timeout` the wait between
+    two tokens; `max_tokens` caps a reply (0: send no cap; clipped to what litellm knows the
+    model can write)."""
 
     def __init__(self, name: str, api_base: str | None = None, api_key: str | None = None, *,
-                 max_retry_seconds: float = 30.0, request_timeout: float = 120.0):
+                 max_retry_seconds: float = 30.0, request_timeout: float = 600.0,
+                 idle_timeout: float = 120.0, max_tokens: int | None = DEFAULT_MAX_TOKENS,
+                 max_retries: int = 5):
         self.name, self.api_base, self._api_key = name, api_base, api_key
         self.max_retry_seconds, self.request_timeout = max_retry_seconds, request_timeout
+        self.idle_timeout, self.max_tokens = idle_timeout, max_tokens
+        self.retry = RetryPolicy(max_retries=max_retries, budget=max_retry_seconds)
+        self._http = None  # the tracked httpx client, made on first use
+        self._provider: str | None = None
 
     def __repr__(self) -> str:
         return f"LiteLLMModel({self.name!r}, api_base={self.api_base!r})"
 
-    def stream(self, messages: list[dict], tools: list[dict] | None = None) -> Iterator[str | Reply]:
-        """Yield text deltas as they arrive, then one Reply; raise ModelError on failure."""
-        started, failures = time.monotonic(), Counter()
+    @property
+    def provider(self) -> str:
+        """litellm's provider for this model ('' if unknown)."""
+        if self._provider is None:
+            self._provider = routes.provider_of(self.name, self.api_base)
+        return self._provider
+
+    def stream(self, messages: list[dict], tools: list[dict] | None = None) -> Iterator[str | Retrying | Reply]:
+        """Yield text deltas as they arrive, a Retrying before each retry, then one Reply;
+        raise ModelError on failure."""
+        load_litellm()  # before any deadline starts: the import takes seconds
+        retries, waited = 0, 0.0
         while True:
-            acc = _Accumulator()
+            acc = Accumulator()
             try:
                 yield from self._attempt(messages, tools, acc)
             except Exception as exc:  # classified below; nothing but ModelError leaves this method
                 kind = classify(exc)
-                failures[kind] += 1
-                attempts = failures.total()
-                delay = None if acc.parts else self._retry_delay(kind, exc, failures, started)
+                midstream = acc.started or acc.chunks > 0
+                if kind == "bad_request" and acc.started:
+                    kind = "server"  # an error line in the middle of a reply is not our request's fault
+                delay = None
+                if not isinstance(exc, DeadlineExceeded):
+                    delay = self.retry.delay(kind, exc, retries, waited, midstream)
                 if delay is None:
-                    message = explain(self, kind, exc, attempts) + (" (reply cut off)" if acc.parts else "")
-                    raise ModelError(kind, message, detail=self._detail(exc), partial=acc.text,
-                                     attempts=attempts) from exc
+                    raise self._error(kind, exc, retries + 1, acc) from exc
+                retries += 1
+                waited += delay
+                yield Retrying(retries, self.retry.max_retries, round(delay, 2), kind,
+                               describe(kind, retries, self.retry.max_retries, delay, midstream),
+                               restart=bool(acc.parts))
                 time.sleep(delay)
                 continue
             usage = acc.usage
             yield acc.reply(self._cost(usage.prompt_tokens or 0, usage.completion_tokens or 0) if usage else None)
             return
 
-    def _attempt(self, messages: list[dict], tools: list[dict] | None, acc: _Accumulator) -> Iterator[str]:
-        """One streamed request; yields text deltas into the consumer and fills ``acc``."""
+    def _attempt(self, messages: list[dict], tools: list[dict] | None, acc: Accumulator) -> Iterator[str]:
+        """One streamed request, within the deadlines; yields text deltas and fills ``acc``."""
+        kwargs = self._request(messages, tools)
+        deadlines = Deadlines(self.request_timeout, self.idle_timeout)
+
+        def start(wire: Wire):
+            client = self._client()
+            return load_litellm().completion(**kwargs, **({"client": client} if client else {}))
+
+        for chunk in watched(start, deadlines, is_progress, _close):
+            text = acc.add(chunk)
+            if text:
+                yield text
+
+    def _request(self, messages: list[dict], tools: list[dict] | None) -> dict[str, Any]:
         kwargs: dict[str, Any] = dict(
-            model=self.name, messages=messages, stream=True, api_base=self.api_base, api_key=self._key(),
-            stream_options={"include_usage": True}, timeout=self.request_timeout,
-            num_retries=0, max_retries=0, drop_params=True,
+            model=routes.wire_name(self.name), messages=messages, stream=True,
+            api_base=self.api_base, api_key=self._key(), stream_options={"include_usage": True},
+            timeout=self.request_timeout, num_retries=0, max_retries=0, drop_params=True,
         )
         if tools:
             kwargs["tools"] = tools
-        response = load_litellm().completion(**kwargs)
-        try:
-            for chunk in response:
-                text = acc.add(chunk)
-                if text:
-                    yield text
-        finally:
-            _close(response)
+        cap = self.output_cap()
+        if cap:
+            kwargs["max_tokens"] = cap
+        return kwargs
+
+    def output_cap(self) -> int | None:
+        """The max_tokens sent: the setting, clipped to the model's known output limit."""
+        if not self.max_tokens:
+            return None
+        known = routes.max_output_tokens(self.name)
+        return min(self.max_tokens, known) if known else self.max_tokens
+
+    def _client(self) -> Any:
+        """Our own HTTP client for litellm where it takes one (see transport.py)."""
+        from interp.models import transport
+
+        if self.provider not in transport.HANDLER_PROVIDERS and self.provider != "openai":
+            return None
+        if self._http is None:
+            self._http = transport.tracked_client(self.request_timeout)
+        key = self._key() if self.provider == "openai" else None
+        if self.provider == "openai" and key is None:
+            key = os.environ.get("OPENAI_API_KEY")
+        return transport.client_for(self.provider, self._http, self.api_base, key)
+
+    def _error(self, kind: str, exc: BaseException, attempts: int, acc: Accumulator) -> ModelError:
+        if isinstance(exc, DeadlineExceeded):
+            message = self._deadline_message(exc, acc)
+        else:
+            message = explain(self, kind, exc, attempts)
+            if acc.parts:
+                message += " (reply cut off)"
+        return ModelError(kind, message, detail=self._detail(exc), partial=acc.text,
+                          attempts=attempts)
+
+    def _deadline_message(self, exc: DeadlineExceeded, acc: Accumulator) -> str:
+        where = self.api_base or f"the {self.provider or 'model'} API"
+        if exc.which == "first_token":
+            return (f"No reply from {self.name} at {where} within {exc.seconds:g} s; gave up "
+                    f"(--request-timeout)")
+        cut = " (reply cut off)" if acc.parts else ""
+        return (f"{self.name} at {where} stopped sending for {exc.seconds:g} s; gave up "
+                f"(--idle-timeout){cut}")
 
     def _key(self) -> str | None:
         """The key to send: a placeholder for key-less OpenAI-compatible servers at --api-base."""
@@ -126,22 +152,10 @@ class LiteLLMModel:
             return self._api_key
         return None if os.environ.get("OPENAI_API_KEY") else "sk-no-key-required"
 
-    def _retry_delay(self, kind: str, exc: BaseException, failures: Counter, started: float) -> float | None:
-        """Seconds to wait before retrying, or None to give up (not transient, or over budget)."""
-        if kind == "connection" and failures[kind] == 1:
-            delay = _CONNECTION_RETRY_DELAY
-        elif kind in _RETRYABLE:
-            backoff = min(_BACKOFF_CAP, _BACKOFF_BASE * 2 ** (failures.total() - 1))
-            delay = max(backoff * random.uniform(0.5, 1.0), retry_after(exc) or 0.0)
-        else:
-            return None
-        remaining = self.max_retry_seconds - (time.monotonic() - started)
-        return delay if delay < remaining else None
-
     def _detail(self, exc: BaseException) -> str:
         """The first line of the provider's error text, without litellm's prefixes or the API key."""
         line = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        line = re.sub(r"^(?:litellm\.\w+: )?(?:\w+Error: )?(?:\w+Exception - )?", "", line)
+        line = re.sub(r"^(?:litellm\.\w+: )*(?:\w+Error: )?(?:\w+Exception - )?", "", line)
         return self._scrub(line[:200] or type(exc).__name__)
 
     def _scrub(self, text: str) -> str:
@@ -157,24 +171,22 @@ class LiteLLMModel:
 
     def supports_tools(self) -> bool:
         """Whether litellm says the model supports function calling (False if unknown)."""
-        return self._ask("supports_function_calling")
+        return bool(routes.tool_support(self.name))
+
+    def tool_support(self) -> bool | None:
+        """Whether litellm says the model supports function calling; None if it does not know."""
+        return routes.tool_support(self.name)
 
     def supports_vision(self) -> bool:
         """Whether litellm says the model accepts images (False if unknown)."""
-        return self._ask("supports_vision")
-
-    def _ask(self, function: str) -> bool:
         try:
-            return bool(getattr(load_litellm(), function)(model=self.name))
+            return bool(load_litellm().supports_vision(model=self.name))
         except Exception:  # unknown model: litellm raises assorted types
             return False
 
     def context_window(self) -> int | None:
         """Maximum input tokens from litellm's model map, or None if unknown."""
-        try:
-            value = load_litellm().get_model_info(self.name).get("max_input_tokens")
-        except Exception:  # "This model isn't mapped yet" is a bare Exception
-            return None
+        value = (routes.model_info(self.name) or {}).get("max_input_tokens")
         return value if isinstance(value, int) and value > 0 else None
 
     def count_tokens(self, messages: list[dict]) -> int:

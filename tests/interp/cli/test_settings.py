@@ -24,7 +24,7 @@ def test_defaults_when_nothing_set(tmp_path):
     s = load_settings({}, environ={}, config_path=tmp_path / "missing.toml")
     assert s == Settings()
     assert s.model is None and s.max_turns == 20 and s.timeout == 600.0
-    assert s.tools is True and s.auto_approve is False and s.warnings == ()
+    assert s.tools == "auto" and s.auto_approve is False and s.warnings == ()
 
 
 def test_precedence_each_level_overrides_next(tmp_path):
@@ -48,7 +48,7 @@ def test_env_parsing(tmp_path):
         "INTERP_API_BASE": "",  # empty means unset
     }
     s = load_settings({}, environ=env, config_path=tmp_path / "none.toml")
-    assert s.auto_approve is True and s.timeout == 2.5 and s.tools is False
+    assert s.auto_approve is True and s.timeout == 2.5 and s.tools == "off"
     assert s.python == "/usr/bin/python3" and s.api_base is None
 
 

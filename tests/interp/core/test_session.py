@@ -37,7 +37,8 @@ def test_blocks_run_in_order_outputs_go_back_and_task_ends_without_code(server, 
     session = make_session(server)
     events = run(session, "compute 42 twice")
 
-    assert [e.type for e in events][:2] == ["session.started", "message"]
+    assert [e.type for e in events][:3] == ["session.started", "notice", "message"]
+    assert of(events, "notice")[0]["text"].startswith("tools: off (litellm does not know")
     proposed = of(events, "block.proposed")
     assert [(p["index"], p["language"]) for p in proposed] == [(1, "python"), (2, "shell")]
     done = of(events, "block.finished")
@@ -84,7 +85,7 @@ def test_unknown_language_is_told_with_the_available_ones(server, make_session):
     events = run(session, "say hi in rust")
     assert of(events, "block.proposed") == []
     notices = of(events, "notice")
-    assert notices and "rust" in notices[0]["text"]
+    assert notices and "rust" in notices[-1]["text"]
     told = server.requests[-1]["messages"][-1]["content"]
     assert "'rust' is not available" in told and "python, shell" in told
     assert finished(events) == {"exit_code": 0, "reason": "done"}
@@ -288,7 +289,7 @@ def test_auth_error_is_a_notice_and_exit_1(server, make_session):
     server.script([Reply(status=401)])
     session = make_session(server)
     events = run(session, "hello")
-    notices = of(events, "notice")
+    notices = of(events, "notice")[1:]  # after the tools notice
     assert len(notices) == 1 and notices[0]["level"] == "error"
     assert "Authentication failed" in notices[0]["text"]
     assert "Traceback" not in notices[0]["text"] and KEY not in notices[0]["text"]
@@ -311,7 +312,7 @@ def test_unreachable_endpoint_exit_1(server, make_session):
     session = make_session(server, api_base=f"http://127.0.0.1:{port}/v1")
     events = run(session, "hello")
     assert finished(events)["exit_code"] == 1
-    assert "Could not reach" in of(events, "notice")[0]["text"]
+    assert "Could not reach" in of(events, "notice")[-1]["text"]
 
 
 # -- context window ------------------------------------------------------------------------------

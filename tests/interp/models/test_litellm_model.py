@@ -14,7 +14,7 @@ from fake_openai import FakeOpenAI, Reply as FakeReply
 from interp.models.litellm_model import LiteLLMModel
 from interp.models.loader import preload_in_background
 
-from interp.models.base import ModelError, Reply, ToolCall, Usage
+from interp.models.base import ModelError, Reply, Retrying, ToolCall, Usage
 
 from interp.models.loader import load_litellm
 
@@ -35,9 +35,13 @@ def model_for(server, **kw):
     return LiteLLMModel("openai/fake-model", api_base=server.api_base, api_key=KEY, **kw)
 
 
-def collect(model, messages=MESSAGES, tools=None):
+def collect(model, messages=MESSAGES, tools=None, retries=None):
     deltas, replies = [], []
     for item in model.stream(messages, tools):
+        if isinstance(item, Retrying):
+            assert retries is not None, f"unexpected retry: {item}"
+            retries.append(item)
+            continue
         (replies if isinstance(item, Reply) else deltas).append(item)
     assert len(replies) == 1, "exactly one final Reply"
     return deltas, replies[0]
@@ -45,7 +49,7 @@ def collect(model, messages=MESSAGES, tools=None):
 
 def fail(model, messages=MESSAGES):
     with pytest.raises(ModelError) as info:
-        collect(model, messages)
+        collect(model, messages, retries=[])
     assert KEY not in str(info.value) and KEY not in info.value.detail
     assert "\n" not in str(info.value)
     return info.value
@@ -133,14 +137,18 @@ def test_400_is_bad_request_without_retry(server):
 
 def test_429_twice_then_success(server):
     server.add(FakeReply(status=429, fail_times=2, text="finally"))
-    deltas, reply = collect(model_for(server, max_retry_seconds=10))
+    retries = []
+    deltas, reply = collect(model_for(server, max_retry_seconds=10), retries=retries)
     assert reply.text == "finally" and "".join(deltas) == "finally"
     assert len(server.requests) == 3
+    assert [(r.attempt, r.max_attempts, r.reason, r.restart) for r in retries] == [
+        (1, 5, "rate_limit", False), (2, 5, "rate_limit", False)]
+    assert retries[0].text.startswith("rate limited, retry 1 of 5")
 
 
 def test_500_once_then_success(server):
     server.add(FakeReply(status=500, fail_times=1, text="recovered"))
-    assert collect(model_for(server, max_retry_seconds=10))[1].text == "recovered"
+    assert collect(model_for(server, max_retry_seconds=10), retries=[])[1].text == "recovered"
     assert len(server.requests) == 2
 
 
@@ -161,17 +169,20 @@ def test_connection_refused(tmp_path):
 def test_request_timeout_is_a_timeout_error(server):
     server.add(FakeReply(text="late", delay=5))
     error = fail(model_for(server, request_timeout=0.5, max_retry_seconds=0.1))
-    assert error.kind == "timeout" and "timed out" in str(error)
+    assert error.kind == "timeout" and error.attempts == 1
+    assert str(error) == (f"No reply from openai/fake-model at {server.api_base} within 0.5 s; "
+                          "gave up (--request-timeout)")
 
 
-def test_mid_stream_failure_keeps_partial_text_and_does_not_retry(server):
+def test_mid_stream_stall_keeps_partial_text_and_does_not_retry(server):
     server.add(FakeReply(text="partial answer that never finishes", chunk_size=8, hang=5))
-    model, seen = model_for(server, request_timeout=0.5, max_retry_seconds=10), []
+    model, seen = model_for(server, idle_timeout=0.5, max_retry_seconds=10), []
     with pytest.raises(ModelError) as info:
         for item in model.stream(MESSAGES):
             seen.append(item)
     assert seen and info.value.partial == "".join(seen) and info.value.kind == "timeout"
     assert len(server.requests) == 1
+    assert "stopped sending for 0.5 s" in str(info.value) and "--idle-timeout" in str(info.value)
 
 
 def test_closing_the_stream_early_releases_it(server):

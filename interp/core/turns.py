@@ -1,0 +1,203 @@
+"""Checks the conversation loop makes on each turn: whether to offer the tool, replies that
+are not answers (blocked, empty, cut off) and loops that go nowhere."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+
+from collections.abc import Iterator
+
+from interp.core import events as ev
+from interp.core import exits
+from interp.core.steps import Step, steps_from_reply
+from interp.core.system_prompt import system_prompt
+from interp.core.textcalls import valid_arguments
+from interp.models.base import Reply, Retrying
+
+TOOL_MODES = ("auto", "on", "off")
+REPEATS_TO_STOP = 3
+EMPTY_NUDGE = ("Your last reply had no answer and no code. Continue with the task (run code if "
+               "there is more to do) or give your final answer.")
+_TOOLS_ECHO = re.compile(r"<tools>.*?(?:</tools>|$)", re.S)
+_BLOCK_NAME = re.compile(r"<block \d+>")  # tracebacks name the block: the same error each time
+REPEAT_NOTE = ("Note: this is the same code with the same output as your previous run. Running "
+               "it again will not change anything: try a different approach, or finish.")
+
+
+def tool_mode(setting: bool | str) -> str:
+    """The tools setting as auto|on|off (True means auto, False off)."""
+    if setting is True:
+        return "auto"
+    if setting is False:
+        return "off"
+    return setting if setting in TOOL_MODES else "auto"
+
+
+@dataclass(frozen=True)
+class ToolChoice:
+    """Whether the execute tool is sent, and a notice on why not (once, when it matters)."""
+
+    send: bool
+    notice: str | None = None
+
+
+def choose_tools(setting: bool | str, model) -> ToolChoice:
+    """auto: what litellm knows about the model; on: always; off: never (fenced blocks)."""
+    mode = tool_mode(setting)
+    if mode != "auto":
+        return ToolChoice(mode == "on")
+    known = getattr(model, "tool_support", None)
+    support = known() if callable(known) else model.supports_tools()
+    if support:
+        return ToolChoice(True)
+    why = ("does not know whether" if support is None else "says")
+    what = (f"{model.name} supports function calling" if support is None
+            else f"{model.name} does not support function calling")
+    return ToolChoice(False, f"tools: off (litellm {why} {what}; code runs from fenced blocks; "
+                             f"--tools on to send the tool anyway)")
+
+
+@dataclass(frozen=True)
+class Ending:
+    """How a task ends when a reply is not an answer."""
+
+    code: int
+    reason: str
+    notice: str
+    level: str = "error"
+
+
+def blocked(reply: Reply, model_name: str) -> Ending | None:
+    """A refused or filtered reply (finish reason content_filter) ends the task."""
+    if reply.finish_reason != "content_filter":
+        return None
+    shown = " (the text so far is above)" if reply.text.strip() else ""
+    return Ending(exits.NO_ANSWER, "blocked",
+                  f"{model_name} refused, or the provider's safety filter blocked the reply "
+                  f"(finish reason: content_filter){shown}. Rephrase the task, or try another "
+                  f"model.")
+
+
+def is_empty(reply: Reply) -> bool:
+    """No text and no call (for example Gemini's MALFORMED_FUNCTION_CALL), or only an echo of
+    the tool definitions (`<tools>...</tools>`, as small Qwen models write)."""
+    return not reply.tool_calls and not _TOOLS_ECHO.sub("", reply.text).strip()
+
+
+def is_answer(reply: Reply) -> bool:
+    """Whether a reply with nothing to run is a final answer (not blocked, not empty)."""
+    return not is_empty(reply) and reply.finish_reason != "content_filter"
+
+
+def empty_ending(model_name: str) -> Ending:
+    return Ending(exits.NO_ANSWER, "empty reply",
+                  f"{model_name} sent an empty reply again: no answer and no code. Stopped.")
+
+
+def cut_off_notice(reply: Reply) -> str | None:
+    """A warning for an answer cut off by the output limit (nothing of it runs)."""
+    if reply.finish_reason != "length":
+        return None
+    return ("The reply was cut off by the output limit (--max-tokens); what arrived is shown.")
+
+
+class LoopGuard:
+    """Counts runs of the same code with the same result in a row."""
+
+    def __init__(self, limit: int = REPEATS_TO_STOP) -> None:
+        self.limit = limit
+        self._last: str | None = None
+        self.repeats = 0
+
+    def saw(self, language: str, code: str, result) -> int:
+        """Record a block that ran; returns how many times in a row it ran with this result."""
+        out = result.output
+        key = hashlib.sha256("\0".join(_BLOCK_NAME.sub("<block>", str(part)) for part in (
+            language, code.strip(), result.status, result.exit_code, result.error,
+            out.text)).encode("utf-8", "replace")).hexdigest()
+        self.repeats = self.repeats + 1 if key == self._last else 1
+        self._last = key
+        return self.repeats
+
+    @property
+    def stuck(self) -> bool:
+        return self.repeats >= self.limit
+
+    def ending(self) -> Ending:
+        return Ending(exits.LOOP, "loop",
+                      f"Stopped: the model ran the same code with the same output "
+                      f"{self.repeats} times in a row.", level="warning")
+
+    def reset(self) -> None:
+        self._last, self.repeats = None, 0
+
+
+def retry_event(item: Retrying) -> ev.Event:
+    """The model.retry event for a retry the model reports."""
+    return ev.event(ev.MODEL_RETRY, attempt=item.attempt, max_attempts=item.max_attempts,
+                    delay=item.delay, reason=item.reason, text=item.text, restart=item.restart)
+
+
+def valid_calls(messages: list[dict]) -> list[dict]:
+    """Messages whose tool-call arguments are all valid JSON objects (a conversation saved
+    before cut-off calls were repaired would otherwise fail on every request)."""
+    out = []
+    for message in messages:
+        calls = message.get("tool_calls")
+        if calls and any(valid_arguments(c.get("function", {}).get("arguments") or "")
+                         != (c.get("function", {}).get("arguments") or "") for c in calls):
+            calls = [dict(c, function=dict(c.get("function", {}), arguments=valid_arguments(
+                c.get("function", {}).get("arguments") or ""))) for c in calls]
+            message = dict(message, tool_calls=calls)
+        out.append(message)
+    return out
+
+
+class TurnChecks:
+    """The Session's checks on each turn (mixed into Session, whose state they use): which
+    tool mode, what runs from a reply, and replies that are not answers."""
+
+    def _tool_choice(self) -> Iterator[ev.Event]:
+        """Whether to send the execute tool to this model; says once why not, when it matters."""
+        if self._tools is None or self._tools[0] is not self.model:
+            choice = choose_tools(self.config.tools, self.model)
+            self._tools = (self.model, choice)
+            if choice.notice:
+                yield ev.event(ev.NOTICE, level="info", text=choice.notice)
+        return self._tools[1].send
+
+    def _steps(self, reply: Reply) -> list[Step]:
+        """What to run. With the tool offered, once the model has used it, only calls run."""
+        tools = self._tools is not None and self._tools[1].send
+        used = tools and any(m.get("tool_calls") for m in self.messages)
+        return steps_from_reply(reply, self.registry, fenced=not used, tools=tools)
+
+    def _no_steps(self, reply: Reply) -> Iterator[ev.Event]:
+        """A reply with nothing to run: the answer, or not one (refused or blocked, empty: the
+        model is asked once more). Returns (exit code, reason), or None to go on."""
+        ending = blocked(reply, self.model.name)
+        if ending is None and is_empty(reply):
+            self._empty_replies += 1
+            if self._empty_replies == 1:
+                yield ev.event(ev.NOTICE, level="warning",
+                               text=f"{self.model.name} sent an empty reply; asking it to go on.")
+                self._add({"role": "user", "content": EMPTY_NUDGE})
+                return None
+            ending = empty_ending(self.model.name)
+        if ending is not None:
+            yield ev.event(ev.NOTICE, level=ending.level, text=ending.notice)
+            return ending.code, ending.reason
+        if note := cut_off_notice(reply):
+            yield ev.event(ev.NOTICE, level="warning", text=note)
+        return exits.OK, "done"
+
+    def _with_tool_prompt(self, messages: list[dict]) -> list[dict]:
+        """The payload with interp's system prompt in its execute-tool form."""
+        if not messages or messages[0].get("role") != "system" or \
+                self.messages[0].get("_prompt") != "interp":
+            return messages
+        prompt = system_prompt(self.registry.names(), self.config.runner.cwd, tools=True)
+        return [dict(messages[0], content=prompt), *messages[1:]]
+

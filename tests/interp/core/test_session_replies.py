@@ -1,0 +1,295 @@
+"""The loop's handling of what real models send: tool modes, calls written as text, fenced blocks
+in tool mode, cut-off calls, refusals, empty replies, retries and loops. Real litellm, real
+servers (tests/*_server.py), real runners; nothing mocked."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from anthropic_server import AnthropicServer
+from fake_openai import Reply
+from gemini_server import GeminiServer
+from session_kit import KEY, finished, of, py, run
+from wire_server import Turn
+
+from interp.approval.decision import decline
+from interp.core import exits
+from interp.core.session import Session, SessionConfig
+from interp.models.litellm_model import LiteLLMModel
+from interp.storage.sessions import SessionStore
+from languages import Registry, RunnerConfig
+from languages.python import PythonRunner
+from languages.shell import ShellRunner
+
+CALL = {"language": "python", "code": "print(6 * 7)"}
+
+
+def notices(events, level=None):
+    return [n["text"] for n in of(events, "notice") if level in (None, n["level"])]
+
+
+def told(server, index=-1) -> str:
+    """The last message of request `index` (what the model was told)."""
+    message = server.requests[index]["messages"][-1]
+    return message.get("content") or ""
+
+
+# -- tools = auto | on | off ------------------------------------------------------------------
+
+def test_auto_says_once_why_no_tool_is_sent(server, make_session):
+    server.script(["first answer", "second answer"])
+    session = make_session(server, model="qwen2.5-coder-1.5b")
+    first, second = run(session, "one"), run(session, "two")
+    assert notices(first) == ["tools: off (litellm does not know whether "
+                              "openai/qwen2.5-coder-1.5b supports function calling; code runs "
+                              "from fenced blocks; --tools on to send the tool anyway)"]
+    assert notices(second) == []
+    assert all("tools" not in r for r in server.requests)
+    assert "fenced code block" in server.requests[0]["messages"][0]["content"]
+
+
+def test_on_sends_the_tool_and_describes_it(server, make_session):
+    server.script([Reply(tool_calls=[{"name": "execute", "arguments": CALL}]), "42"])
+    session = make_session(server, model="qwen2.5-coder-1.5b", tools="on")
+    events = run(session, "6*7?")
+    assert notices(events) == []
+    assert [t["function"]["name"] for t in server.requests[0]["tools"]] == ["execute"]
+    system = server.requests[0]["messages"][0]["content"]
+    assert "call the `execute` function" in system and "fenced code block with" not in system
+    assert session.messages[0]["content"] != system  # stored: the plain prompt
+    assert of(events, "block.finished")[0]["status"] == "ok"
+
+
+def test_off_sends_no_tool_even_to_a_tool_model(server, make_session):
+    server.script(["ok"])
+    events = run(make_session(server, model="gpt-4o", tools="off"), "hi")
+    assert "tools" not in server.requests[0] and notices(events) == []
+
+
+# -- calls written as text ------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    '<tool_call>\n{"name": "execute", "arguments": {"language": "python", "code": "print(6 * 7)"}}\n</tool_call>',
+    'Let me run it.\n```json\n{"name": "execute", "arguments": {"language": "python", "code": "print(6 * 7)"}}\n```',
+    '{"name": "execute", "parameters": {"language": "python", "code": "print(6 * 7)"}}',
+    '<function=execute>{"language": "python", "code": "print(6 * 7)"}</function>',
+    '[TOOL_CALLS] [{"name": "execute", "arguments": {"language": "python", "code": "print(6 * 7)"}}]',
+    '```json\n{"language": "python", "code": "print(6 * 7)"}\n```',
+    '<tool_call>\n{"name": "python", "arguments": "{\\"code\\": \\"print(6 * 7)\\"}"}\n</tool_call>',
+    '```json\n{"name": "execute", "arguments": {"language": "python", "code": """print(6 * 7)"""}}\n```',
+], ids=["hermes", "json-fence", "bare", "llama", "mistral", "arguments-only", "named-python",
+        "triple-quoted"])
+def test_a_call_written_as_text_runs(server, make_session, text):
+    server.script([text, "It is 42."])
+    session = make_session(server, model="qwen2.5-coder-1.5b", tools="on")
+    events = run(session, "6*7?")
+    assert of(events, "block.proposed") == [{"index": 1, "language": "python", "code": "print(6 * 7)"}]
+    assert "42" in told(server) and server.requests[-1]["messages"][-1]["role"] == "user"
+    assert finished(events) == {"exit_code": 0, "reason": "done"}
+    assert of(events, "message")[0]["final"] is False
+
+
+def test_a_call_written_as_text_is_approved_as_usual(server, make_session):
+    server.script(['<tool_call>{"name": "execute", "arguments": {"language": "shell", '
+                   '"code": "touch made"}}</tool_call>', "Fine."])
+    session = make_session(server, lambda proposal: decline("not now"), tools="on")
+    events = run(session, "make a file")
+    assert of(events, "block.declined")[0]["reason"] == "not now"
+    assert not (make_session.work / "made").exists()
+
+
+def test_an_unreadable_written_call_is_explained_once(server, make_session):
+    server.script(['<tool_call>execute(code="print(1)")</tool_call>', "Understood."])
+    session = make_session(server, tools="on")
+    events = run(session, "go")
+    assert of(events, "block.proposed") == []
+    assert "could not be read" in told(server) and "`execute` tool" in told(server)
+    assert finished(events)["exit_code"] == 0 and len(server.requests) == 2
+
+
+def test_an_unreadable_call_in_a_json_block_is_explained(server, make_session):
+    server.script(['```json\n{"name": "execute", "arguments": {"code": print(1)}}\n```', "Ok."])
+    events = run(make_session(server, tools="on"), "go")
+    assert "could not be read" in told(server) and finished(events)["exit_code"] == 0
+    assert of(events, "message")[0]["final"] is False
+
+
+def test_json_data_is_not_a_call(server, make_session):
+    server.script(['Here:\n```json\n{"name": "Ada", "arguments": ["x"]}\n```'])
+    events = run(make_session(server, tools="on"), "show json")
+    assert of(events, "block.proposed") == [] and len(server.requests) == 1
+
+
+# -- fenced blocks in tool mode ---------------------------------------------------------------
+
+def test_after_the_model_used_the_tool_fenced_blocks_are_only_shown(server, make_session):
+    (make_session.work / "out").mkdir()
+    server.script([
+        Reply(tool_calls=[{"name": "execute", "arguments": CALL}]),
+        "Done. For later, to clean up:\n```bash\nrm -rf out\n```",
+    ])
+    events = run(make_session(server, model="gpt-4o"), "6*7")
+    assert [p["code"] for p in of(events, "block.proposed")] == ["print(6 * 7)"]
+    assert (make_session.work / "out").is_dir()
+    assert of(events, "message")[-1]["final"] is True and finished(events)["exit_code"] == 0
+
+
+def test_in_tool_mode_fenced_blocks_run_if_the_model_never_uses_the_tool(server, make_session):
+    server.script([py("print('fenced')"), "ok"])
+    events = run(make_session(server, model="gpt-4o"), "go")
+    assert of(events, "block.finished")[0]["status"] == "ok" and "fenced" in told(server)
+
+
+# -- cut off by max_tokens --------------------------------------------------------------------
+
+def test_a_call_cut_off_by_max_tokens_is_stored_valid_and_explained(server, make_session, tmp_path):
+    cut = '{"language": "python", "code": "print(\'a very long'
+    server.script([Reply(text="Writing it:", tool_calls=[{"id": "call_cut", "name": "execute",
+                                                         "arguments": cut}], finish_reason="length"),
+                   "I will write less."])
+    store = SessionStore(tmp_path / "sessions")
+    session = make_session(server, model="gpt-4o", log=store.create({"model": "gpt-4o"}, [KEY]))
+    events = run(session, "write a long script")
+    assert of(events, "block.proposed") == []
+    assert server.requests[0]["max_tokens"] == 8192
+    second = server.requests[1]["messages"]
+    stored = second[-2]["tool_calls"][0]["function"]["arguments"]
+    assert json.loads(stored) == {"language": "python", "code": "print('a very long"}
+    assert second[-1]["role"] == "tool" and "cut off" in second[-1]["content"]
+    assert finished(events)["exit_code"] == 0
+    server.add("resumed fine")
+    resumed = make_session(server, model="gpt-4o")
+    resumed.messages[:] = store.load(session.id)
+    assert finished(run(resumed, "go on"))["exit_code"] == 0
+
+
+def test_an_old_conversation_with_a_broken_call_is_sent_repaired(server, make_session):
+    server.script(["fine"])
+    session = make_session(server, model="gpt-4o")
+    session.messages += [
+        {"role": "user", "content": "earlier"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "execute",
+                                                          "arguments": '{"code": "x = '}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "cut off"}]
+    run(session, "again")
+    sent = server.requests[0]["messages"][2]["tool_calls"][0]["function"]["arguments"]
+    assert json.loads(sent) == {"code": "x = "}
+
+
+def test_a_text_answer_cut_off_says_so(server, make_session):
+    server.script([Reply(text="The answer is a long story that", finish_reason="length")])
+    events = run(make_session(server, tools="off"), "tell me")
+    assert any("cut off by the output limit" in t for t in notices(events, "warning"))
+
+
+# -- refusals and empty replies ----------------------------------------------------------------
+
+def test_content_filter_is_not_success(server, make_session):
+    server.script([Reply(text="", finish_reason="content_filter")])
+    events = run(make_session(server, tools="off"), "something")
+    assert finished(events) == {"exit_code": exits.NO_ANSWER, "reason": "blocked"}
+    assert "content_filter" in notices(events, "error")[0]
+    assert of(events, "message")[0]["final"] is False
+
+
+def test_anthropic_refusal_ends_with_no_answer(make_session):
+    with AnthropicServer([Turn(text="I can't help", finish="refusal")]) as server:
+        session = Session(LiteLLMModel("anthropic/claude-sonnet-4-5", api_base=server.api_base,
+                                       api_key=KEY), config=SessionConfig(
+            runner=RunnerConfig(cwd=str(make_session.work))),
+            registry=Registry([PythonRunner, ShellRunner]))
+        try:
+            events = run(session, "something")
+        finally:
+            session.close()
+    assert finished(events)["exit_code"] == exits.NO_ANSWER
+    assert "refused" in notices(events, "error")[0]
+
+
+def gemini_session(server, work) -> Session:
+    return Session(LiteLLMModel("gemini/gemini-2.5-flash", api_base=server.api_base, api_key=KEY),
+                   config=SessionConfig(runner=RunnerConfig(cwd=str(work))),
+                   registry=Registry([PythonRunner, ShellRunner]))
+
+
+def test_an_empty_reply_is_asked_again_once(make_session):
+    with GeminiServer([Turn(finish="MALFORMED_FUNCTION_CALL"), "All done."]) as server:
+        session = gemini_session(server, make_session.work)
+        try:
+            events = run(session, "do it")
+        finally:
+            session.close()
+        assert notices(events, "warning") == ["gemini/gemini-2.5-flash sent an empty reply; "
+                                              "asking it to go on."]
+        last = server.bodies[-1]["contents"][-1]
+        assert "no answer and no code" in json.dumps(last)
+    assert finished(events) == {"exit_code": 0, "reason": "done"}
+
+
+def test_two_empty_replies_end_with_no_answer(make_session):
+    with GeminiServer(default=Turn(finish="MALFORMED_FUNCTION_CALL")) as server:
+        session = gemini_session(server, make_session.work)
+        try:
+            events = run(session, "do it")
+        finally:
+            session.close()
+    assert finished(events) == {"exit_code": exits.NO_ANSWER, "reason": "empty reply"}
+    assert len(server.requests) == 2 and "empty reply again" in notices(events, "error")[0]
+
+
+# -- retries are events -------------------------------------------------------------------------
+
+def test_retries_are_model_retry_events(server, make_session):
+    server.script([Reply(status=429, fail_times=1, text="after a retry")])
+    events = run(make_session(server, tools="off"), "hi")
+    retry = of(events, "model.retry")
+    assert len(retry) == 1 and retry[0]["attempt"] == 1 and retry[0]["max_attempts"] == 5
+    assert retry[0]["reason"] == "rate_limit" and retry[0]["text"].startswith("rate limited, retry 1")
+    assert retry[0]["restart"] is False and finished(events)["exit_code"] == 0
+
+
+def test_a_reply_cut_by_a_dropped_connection_starts_over(server, make_session):
+    server.script([Reply(text="half of a reply", chunk_size=4, drop_after=3), "the whole reply"])
+    session = make_session(server, tools="off")
+    deltas = []
+    events = run(session, "hi", on_event=lambda e: deltas.append(e) if e.type == "message.delta" else None)
+    assert of(events, "model.retry")[0]["restart"] is True
+    assert of(events, "message")[0]["text"] == "the whole reply"
+    assert session.messages[-1]["content"] == "the whole reply"
+
+
+# -- loops ----------------------------------------------------------------------------------
+
+def test_the_same_block_and_output_three_times_stops(server, make_session):
+    server.default = py("print('same')")
+    events = run(make_session(server, tools="off", max_turns=10), "loop")
+    assert finished(events) == {"exit_code": exits.LOOP, "reason": "loop"}
+    assert len(of(events, "block.finished")) == 3 and len(server.requests) == 3
+    assert "same code with the same output 3 times" in notices(events, "warning")[0]
+    assert "same code with the same output as your previous run" in told(server, 2)
+
+
+def test_the_same_block_with_new_output_goes_on(server, make_session):
+    server.script([py("n = globals().get('n', 0) + 1; print(n)")] * 3 + ["done"])
+    events = run(make_session(server, tools="off"), "count")
+    assert finished(events)["exit_code"] == 0 and len(of(events, "block.finished")) == 3
+
+
+def test_an_echo_of_the_tool_definitions_is_not_an_answer(server, make_session):
+    """Qwen2.5-Coder 1.5B, offered the tool, sometimes only repeats its <tools> block."""
+    echo = '<tools>\n{"type": "function", "function": {"name": "execute"}}\n</tools>'
+    server.script([echo, "There are 2 files."])
+    events = run(make_session(server, tools="on"), "count files")
+    assert len(notices(events, "warning")) == 1 and "no answer and no code" in told(server)
+    assert of(events, "message")[0]["final"] is False
+    assert finished(events) == {"exit_code": 0, "reason": "done"}
+
+
+def test_the_same_failing_block_three_times_stops_though_tracebacks_name_each_block(
+        server, make_session):
+    server.default = py("import missing_module_xyz")
+    events = run(make_session(server, tools="off", max_turns=10), "loop")
+    assert finished(events)["exit_code"] == exits.LOOP and len(server.requests) == 3
