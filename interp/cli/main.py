@@ -169,9 +169,7 @@ def rules_remove(entry: list[str] = typer.Argument(..., metavar="ENTRY|NUMBER"))
 
 _TAKES_VALUE = frozenset({"-e", "--exec", "--model", "--api-base", "--api-key", "--max-turns",
                           "--timeout", "--resume", "--sandbox", "--pass-env", "--output-dir",
-                          "--file", "--python", "--format", "-f", "-o", "--output",
-                          "--feedback", "--limit", "--jobs", "--out", "--turns", "--data",
-                          "--temperature", "--max-tokens"})
+                          "--file", "--python", "--format", "-f", "-o", "--output"})
 
 
 def optional_resume(args: list[str]) -> list[str]:

@@ -20,7 +20,7 @@ class Summary:
     problems: int
     passed: int
     pass_at_1: float
-    mean_calls: float
+    mean_turns: float
     prompt_tokens: int
     completion_tokens: int
     cost: float | None
@@ -44,7 +44,7 @@ def summarize(benchmark: str, mode: str, model: str, records: list[Record]) -> S
     return Summary(
         benchmark=benchmark, mode=mode, model=model, problems=total, passed=passed,
         pass_at_1=round(100.0 * passed / total, 1) if total else 0.0,
-        mean_calls=round(sum(r.model_calls for r in records) / total, 2) if total else 0.0,
+        mean_turns=round(sum(r.model_calls for r in records) / total, 2) if total else 0.0,
         prompt_tokens=sum(r.prompt_tokens for r in records),
         completion_tokens=sum(r.completion_tokens for r in records),
         cost=None if any(c is None for c in costs) else round(sum(costs), 6),
@@ -64,12 +64,12 @@ def summary_table(summaries: list[Summary]):
 
     table = Table(title=f"{summaries[0].benchmark} · {summaries[0].model}" if summaries else None)
     for name, justify in (("mode", "left"), ("pass@1", "right"), ("passed", "right"),
-                          ("mean calls", "right"), ("tokens in/out", "right"),
+                          ("mean turns", "right"), ("tokens in/out", "right"),
                           ("cost", "right"), ("time", "right")):
         table.add_column(name, justify=justify)
     for s in summaries:
         mode = f"{s.mode} *" if s.leaks_tests else s.mode
-        table.add_row(mode, f"{s.pass_at_1:.1f}%", f"{s.passed}/{s.problems}", f"{s.mean_calls:.2f}",
+        table.add_row(mode, f"{s.pass_at_1:.1f}%", f"{s.passed}/{s.problems}", f"{s.mean_turns:.2f}",
                       f"{s.prompt_tokens:,}/{s.completion_tokens:,}", _cost(s.cost),
                       _duration(s.seconds))
     return table

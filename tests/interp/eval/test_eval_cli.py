@@ -87,8 +87,8 @@ def test_feedback_helps_in_self_and_oracle_but_not_in_none(interp_env, tmp_path)
     assert [by_mode[m]["passed"] for m in ("none", "self", "oracle")] == [0, 3, 3]
     assert by_mode["oracle"]["leaks_tests"] and not by_mode["self"]["leaks_tests"]
     assert "leaks test information" in out["note"]
-    assert by_mode["none"]["mean_calls"] == 1 and by_mode["oracle"]["mean_calls"] == 2
-    assert by_mode["self"]["mean_calls"] == 3
+    assert by_mode["none"]["mean_turns"] == 1 and by_mode["oracle"]["mean_turns"] == 2
+    assert by_mode["self"]["mean_turns"] == 3
 
     oracle = records(out_dir, "oracle")[0]
     second = oracle["turns"][1]["request"]
