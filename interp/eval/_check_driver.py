@@ -268,7 +268,7 @@ def main():
                        "tests": count})
         sink.seek(0)
         sink.truncate()
-    write(result, json.dumps({"suites": report}, default=repr).encode())
+    write(result, json.dumps({"suites": report, "nonce": job.get("nonce")}, default=repr).encode())
 
 
 if __name__ == "__main__":

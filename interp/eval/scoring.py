@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass
 
 from languages.procs import signal_name
@@ -42,7 +43,8 @@ def missing_feedback(entry_point: str) -> str:
 
 def build_job(problem: Problem, code: str, plus: bool) -> dict:
     """The check driver's job for a solution."""
-    return {"entry_point": problem.entry_point, "reference": problem.reference, "code": code,
+    return {"nonce": secrets.token_hex(16),
+            "entry_point": problem.entry_point, "reference": problem.reference, "code": code,
             "test": problem.test, "atol": problem.atol, "suites": problem.suites(plus),
             "limits": {"min": MIN_LIMIT, "factor": TIME_FACTOR, "load": LOAD_LIMIT}}
 
@@ -61,17 +63,19 @@ def check(problem: Problem, code: str, *, plus: bool = False,
     busy machine does not fail a correct solution."""
     job = build_job(problem, code, plus)
     seconds = deadline if deadline is not None else deadline_for(problem, plus)
-    result = verdict(problem, code, run_check(job, seconds, config))
+    result = verdict(problem, code, run_check(job, seconds, config), job["nonce"])
     if result.reason == "timed out":
-        result = verdict(problem, code, run_check(job, seconds, config))
+        result = verdict(problem, code, run_check(job, seconds, config), job["nonce"])
     return result
 
 
-def verdict(problem: Problem, code: str, finished: Finished) -> Verdict:
+def verdict(problem: Problem, code: str, finished: Finished, nonce: str | None = None) -> Verdict:
     """Read the driver's report (or the way its process ended) as a Verdict."""
     result, seconds = finished.result, finished.seconds
     if result and "reference_error" in result:
         return Verdict(False, "harness error: the reference solution failed", "", seconds, True)
+    if result and nonce is not None and result.get("nonce") != nonce:
+        return Verdict(False, "forged report", "", seconds)
     suites = (result or {}).get("suites")
     if not isinstance(suites, list) or not suites:
         return _no_report(finished)

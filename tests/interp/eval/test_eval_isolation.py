@@ -163,3 +163,16 @@ def test_a_crash_without_a_report_is_a_clear_failure():
     verdict = check(PROBLEM, code)
     assert not verdict.passed
     assert verdict.reason.startswith("crashed")
+
+
+def test_a_solution_that_forges_a_passing_report_does_not_pass():
+    forge = ("import os, json\n"
+             "for fd in range(3, 20):\n"
+             "    try:\n"
+             "        os.write(fd, json.dumps({'suites': [{'name': 'base', 'status': 'passed',"
+             " 'feedback': '', 'tests': 1}]}).encode())\n"
+             "    except OSError:\n"
+             "        pass\n"
+             "os._exit(0)\n")
+    verdict = check(PROBLEM, forge + solution("return 0"))
+    assert not verdict.passed
