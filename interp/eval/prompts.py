@@ -40,9 +40,10 @@ def self_task(problem: Problem) -> str:
     if problem.family == "mbpp":
         what = f"Solve this problem in Python:\n\n{problem.prompt.strip()}"
     else:
-        what = (f"Complete this Python function (keep its name and signature):\n\n"
-                f"```python\n{problem.prompt.strip()}\n```")
-    return (f"{what}\n\nWrite the complete function, with its imports, in a python code block "
-            "and run it on the examples given above to check it; fix it if an example fails. "
-            "There are no other tests to look at. When the examples pass, reply with a one-line "
-            "summary and no code block.")
+        what = (f"Implement `{problem.entry_point}`: below are its signature and docstring, and "
+                f"its body is missing.\n\n```\n{problem.prompt.strip()}\n```")
+    return (f"{what}\n\nWrite the whole function (with its imports) in a python code block, "
+            f"and in the same block call it on the examples from the docstring and print the "
+            f"results, so you can check them. Fix the code if a result is wrong. There are no "
+            f"other tests. Only after your code has run and the examples give the expected "
+            f"results, reply with a one-line summary and no code block.")

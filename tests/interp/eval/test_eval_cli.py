@@ -83,6 +83,7 @@ def test_feedback_helps_in_self_and_oracle_but_not_in_none(interp_env, tmp_path)
         out = evaluate(interp_env, server, "--feedback", "none,self", "--feedback", "oracle",
                        "--limit", "3", "--out", str(out_dir))
         requests = server.requests
+    assert all(r.get("temperature") == 0 and r.get("max_tokens") == 1024 for r in requests)
     by_mode = {s["mode"]: s for s in out["summaries"]}
     assert [by_mode[m]["passed"] for m in ("none", "self", "oracle")] == [0, 3, 3]
     assert by_mode["oracle"]["leaks_tests"] and not by_mode["self"]["leaks_tests"]
