@@ -1,4 +1,5 @@
-"""Runs one check inside the scoring sandbox: `python -I _check_driver.py JOB.json`, result on fd 3.
+"""Runs one check inside the scoring sandbox: `python -I _check_driver.py JOB.json FD`, the
+report going to the pipe FD.
 
 Standard library only, never imported by interp itself. The job file is deleted as soon as it
 is read, so the candidate cannot read the hidden tests from disk. The reference solution runs
@@ -244,9 +245,9 @@ def run_suite(job, suite, reference):
 
 
 def main():
-    result = os.dup(3)
-    os.close(3)
-    path = sys.argv[1]
+    path, channel = sys.argv[1], int(sys.argv[2])
+    result = os.dup(channel)
+    os.close(channel)
     with open(path, encoding="utf-8") as handle:
         job = json.load(handle)
     os.unlink(path)

@@ -42,7 +42,7 @@ class IsolationConfig:
 
 @dataclass(frozen=True)
 class Finished:
-    """How a check process ended: its result (parsed JSON from fd 3) or why there is none."""
+    """How a check process ended: its report (parsed JSON from the pipe) or why there is none."""
 
     result: dict | None
     exit_code: int | None
@@ -85,7 +85,9 @@ def _environment(workdir: str) -> dict[str, str]:
 
 
 def run_check(job: dict, deadline: float, config: IsolationConfig | None = None) -> Finished:
-    """Run the check driver on `job` in a fresh folder; killed (all of it) after `deadline` s."""
+    """Run the check driver on `job` in a fresh folder; killed (all of it) after `deadline` s.
+
+    The driver writes its report to a pipe whose descriptor number is its last argument."""
     config = config or IsolationConfig()
     sandboxed = bwrap_works() if config.sandbox is None else config.sandbox
     with tempfile.TemporaryDirectory(prefix="interp-eval-") as top:
@@ -94,8 +96,6 @@ def run_check(job: dict, deadline: float, config: IsolationConfig | None = None)
         job_path = os.path.join(workdir, "job.json")
         Path(job_path).write_text(json.dumps(job), encoding="utf-8")
         argv = [config.python, "-I", "-B", os.fspath(DRIVER), job_path]
-        if sandboxed:
-            argv = sandbox_argv(argv, workdir, [config.python, os.fspath(DRIVER)])
         with open(os.path.join(top, "stderr"), "w+b") as errors:
             return _supervise(argv, workdir, errors, deadline, config, sandboxed)
 
@@ -103,9 +103,11 @@ def run_check(job: dict, deadline: float, config: IsolationConfig | None = None)
 def _supervise(argv, workdir, errors, deadline, config, sandboxed) -> Finished:
     guard = LimitGuard(Limits(memory_mb=config.memory_mb, processes=config.processes))
     read_end, write_end = os.pipe()
+    argv = [*argv, str(write_end)]  # the driver reports on this descriptor
+    if sandboxed:
+        argv = sandbox_argv(argv, workdir, argv[:1] + argv[3:4])
 
     def child_setup() -> None:
-        os.dup2(write_end, 3)
         guard.child_setup()
         file_bytes = config.file_mb << 20
         resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
@@ -115,7 +117,8 @@ def _supervise(argv, workdir, errors, deadline, config, sandboxed) -> Finished:
     try:
         process = subprocess.Popen(argv, cwd=workdir, env=_environment(workdir),
                                    stdin=subprocess.DEVNULL, stdout=errors, stderr=errors,
-                                   preexec_fn=child_setup, start_new_session=True, pass_fds=(3,))
+                                   preexec_fn=child_setup, start_new_session=True,
+                                   pass_fds=(write_end,))
     except OSError as exc:
         os.close(read_end)
         os.close(write_end)

@@ -72,6 +72,9 @@ def test_the_canonical_solutions_score_164_of_164(interp_env, tmp_path):
         out = evaluate(interp_env, server, "--feedback", "none", "--jobs", "2",
                        "--out", str(tmp_path / "out"))
     (summary,) = out["summaries"]
+    failed = [(r["task_id"], r["reason"], r["error"], r["check"]) for r in records(tmp_path / "out", "none")
+              if not r["passed"]]
+    assert failed == []
     assert (summary["passed"], summary["problems"], summary["pass_at_1"]) == (164, 164, 100.0)
     assert summary["model_errors"] == summary["harness_errors"] == 0
     assert len(records(tmp_path / "out", "none")) == 164
