@@ -145,7 +145,7 @@ class Session:
             runner.stop()
         self._runners.clear()
         self.messages = self.messages[:1]
-        self._block = 0
+        self._block, self.notes = 0, []
         # A log left attached must not bring the old conversation back on --resume; written
         # lazily so that attaching a new log right away (/reset) leaves the old file intact.
         self._log_reset = self.log is not None
