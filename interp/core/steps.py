@@ -51,6 +51,7 @@ class Step:
     code: str
     call_id: str | None = None
     problem: str | None = None
+    fenced: bool = False  # a fenced block of the reply's text (not a tool call)
 
 
 def steps_from_reply(reply: Reply, registry: Registry, *, fenced: bool = True,
@@ -70,12 +71,14 @@ def steps_from_reply(reply: Reply, registry: Registry, *, fenced: bool = True,
         if block.language in DISPLAY_ONLY:
             continue
         if not block.closed and reply.finish_reason == "length":
-            steps.append(Step(block.language, block.code, problem="The reply was cut off inside "
-                              "this block, so it was not run. Send it again, shorter."))
+            steps.append(Step(block.language, block.code, fenced=True, problem="The reply was "
+                              "cut off inside this block, so it was not run. Send it again, "
+                              "shorter."))
         elif block.language in registry:
-            steps.append(Step(registry.canonical(block.language), block.code))
+            steps.append(Step(registry.canonical(block.language), block.code, fenced=True))
         else:
-            steps.append(Step(block.language, block.code, problem=_unknown(block.language, registry)))
+            steps.append(Step(block.language, block.code, fenced=True,
+                              problem=_unknown(block.language, registry)))
     return steps
 
 

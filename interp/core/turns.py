@@ -22,6 +22,7 @@ EMPTY_NUDGE = ("Your last reply had no answer and no code. Continue with the tas
                "there is more to do) or give your final answer.")
 _TOOLS_ECHO = re.compile(r"<tools>.*?(?:</tools>|$)", re.S)
 _BLOCK_NAME = re.compile(r"<block \d+>")  # tracebacks name the block: the same error each time
+EMPTY_REPLY = "(empty reply)"  # stored for a reply with no text and no call
 REPEAT_NOTE = ("Note: this is the same code with the same output as your previous run. Running "
                "it again will not change anything: try a different approach, or finish.")
 
@@ -110,6 +111,7 @@ class LoopGuard:
         self.limit = limit
         self._last: str | None = None
         self.repeats = 0
+        self._note = False  # the model is to be told of a repeat in the next report
 
     def saw(self, language: str, code: str, result) -> int:
         """Record a block that ran; returns how many times in a row it ran with this result."""
@@ -119,7 +121,16 @@ class LoopGuard:
             out.text)).encode("utf-8", "replace")).hexdigest()
         self.repeats = self.repeats + 1 if key == self._last else 1
         self._last = key
+        self._note = self.repeats == 2
         return self.repeats
+
+    def noted(self, messages: list[dict]) -> list[dict]:
+        """Report messages, the last one telling the model of a repeat (once) if there was one."""
+        if self._note and messages:
+            self._note = False
+            last = messages[-1]
+            messages = [*messages[:-1], dict(last, content=f"{last['content']}\n{REPEAT_NOTE}")]
+        return messages
 
     @property
     def stuck(self) -> bool:
@@ -131,7 +142,7 @@ class LoopGuard:
                       f"{self.repeats} times in a row.", level="warning")
 
     def reset(self) -> None:
-        self._last, self.repeats = None, 0
+        self._last, self.repeats, self._note = None, 0, False
 
 
 def retry_event(item: Retrying) -> ev.Event:

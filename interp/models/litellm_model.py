@@ -27,13 +27,14 @@ class LiteLLMModel:
 
     `request_timeout` bounds the wait for the first token, `idle_timeout` the wait between
     two tokens; `max_tokens` caps a reply (0: send no cap; clipped to what litellm knows the
-    model can write)."""
+    model can write); `params` are extra request parameters, e.g. temperature."""
 
     def __init__(self, name: str, api_base: str | None = None, api_key: str | None = None, *,
                  max_retry_seconds: float = 30.0, request_timeout: float = 600.0,
                  idle_timeout: float = 120.0, max_tokens: int | None = DEFAULT_MAX_TOKENS,
-                 max_retries: int = 5):
+                 max_retries: int = 5, params: dict[str, Any] | None = None):
         self.name, self.api_base, self._api_key = name, api_base, api_key
+        self.params = dict(params or {})  # extra request parameters, e.g. temperature
         self.max_retry_seconds, self.request_timeout = max_retry_seconds, request_timeout
         self.idle_timeout, self.max_tokens = idle_timeout, max_tokens
         self.retry = RetryPolicy(max_retries=max_retries, budget=max_retry_seconds)
@@ -105,6 +106,7 @@ class LiteLLMModel:
         cap = self.output_cap()
         if cap:
             kwargs["max_tokens"] = cap
+        kwargs.update(self.params)  # extra request parameters win (temperature, max_tokens, ...)
         return kwargs
 
     def output_cap(self) -> int | None:
