@@ -43,8 +43,9 @@ def make_model(settings: Settings, name: str | None = None) -> LiteLLMModel:
 
 
 def build_session(settings: Settings, request: Request, approver, store: SessionStore,
-                  registry=None) -> tuple[Session, list[str]]:
-    """The session, resumed if asked; also returns notices to show first."""
+                  registry=None, model=None) -> tuple[Session, list[str]]:
+    """The session (with `model`, default make_model(settings)), resumed if asked; also
+    returns notices to show first."""
     config = SessionConfig(max_turns=settings.max_turns, timeout=settings.timeout,
                            tools=settings.tools, runner=runner_config(settings))
     history, log, notices = None, None, startup_notices(config.runner)
@@ -56,7 +57,7 @@ def build_session(settings: Settings, request: Request, approver, store: Session
         log = store.open(sid, secrets_of(settings))
         notices.append(f"Resumed conversation {sid} ({len(history)} messages). Runner state "
                        f"(variables, imports, working directory) was not restored.")
-    session = Session(make_model(settings), approver, config=config, history=history, log=log,
+    session = Session(model or make_model(settings), approver, config=config, history=history, log=log,
                       registry=registry)
     return session, notices
 
