@@ -113,6 +113,27 @@ def pty(interp_env, *args: str, env: dict | None = None) -> Term:
                               dimensions=(40, 120), encoding="utf-8", timeout=30))
 
 
+@pytest.fixture
+def local_pty(interp_env):
+    """local_pty(*args, env=...): `pty` for this test; whatever is left running is closed."""
+    terms: list[Term] = []
+
+    def start(*args: str, env: dict | None = None) -> Term:
+        terms.append(pty(interp_env, *args, env=env))
+        return terms[-1]
+
+    yield start
+    for term in terms:
+        if term.child.isalive():
+            term.child.close(force=True)
+
+
+def finish(term: Term, guard: float = 120) -> int:
+    """The exit status once interp has gone (a hang guard, not a timing assertion)."""
+    with hang_guard(guard, "interp did not exit"):
+        return term.wait()
+
+
 def loose(text: str) -> str:
     """A pattern for `text` as rich may wrap it: any run of spaces may be a line break."""
     return r"\s+".join(re.escape(word) for word in text.split())

@@ -28,8 +28,8 @@ def start(cli: dict, task: str | None, resume: str | None, files: tuple[str, ...
         return _fail(f"interp: {exc}", exits.USAGE)
     for warning in settings.warnings:
         sys.stderr.write(f"interp: warning: {warning}\n")
-    if not settings.model:
-        if not _use_local_instead(settings):
+    if not settings.model:  # a local model file given, or accepted when offered
+        if not (settings.local_model or _use_local_instead(settings)):
             return _fail(no_model_help(), exits.USAGE)
         settings = replace(settings, model=LOCAL)
     if task is not None and not task.strip():

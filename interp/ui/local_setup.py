@@ -73,6 +73,7 @@ class LoadingStatus:
         self._status = None
 
     def __call__(self, status: LoadStatus) -> None:
+        self._stop()
         if status.phase == "loading":
             if self.console.is_terminal:
                 self._status = self.console.status(Text(status.text + "…"), spinner="dots")
@@ -80,7 +81,6 @@ class LoadingStatus:
             else:
                 self.console.print(Text(f"interp: {status.text}…"), soft_wrap=True)
             return
-        self._stop()
         if status.phase == "ready":
             self.console.print(Text(f"{status.text} (loaded in {status.seconds:.1f} s).",
                                     style="dim"), soft_wrap=True)

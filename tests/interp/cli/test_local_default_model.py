@@ -14,17 +14,18 @@ import pytest
 
 from file_server import FileServer
 from interp.models.local_files import DEFAULT_MODEL
-from local_fixtures import loose, needs_xllamacpp, pty, servers_for, wait_gone
+from local_fixtures import finish, loose, needs_xllamacpp, servers_for, wait_gone
 from pty_terminal import PROMPT, QUESTION
 
 pytestmark = [pytest.mark.local_model, needs_xllamacpp]
 
 
-def test_fresh_machine_downloads_the_default_and_runs_a_task(interp_env, qwen15_gguf):
+def test_fresh_machine_downloads_the_default_and_runs_a_task(local_pty, interp_env,
+                                                             qwen15_gguf):
     path = f"/{DEFAULT_MODEL.repo}/resolve/main/{DEFAULT_MODEL.filename}"
     dest = interp_env["cwd"].parent / "cache" / "interp" / "models" / DEFAULT_MODEL.filename
     with FileServer({path: qwen15_gguf}) as server:
-        term = pty(interp_env, env={"HF_ENDPOINT": server.base, "INTERP_LOCAL_THREADS": "1",
+        term = local_pty(env={"HF_ENDPOINT": server.base, "INTERP_LOCAL_THREADS": "1",
                                     "INTERP_LOCAL_TEMPERATURE": "0",
                                     "INTERP_LOCAL_CONTEXT": "8192"})
         term.expect(r"Use the local model\? \[Y/n\]")
@@ -49,6 +50,6 @@ def test_fresh_machine_downloads_the_default_and_runs_a_task(interp_env, qwen15_
         term.prompt()
     assert len(servers_for(dest)) == 1
     term.line("/exit")
-    assert term.wait() == 0
+    assert finish(term) == 0
     wait_gone(dest)
     assert os.path.getsize(dest) == DEFAULT_MODEL.size  # kept for the next run
