@@ -124,7 +124,10 @@ def run(settings: Settings, request: Request, models: ModelMaker | None = None) 
                              show=settings.json) if interactive_stdin else None
     approver = PolicyApprover(policy, human, state)
     models = models or ModelMaker(settings)
-    session, notices = build_session(settings, request, approver, store, registry, models())
+    session, notices, warnings = build_session(settings, request, approver, store, registry,
+                                               models())
+    for warning in warnings:
+        sys.stderr.write(f"interp: warning: {warning}\n")
     if settings.model == LOCAL:
         notices.insert(0, startup_notice(settings))
     if session.log is None:
