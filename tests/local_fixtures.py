@@ -107,7 +107,8 @@ def servers_for(model: Path) -> list[int]:
 def pty(interp_env, *args: str, env: dict | None = None) -> Term:
     """The real interp in a pseudo-terminal, with no model configured unless `args` say so."""
     full = dict(interp_env["env"], TERM="xterm", PROMPT_TOOLKIT_NO_CPR="1",
-                XDG_CACHE_HOME=str(interp_env["cwd"].parent / "cache"), **(env or {}))
+                XDG_CACHE_HOME=str(interp_env["cwd"].parent / "cache"),
+                TMPDIR=str(interp_env["cwd"].parent), **(env or {}))  # llama.cpp's log too
     cmd = interp_cmd() + list(args)
     return Term(pexpect.spawn(cmd[0], cmd[1:], env=full, cwd=str(interp_env["cwd"]),
                               dimensions=(40, 120), encoding="utf-8", timeout=30))

@@ -125,7 +125,7 @@ class LocalServer:
         try:
             self._proc = subprocess.Popen(
                 [self.python, "-m", "interp.models.local_serve",
-                 json.dumps(self.config.to_child())],
+                 json.dumps({**self.config.to_child(), "log": log})],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=fd,
                 start_new_session=True, env=_child_env())
         finally:

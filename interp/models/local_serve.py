@@ -10,6 +10,7 @@ stops or dies. llama.cpp's own log goes to standard error (interp sends it to a 
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import json
 import os
@@ -86,6 +87,9 @@ def serve(config: dict) -> int:
         "vision": bool((props.get("modalities") or {}).get("vision")),
     }})
     sys.stdin.read()  # returns when interp closes the pipe or dies
+    if config.get("log"):  # interp may have died without removing it
+        with contextlib.suppress(OSError):
+            os.unlink(config["log"])
     os._exit(0)  # now, with the server still up: its threads need no orderly teardown
 
 
