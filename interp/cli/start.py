@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import traceback
 
 from interp.cli.settings import ConfigError, Settings, data_dir, load_settings, no_model_help
-from interp.cli.build import (Request, attach_files, build_policy, build_session, make_model,
-                              new_log)
+from interp.cli.build import (Request, attach_files, build_policy, build_session, new_log,
+                              switch_model)
 from interp.core import exits
 from interp.errors import UsageError
 
@@ -45,8 +46,24 @@ def start(cli: dict, task: str | None, resume: str | None, files: tuple[str, ...
         return run(settings, Request(task=task, resume=resume, files=files))
     except KeyboardInterrupt:
         return _fail("interp: interrupted", exits.INTERRUPTED)
+    except BrokenPipeError:  # `interp --json ... | head -2`: the reader has gone
+        return _pipe_closed()
     except Exception as exc:  # the last line of defence: one message, a traceback only on --debug
         return _report(exc, settings)
+
+
+def _pipe_closed() -> int:
+    """Quietly end after the reader of stdout (or stderr) closed it, as a SIGPIPE would."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        for stream in (sys.stdout, sys.stderr):  # no second error when Python flushes at exit
+            try:
+                os.dup2(devnull, stream.fileno())
+            except (OSError, ValueError, AttributeError):
+                pass
+    except OSError:
+        pass
+    return exits.PIPE_CLOSED
 
 
 def _report(exc: Exception, settings) -> int:
@@ -77,6 +94,7 @@ def run(settings: Settings, request: Request) -> int:
     from interp.approval.policy import PolicyApprover
     from interp.secrets import secrets_of
     from interp.storage.sessions import SessionStore
+    from interp.ui.keys import Keys
     from interp.ui.questions import TerminalApprover
 
     interactive_stdin = sys.stdin.isatty()
@@ -92,8 +110,9 @@ def run(settings: Settings, request: Request) -> int:
             raise UsageError("interp: no task given on standard input (or use -e TASK).")
     store = SessionStore(data_dir() / "sessions")
     state = ApprovalState(auto=auto, policy=policy)
-    human = TerminalApprover(state, stderr=task is not None,
-                             show=settings.json) if interactive_stdin else None
+    keys = Keys.for_stdin() if interactive_stdin else None
+    human = TerminalApprover(state, stderr=task is not None, show=settings.json,
+                             keys=keys) if keys is not None else None
     approver = PolicyApprover(policy, human, state)
     session, notices = build_session(settings, request, approver, store, registry)
     if session.log is None:
@@ -104,12 +123,12 @@ def run(settings: Settings, request: Request) -> int:
 
         return interactive(session, state, notices, banner_model=settings.model,
                            history=data_dir() / "history",
-                           make_model=lambda name: make_model(settings, name),
-                           new_log=lambda: new_log(settings, store))
+                           make_model=lambda name: switch_model(settings, name),
+                           new_log=lambda: new_log(settings, store), keys=keys)
     if settings.json:
         from interp.ui.jsonl import run_json
 
-        return run_json(session, task, notices, secrets_of(settings))
+        return run_json(session, task, notices, secrets_of(settings), keys)
     from interp.ui.oneshot import run_oneshot
 
-    return run_oneshot(session, task, notices, secrets_of(settings))
+    return run_oneshot(session, task, notices, secrets_of(settings), keys)

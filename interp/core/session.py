@@ -43,6 +43,10 @@ class Totals:
     cost_known: bool = True
 
 
+STOPPED_NOTICE = "Stopped: nothing more runs in this turn."
+STOPPED_NOTE = "The user stopped the turn here; wait for their next message."
+
+
 class Session:
     """A conversation whose `run(task)` streams the events that `--json` prints."""
 
@@ -69,6 +73,7 @@ class Session:
         self._denied = False  # a block was denied by policy and nothing has run since
         self.attachments: list[str] = []  # file descriptions for the next task (see attach)
         self._vision: tuple[object, bool] | None = None  # (model, supports_vision), cached
+        self._stop_requested = False  # stop() was called during this task
 
     # -- public API -----------------------------------------------------------
     def run(self, task: str) -> Iterator[ev.Event]:
@@ -83,6 +88,7 @@ class Session:
             self.attachments = []
         self._add({"role": "user", "content": task}, task=True)
         self._denied = False
+        self._stop_requested = False
         code, reason = yield from self._loop()
         if code == exits.OK and self._denied:
             code, reason = exits.POLICY, "denied by policy"
@@ -105,6 +111,16 @@ class Session:
         runner = self._current
         if runner is not None:
             runner.interrupt()
+
+    def stop(self) -> None:
+        """End the turn: interrupt the running block, run no later block and call the model no
+        more until the next task (thread- and signal-safe; the runners keep their state).
+
+        A reply being streamed stops at its next chunk (a UI that must break a blocked read
+        raises KeyboardInterrupt in the thread running the task). The model is told at the
+        next task that the user stopped it."""
+        self._stop_requested = True
+        self.interrupt()
 
     def close(self) -> ev.Event:
         """Stop every runner; returns the session.finished event."""
@@ -134,6 +150,7 @@ class Session:
             runner.stop()
         self._runners.clear()
         self.messages = self.messages[:1]
+        self.always.clear()
         # A log left attached must not bring the old conversation back on --resume; written
         # lazily so that attaching a new log right away (/reset) leaves the old file intact.
         self._log_reset = self.log is not None
@@ -152,6 +169,9 @@ class Session:
     # -- the loop -------------------------------------------------------------
     def _loop(self) -> Iterator[ev.Event]:
         for turn in range(1, self.config.max_turns + 1):
+            if self._stop_requested:
+                yield ev.event(ev.NOTICE, level="warning", text=STOPPED_NOTICE)
+                return exits.INTERRUPTED, "stopped by the user"
             try:
                 reply = yield from self._ask(turn)
             except ModelError as exc:
@@ -167,6 +187,7 @@ class Session:
                 return exits.OK, "done"
             stopped, carry_on = yield from self._act(steps)
             if stopped:
+                yield ev.event(ev.NOTICE, level="warning", text=STOPPED_NOTICE)
                 return exits.INTERRUPTED, "stopped by the user"
             if not carry_on:
                 return exits.OK, "declined"
@@ -175,6 +196,7 @@ class Session:
         return exits.MAX_TURNS, "max turns reached"
 
     def _ask(self, turn: int) -> Iterator[ev.Event]:
+        yield ev.event(ev.MODEL_REQUEST, turn=turn, model=self.model.name)
         tools = [EXECUTE_TOOL] if self.config.tools and self.model.supports_tools() else None
         reply, parts = None, []
         try:
@@ -184,6 +206,8 @@ class Session:
                 else:
                     parts.append(item)
                     yield ev.event(ev.MESSAGE_DELTA, text=item)
+                if self._stop_requested:  # stop(): the rest of the reply is not awaited
+                    raise KeyboardInterrupt
         except KeyboardInterrupt:
             self._save_partial("".join(parts), "[reply interrupted by the user]")
             raise
@@ -199,6 +223,7 @@ class Session:
         notes, tell, stopped = [], False, False
         for index, step in enumerate(steps, 1):
             images: list[str] = []
+            stopped = stopped or self._stop_requested
             if stopped:
                 text = "Not run: the user stopped the turn."
             elif step.problem:
@@ -207,6 +232,8 @@ class Session:
             else:
                 text, ran, stopped, images = yield from self._approve_and_run(index, step)
                 tell = tell or ran
+                if self._stop_requested and not stopped:
+                    text, stopped = text + "\n" + STOPPED_NOTE, True
             notes.append((step, index, text, images))
         self._report(notes)
         return stopped, tell and not stopped
@@ -249,11 +276,18 @@ class Session:
         root = self._root()
         before = workspace.snapshot(root) if self.config.report_files else None
         try:
+            fresh = language not in self._runners
             runner = self._runner(language)
             self._current = runner
-            for item in runner.run(code, timeout=self.config.timeout):
+            if fresh:  # a first start is slow: a block stopped meanwhile must not run
+                runner.start()
+            if self._stop_requested:
+                result = _not_run()
+            for item in () if self._stop_requested else runner.run(code, timeout=self.config.timeout):
                 if isinstance(item, Output):
                     yield ev.event(ev.BLOCK_OUTPUT, index=index, text=item.text)
+                    if self._stop_requested:  # stopped just as the block started
+                        runner.interrupt()
                 elif isinstance(item, Result):
                     result = item
         except RunnerError as exc:
@@ -392,3 +426,11 @@ def _failed_start(message: str) -> Result:
 
     empty = CapturedOutput("", "", 0, 0, 0, None)
     return Result(status="error", output=empty, error=message)
+
+
+def _not_run() -> Result:
+    """The result of a block the user stopped before it started."""
+    from languages.output import CapturedOutput
+
+    return Result(status="interrupted", output=CapturedOutput("", "", 0, 0, 0, None),
+                  interrupted=True)
