@@ -25,6 +25,7 @@ ASCII_SPINNER = "|/-\\"
 ERASE_LINE = "\r\x1b[2K"
 UP_AND_ERASE = "\x1b[1A\x1b[2K"
 DIM, RESET = "\x1b[2m", "\x1b[0m"
+PREVIEW_EVERY = 0.05  # seconds: preview rows are redrawn at most this often
 
 
 def is_terminal(stream: TextIO) -> bool:
@@ -72,6 +73,8 @@ class StatusLine:
         self._since = 0.0
         self._rows: list[str] = []  # preview rows
         self._drawn = 0  # rows on screen now, the status row included
+        self._drawn_at = 0.0  # when all rows were last drawn
+        self._stale = False  # the preview changed and is not drawn yet
         self._held = 0
         self._frame = 0
         self._thread: threading.Thread | None = None
@@ -105,13 +108,24 @@ class StatusLine:
         with self._lock:
             if (text or "") != self._note:
                 self._note = text or ""
-                self._redraw()
+                self._soon()
 
     def preview(self, rows: list[str]) -> None:
         """Rows shown above the status row while it is active; each must fit `width() - 1`
-        cells (SGR styling is allowed, nothing else)."""
+        cells (SGR styling is allowed, nothing else). Redrawn at most every PREVIEW_EVERY
+        seconds (the thread draws the latest rows in time); no rows are removed at once."""
         with self._lock:
             self._rows = list(rows)
+            if rows:
+                self._soon()
+            else:
+                self._redraw()
+
+    def _soon(self) -> None:
+        """Redraw now, or at the next tick if the last draw was very recent (under the lock)."""
+        if time.monotonic() - self._drawn_at < PREVIEW_EVERY:
+            self._stale = True
+        else:
             self._redraw()
 
     def stop(self) -> None:
@@ -175,7 +189,7 @@ class StatusLine:
             return
         rows = self._rows[-max(0, self.size()[1] - 2):] + [self._status_row()]
         out = self._erase_text() + "\n".join(rows)
-        self._drawn = len(rows)
+        self._drawn, self._drawn_at, self._stale = len(rows), time.monotonic(), False
         self._write(out)
 
     def _tick(self) -> None:
@@ -183,7 +197,10 @@ class StatusLine:
         with self._lock:
             if self._visible() and self._drawn:
                 self._frame += 1
-                self._write(ERASE_LINE + self._status_row())
+                if self._stale:
+                    self._redraw()
+                else:
+                    self._write(ERASE_LINE + self._status_row())
 
     def _erase_text(self) -> str:
         if not self._drawn:

@@ -21,6 +21,8 @@ def money(cost: float) -> str:
     """$0.03, $0.0012: two significant decimals for small amounts."""
     if cost <= 0:
         return "$0.00"
+    if cost >= 0.01:
+        return f"${cost:.2f}"
     return f"${cost:.{max(2, 2 - int(math.log10(cost)))}f}"
 
 
