@@ -194,6 +194,8 @@ class PolicyApprover:
             return Decision(run=False, policy=True, reason=(
                 f"{why}, so it needs the user's approval, and there is no terminal to ask on"))
         if self.policy.entries():  # rules are in force: say which command none covers
+            if verdict.rule is None and self.policy.rules.canonical(proposal.language) != SHELL:
+                why = f"no rule allows this {proposal.language} block"
             proposal = replace(proposal, why=why)
         decision = self.ask(proposal)
         if decision.run and decision.allow:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import select
+import signal
 import sys
 import termios
 import threading
@@ -135,6 +136,7 @@ class Keys:
             yield
             return
         self._saved, self._on_escape = saved, on_escape
+        previous = self._restore_on_sigterm(saved)
         try:
             self._start()
             yield
@@ -142,6 +144,25 @@ class Keys:
             self._finish()
             _apply(self.fd, saved, termios.TCSAFLUSH)  # TCSAFLUSH drops what was typed ahead
             self._saved, self._on_escape = None, None
+            if previous is not None:
+                signal.signal(signal.SIGTERM, previous)
+
+    def _restore_on_sigterm(self, saved: list):
+        """Make SIGTERM restore the terminal before it ends the process; returns the handler
+        to put back (None when another handler is in place or this is not the main thread)."""
+        if threading.current_thread() is not threading.main_thread():
+            return None
+        previous = signal.getsignal(signal.SIGTERM)
+        if previous != signal.SIG_DFL:
+            return None
+
+        def handler(signum, frame) -> None:
+            _apply(self.fd, saved)
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+
+        signal.signal(signal.SIGTERM, handler)
+        return previous
 
     @contextmanager
     def paused(self) -> Iterator[None]:

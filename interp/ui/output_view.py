@@ -66,13 +66,17 @@ class OutputView:
             latest = self._line if self._line or not self.collapsed else self._tail[-1]
             self._live(latest)
 
-    def finish(self) -> Collapsed | None:
-        """The output has ended: write its unfinished line; what to show after, if collapsed."""
+    def end_line(self) -> None:
+        """Treat the unfinished line as complete (something else is shown after it)."""
         if self._line or self._extra:
             out: list[str] = []
             self._emit(self._take(), out)
             if out:
                 self._write("".join(out))
+
+    def finish(self) -> Collapsed | None:
+        """The output has ended: write its unfinished line; what to show after, if collapsed."""
+        self.end_line()
         if not self.collapsed:
             return None
         tail, size = [], 0

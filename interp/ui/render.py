@@ -214,7 +214,7 @@ class Renderer:
         told = self._end_output(data.get("spool_path"))
         self.status.stop()
         deferred, self._deferred = self._deferred, []
-        for item in deferred:
+        for item in deferred:  # the view is closed now: they are shown
             self.handle(item)
         style = "green" if data["status"] == "ok" else "red"
         line = f"{'✓' if data['status'] == 'ok' else '✗'} {data['summary']} ({data['duration']:.2f} s)"
@@ -222,9 +222,21 @@ class Renderer:
             line += f"; long output saved to {data['spool_path']}"
         self.print(Text(self.scrub(safe_text(line)), style=style))
 
+    def _defer(self, event: ev.Event) -> bool:
+        """Keep a display or files event of a block whose output is being left out until the
+        block ends (it is shown after the output's tail); else end the output's line."""
+        view = self._view
+        if view is None:
+            return False
+        if self._output is not None:
+            view.feed(self._output.flush())
+        view.end_line()
+        if view.collapsed:
+            self._deferred.append(event)
+        return view.collapsed
+
     def _on_block_display(self, data: dict) -> None:
-        if self._view is not None:  # shown after the block's output, at block.finished
-            self._deferred.append(ev.event(ev.BLOCK_DISPLAY, **data))
+        if self._defer(ev.event(ev.BLOCK_DISPLAY, **data)):
             return
         with self.status.hidden():
             try:
@@ -284,8 +296,7 @@ class Renderer:
         console.file.flush()
 
     def _on_block_files(self, data: dict) -> None:
-        if self._view is not None:  # shown after the block's output, at block.finished
-            self._deferred.append(ev.event(ev.BLOCK_FILES, **data))
+        if self._defer(ev.event(ev.BLOCK_FILES, **data)):
             return
         text = data.get("text")
         if not isinstance(text, str) or not text:
