@@ -60,7 +60,8 @@ class Renderer:
         self._redactor = Redactor(secrets)
         self.status = status if status is not None else StatusLine(
             console.file, enabled=None if console.is_terminal else False)
-        self._stream = ReplyStream(console, self.status, self.scrub)
+        self._stream = ReplyStream(console, self.status, self.scrub, self.print,
+                                   permanent=show_final)
         self._output: OutputFilter | None = None
         self._view: OutputView | None = None
         self._deferred: list[ev.Event] = []  # a block's displays and files, shown after its output
@@ -119,17 +120,23 @@ class Renderer:
         self._stream.feed(data["text"])
 
     def _on_message(self, data: dict) -> None:
-        self._end_model_phase()
+        printed, rest = self._end_model_phase(data.get("text") or "")
         if data.get("final") and not self.show_final:
             return
-        self.print(reply_markdown(self.scrub(safe_text(data.get("text") or ""))))
+        if printed.strip():  # its first paragraphs were printed as they came
+            self.print()
+        if rest.strip() or not printed.strip():
+            self.print(reply_markdown(rest))
 
-    def _end_model_phase(self) -> str:
-        """Erase the preview and the status; returns the streamed text."""
-        partial = self._stream.close()
+    def _end_model_phase(self, text: str | None = None) -> tuple[str, str]:
+        """Erase the preview and the status; returns what of the reply (`text`, else what
+        streamed) was printed already, and the rest, both sanitised."""
+        stream = self._stream
+        printed, rest = stream.printed, stream.rest(stream.text if text is None else text)
+        stream.close()
         self.status.stop()
         self._phase, self._retry = "", ""
-        return partial
+        return printed, rest
 
     def _on_turn_completed(self, data: dict) -> None:
         usage, cost = data.get("usage"), data.get("cost")
@@ -140,10 +147,12 @@ class Renderer:
         self.stop()
 
     def _on_notice(self, data: dict) -> None:
-        if self._phase == "model":  # a reply cut off (stop, error): keep what was shown
-            partial = self._end_model_phase()
-            if partial.strip():
-                self.print(markdown(self.scrub(safe_text(partial))))
+        if self._phase == "model":  # a reply cut off (stop, error): keep what came
+            printed, rest = self._end_model_phase()
+            if rest.strip():
+                if printed.strip():
+                    self.print()
+                self.print(markdown(rest))
         style = {"error": "bold red", "warning": "yellow"}.get(data.get("level"), "cyan")
         self.print(Text(self._clean(data["text"]), style=style))
 

@@ -178,3 +178,23 @@ def test_renderer_collapses_a_long_block_output():
     assert lines[50] == "… 230 lines left out (full output: /s/output-3.log) …"
     assert lines[51] == "n280" and lines[70] == "n299"
     assert lines[71:] == ["a table", "✓ ok (1.00 s)"]  # displays after the output
+
+
+def test_finished_paragraphs_are_printed_once_as_they_stream(monkeypatch):
+    from interp.ui import stream
+
+    monkeypatch.setattr(stream, "REFRESH", 0)
+    tty = Tty()
+    r = renderer(tty)
+    r.handle(ev.event(ev.MODEL_REQUEST, turn=1, model="m"))
+    reply = "First paragraph.\n\nSecond paragraph.\n\n```python\nprint(1)\n```\n\nAfter the code."
+    for i in range(0, len(reply), 5):
+        r.handle(ev.event(ev.MESSAGE_DELTA, text=reply[i:i + 5]))
+        if i == 40:  # the first paragraph is on screen for good, the second one previewed
+            lines = screen(tty)
+            assert lines[0] == "First paragraph." and "waiting for m" not in lines[0]
+    r.handle(ev.event(ev.MESSAGE, role="assistant", text=reply, final=False))
+    lines = [line for line in screen(tty) if line.strip()]
+    assert lines == ["First paragraph.", "Second paragraph.", "▶ python block 1, shown below",
+                     "After the code."]
+    r.close()
