@@ -193,7 +193,8 @@ def test_finished_paragraphs_are_printed_once_as_they_stream(monkeypatch):
         if i == 40:  # the first paragraph is on screen for good, the second one previewed
             lines = screen(tty)
             assert lines[0] == "First paragraph." and "waiting for m" not in lines[0]
-    r.handle(ev.event(ev.MESSAGE, role="assistant", text=reply, final=False))
+    r.handle(ev.event(ev.MESSAGE, role="assistant", text=reply, final=False,
+                      blocks=[{"index": 1, "language": "python"}]))
     lines = [line for line in screen(tty) if line.strip()]
     assert lines == ["First paragraph.", "Second paragraph.", "▶ python block 1, shown below",
                      "After the code."]
