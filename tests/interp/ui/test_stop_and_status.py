@@ -14,7 +14,7 @@ import pytest
 
 from fake_openai import Reply
 from helpers import interp_cmd, model_args, write_config
-from pty_terminal import ESC, HANG_GUARD, Term, fenced, last_user
+from pty_terminal import ESC, HANG_GUARD, Term, fenced
 
 SLEEPER = ("import time\nkept = 'still here'\nprint('sleeping', flush=True)\n"
            "time.sleep(100)\nprint('woke up')")
