@@ -214,8 +214,8 @@ class Renderer:
         if collapsed is None:
             return False
         if collapsed.left_out:
-            self.print(Text(self.scrub(safe_text(left_out_line(collapsed.left_out, spool_path))),
-                            style="dim"))
+            line = self.scrub(safe_text(left_out_line(collapsed.left_out, spool_path)))
+            self.print(Text(line, style="dim"), soft_wrap=True)  # a path is never cut by a newline
         if collapsed.tail:
             self._write_output("".join(line + "\n" for line in collapsed.tail))
         return bool(collapsed.left_out and spool_path)
