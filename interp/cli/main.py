@@ -96,6 +96,37 @@ def export_command(
     raise typer.Exit(export_session(session_id, format_, output))
 
 
+@app.command("eval")
+def eval_command(
+    benchmark: str = typer.Argument(..., metavar="BENCHMARK",
+                                    help="humaneval, humaneval+, mbpp or mbpp+."),
+    model: Optional[str] = typer.Option(None, "--model", help="Any litellm model string."),
+    api_base: Optional[str] = typer.Option(None, "--api-base", help="Model endpoint URL."),
+    api_key: Optional[str] = typer.Option(None, "--api-key", help="Model API key."),
+    feedback: Optional[list[str]] = typer.Option(None, "--feedback", metavar="none|self|oracle",
+                                                 help="Modes, comma-separated or repeated "
+                                                 "(default none)."),
+    limit: Optional[int] = typer.Option(None, "--limit", help="Only the first N problems."),
+    jobs: int = typer.Option(1, "--jobs", help="Problems worked on at once."),
+    out: Optional[str] = typer.Option(None, "--out", metavar="DIR",
+                                      help="Results folder (default ./interp-eval/MODEL)."),
+    json_: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+    turns: int = typer.Option(4, "--turns", help="self: model calls per problem."),
+    data: Optional[str] = typer.Option(None, "--data", metavar="PATH",
+                                       help="Problems in the EvalPlus JSONL format."),
+    temperature: float = typer.Option(0.0, "--temperature", help="Sampling temperature."),
+    max_tokens: int = typer.Option(1024, "--max-tokens", help="Most tokens per reply."),
+) -> None:
+    """Score a model on a code benchmark, with and without execution feedback."""
+    from interp.eval.command import EvalArgs, run_eval_command
+
+    args = EvalArgs(benchmark=benchmark.lower(), feedback=tuple(feedback or ()), limit=limit,
+                    jobs=jobs, out=out, json=json_, turns=turns, data=data,
+                    temperature=temperature, max_tokens=max_tokens)
+    raise typer.Exit(run_eval_command(args, {"model": model, "api_base": api_base,
+                                             "api_key": api_key}))
+
+
 rules_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False,
                         rich_markup_mode=None, context_settings={"help_option_names": ["-h", "--help"]},
                         help="List, add or remove the approval rules in config.toml.")
