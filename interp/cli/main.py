@@ -27,6 +27,10 @@ def main_command(
     auto_approve: bool = typer.Option(False, "-y", "--auto-approve",
                                                 help="Run blocks without asking."),
     model: Optional[str] = typer.Option(None, "--model", help="Any litellm model string."),
+    local: Optional[str] = typer.Option(None, "--local", metavar="[PATH.gguf]",
+                                        help="Run a GGUF model on this machine with llama.cpp "
+                                        "(default: the downloaded Qwen2.5-Coder-1.5B); needs "
+                                        "interp[local]."),
     api_base: Optional[str] = typer.Option(None, "--api-base", help="Model endpoint URL."),
     api_key: Optional[str] = typer.Option(None, "--api-key", help="Model API key."),
     max_turns: Optional[int] = typer.Option(None, "--max-turns", help="Model calls per task."),
@@ -71,13 +75,17 @@ def main_command(
     """Start an interactive session, or run one task with -e."""
     if ctx.invoked_subcommand is not None:
         return
+    if local is not None and model:
+        typer.echo("interp: use --model or --local, not both", err=True)
+        raise typer.Exit(2)
+    model = "local" if local is not None else model
     cli = {"model": model, "api_base": api_base, "api_key": api_key, "max_turns": max_turns,
            "timeout": timeout, "auto_approve": auto_approve or None, "json": json_ or None,
            "debug": debug or None, "tools": "off" if no_tools else tools, "sandbox": sandbox,
            "request_timeout": request_timeout, "idle_timeout": idle_timeout,
            "max_tokens": max_tokens,
            "network": network or None, "pass_env": tuple(pass_env) if pass_env else None,
-           "output_dir": output_dir, "python": python}
+           "output_dir": output_dir, "python": python, "local_model": local or None}
     from interp.cli.start import start
 
     raise typer.Exit(start(cli, exec_, resume, tuple(file or ())))
@@ -183,13 +191,17 @@ def rules_remove(entry: list[str] = typer.Argument(..., metavar="ENTRY|NUMBER"))
 
 
 _TAKES_VALUE = frozenset({"-e", "--exec", "--model", "--api-base", "--api-key", "--max-turns",
-                          "--timeout", "--resume", "--sandbox", "--pass-env", "--output-dir",
-                          "--file", "--python", "--format", "-f", "-o", "--output", "--tools",
-                          "--request-timeout", "--idle-timeout", "--max-tokens"})
+                          "--local", "--timeout", "--resume", "--sandbox", "--pass-env",
+                          "--output-dir", "--file", "--python", "--format", "-f", "-o", "--output",
+                          "--tools", "--request-timeout", "--idle-timeout", "--max-tokens"})
+
+
+_OPTIONAL_VALUE = {"--resume": "latest", "--local": ""}
 
 
 def optional_resume(args: list[str]) -> list[str]:
-    """`--resume` with no ID (last, or before another option) means `--resume latest`.
+    """`--resume` with no ID (last, or before another option) means `--resume latest`, and
+    `--local` with no path means the default model (an empty value).
 
     Typer's parser has no optional option values, so the default is filled in here."""
     out, i = [], 0
@@ -200,8 +212,8 @@ def optional_resume(args: list[str]) -> list[str]:
         if arg == "--":
             out.extend(args[i:])
             break
-        if arg == "--resume" and (i == len(args) or args[i].startswith("-")):
-            out.append("latest")
+        if arg in _OPTIONAL_VALUE and (i == len(args) or args[i].startswith("-")):
+            out.append(_OPTIONAL_VALUE[arg])
         elif arg in _TAKES_VALUE and i < len(args):
             out.append(args[i])
             i += 1

@@ -46,6 +46,11 @@ class Totals:
     cost_known: bool = True
 
 
+STOPPED_NOTICE = "Stopped: nothing more runs in this turn."
+STOPPED_NOTE = ("Note: the user stopped your previous turn (Esc or Ctrl-C); nothing more of it "
+                "ran after that point.")
+
+
 class Session(turns.TurnChecks):
     """A conversation whose `run(task)` streams the events that `--json` prints."""
 
@@ -78,6 +83,7 @@ class Session(turns.TurnChecks):
         self._tools: tuple[object, turns.ToolChoice] | None = None  # per model, decided once
         self._loops = turns.LoopGuard()
         self._empty_replies = 0  # in a row
+        self._stop_requested = False  # stop() was called during this task
 
     # -- public API -----------------------------------------------------------
     def run(self, task: str) -> Iterator[ev.Event]:
@@ -97,6 +103,7 @@ class Session(turns.TurnChecks):
         self._denied = False
         self._loops.reset()
         self._empty_replies = 0
+        self._stop_requested = False
         code, reason = yield from self._loop()
         if code == exits.OK and self._denied:
             code, reason = exits.POLICY, "denied by policy"
@@ -124,6 +131,16 @@ class Session(turns.TurnChecks):
         runner = self._current
         if runner is not None:
             runner.interrupt()
+
+    def stop(self) -> None:
+        """End the turn: interrupt the running block, run no later block and call the model no
+        more until the next task (thread- and signal-safe; the runners keep their state).
+
+        A reply being streamed stops at its next chunk (a UI that must break a blocked read
+        raises KeyboardInterrupt in the thread running the task). The model is told at the
+        next task that the user stopped it."""
+        self._stop_requested = True
+        self.interrupt()
 
     def close(self) -> ev.Event:
         """Stop every runner; returns the session.finished event."""
@@ -153,6 +170,7 @@ class Session(turns.TurnChecks):
             runner.stop()
         self._runners.clear()
         self.messages = self.messages[:1]
+        self.always.clear()
         self._block, self.notes = 0, []
         # A log left attached must not bring the old conversation back on --resume; written
         # lazily so that attaching a new log right away (/reset) leaves the old file intact.
@@ -172,12 +190,15 @@ class Session(turns.TurnChecks):
     # -- the loop -------------------------------------------------------------
     def _loop(self) -> Iterator[ev.Event]:
         for turn in range(1, self.config.max_turns + 1):
+            if self._stop_requested:
+                return (yield from self._stopped())
             try:
                 reply = yield from self._ask(turn)
             except ModelError as exc:
                 yield ev.event(ev.NOTICE, level="error", text=str(exc), kind=exc.kind)
                 return exits.MODEL_ERROR, "model error"
             except KeyboardInterrupt:
+                self.tell(STOPPED_NOTE)
                 yield ev.event(ev.NOTICE, level="warning", text="Reply interrupted.")
                 return exits.INTERRUPTED, "interrupted"
             steps = self._steps(reply)
@@ -194,7 +215,7 @@ class Session(turns.TurnChecks):
             self._empty_replies = 0
             stopped, carry_on = yield from self._act(steps)
             if stopped:
-                return exits.INTERRUPTED, "stopped by the user"
+                return (yield from self._stopped())
             if self._loops.stuck:
                 ending = self._loops.ending()
                 yield ev.event(ev.NOTICE, level=ending.level, text=ending.notice)
@@ -205,8 +226,15 @@ class Session(turns.TurnChecks):
                        text=f"Stopped after {self.config.max_turns} model calls (--max-turns).")
         return exits.MAX_TURNS, "max turns reached"
 
+    def _stopped(self) -> Iterator[ev.Event]:
+        """End a turn the user stopped; the model is told with the next task."""
+        self.tell(STOPPED_NOTE)
+        yield ev.event(ev.NOTICE, level="warning", text=STOPPED_NOTICE)
+        return exits.INTERRUPTED, "stopped by the user"
+
     def _ask(self, turn: int) -> Iterator[ev.Event]:
         tools = [EXECUTE_TOOL] if (yield from self._tool_choice()) else None
+        yield ev.event(ev.MODEL_REQUEST, turn=turn, model=self.model.name)
         reply, parts = None, []
         try:
             for item in self.model.stream(self.payload(tools=bool(tools)), tools):
@@ -218,6 +246,8 @@ class Session(turns.TurnChecks):
                 else:
                     parts.append(item)
                     yield ev.event(ev.MESSAGE_DELTA, text=item)
+                if self._stop_requested:  # stop(): the rest of the reply is not awaited
+                    raise KeyboardInterrupt
         except KeyboardInterrupt:
             self._save_partial("".join(parts), "[reply interrupted by the user]")
             raise
@@ -235,6 +265,7 @@ class Session(turns.TurnChecks):
         for step in steps:
             self._block += 1
             index = self._block
+            stopped = stopped or self._stop_requested
             if stopped:
                 record = blocks.not_run(index, step.language, step.code, "skipped",
                                         "Not run: the user stopped the turn.", call_id=step.call_id)
@@ -245,6 +276,7 @@ class Session(turns.TurnChecks):
             else:
                 record, ran, stopped = yield from self._approve_and_run(index, step)
                 tell = tell or ran
+                stopped = stopped or self._stop_requested
             records.append(record)
         self._report(records)
         return stopped, tell and not stopped
@@ -291,11 +323,19 @@ class Session(turns.TurnChecks):
         root = self._root()
         before = workspace.snapshot(root) if self.config.report_files else None
         try:
+            fresh = language not in self._runners
             runner = self._runner(language)
             self._current = runner
-            for item in _run(runner, code, self.config.timeout, index):
+            if fresh:  # a first start is slow: a block stopped meanwhile must not run
+                runner.start()
+            if self._stop_requested:
+                result = _not_run()
+            for item in () if self._stop_requested else _run(runner, code, self.config.timeout,
+                                                              index):
                 if isinstance(item, Output):
                     yield ev.event(ev.BLOCK_OUTPUT, index=index, text=item.text)
+                    if self._stop_requested:  # stopped just as the block started
+                        runner.interrupt()
                 elif isinstance(item, Result):
                     result = item
         except RunnerError as exc:
@@ -444,3 +484,11 @@ def _failed_start(message: str) -> Result:
 
     empty = CapturedOutput("", "", 0, 0, 0, None)
     return Result(status="error", output=empty, error=message)
+
+
+def _not_run() -> Result:
+    """The result of a block the user stopped before it started."""
+    from languages.output import CapturedOutput
+
+    return Result(status="interrupted", output=CapturedOutput("", "", 0, 0, 0, None),
+                  interrupted=True)

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
-
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from interp.core import events as ev
 from interp.core import exits
@@ -101,7 +100,7 @@ def cut_off_notice(reply: Reply) -> str | None:
     """A warning for an answer cut off by the output limit (nothing of it runs)."""
     if reply.finish_reason != "length":
         return None
-    return ("The reply was cut off by the output limit (--max-tokens); what arrived is shown.")
+    return "The reply was cut off by the output limit (--max-tokens); what arrived is shown."
 
 
 class LoopGuard:
