@@ -251,8 +251,10 @@ class Session(turns.TurnChecks):
         except KeyboardInterrupt:
             self._save_partial("".join(parts), "[reply interrupted by the user]")
             raise
-        except ModelError:
-            self._save_partial("".join(parts), "[reply cut off by an error]")
+        except ModelError as exc:  # an attempt that started over may have received more
+            text = "".join(parts)
+            self._save_partial(exc.partial if len(exc.partial) > len(text) else text,
+                               "[reply cut off by an error]")
             raise
         reply = reply or Reply("".join(parts), (), None, None)
         self._add(_assistant_message(reply) if not turns.is_empty(reply) else

@@ -72,7 +72,8 @@ class LocalModel:
         if self._inner is None or self._inner.api_base != base:
             self._inner = LiteLLMModel("openai/" + LOCAL, api_base=base,
                                        api_key="sk-no-key-required",
-                                       request_timeout=REQUEST_TIMEOUT)
+                                       request_timeout=REQUEST_TIMEOUT,
+                                       max_tokens=self.server.config.predict or 0)
         return self._inner
 
     def stream(self, messages: list[dict], tools: list[dict] | None = None) -> Iterator[str | Reply]:
