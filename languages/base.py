@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import os
 import shutil
 import signal
 import tempfile
-import termios
 import threading
 import time
 from collections.abc import Iterator
@@ -19,14 +20,16 @@ import pexpect
 from .protocol import Runner, RunnerConfig
 from .events import Event, Output
 from .limits import LimitGuard
-from .marker import MarkerScanner, new_token, route
+from .marker import MarkerScanner, new_token
 from .outcome import Outcome, build_result
-from .output import CapturedOutput, OutputCapture, StreamDecoder
+from .output import CapturedOutput, OutputCapture, StreamDecoder, clean_surrogates
 from .procs import RunnerError, RunnerStartError, kill_session, signal_name, spawn
+from .terminal import DEFAULT_SIZE, reading_gives_eof
 
 __all__ = ["BASE_ENV", "ProcessRunner", "Runner", "RunnerConfig", "RunnerError", "RunnerStartError"]
 
 BASE_ENV = {"NO_COLOR": "1", "PAGER": "cat", "PYTHON_BASIC_REPL": "1"}
+_NOT_INHERITED = ("COLUMNS", "LINES")  # programs must ask the terminal, which follows resizes
 _READ_SIZE = 1 << 16
 _TICK = 0.25
 
@@ -48,6 +51,7 @@ class ProcessRunner:
     name: ClassVar[str] = ""
     aliases: ClassVar[tuple[str, ...]] = ()
     suffix: ClassVar[str] = ".txt"
+    command_fd: ClassVar[int] = 3  # where the interpreter reads commands (a pipe)
 
     def __init__(self, config: RunnerConfig | None = None) -> None:
         self.config = config or RunnerConfig()
@@ -59,6 +63,9 @@ class ProcessRunner:
         self._interrupt_at: float | None = None
         self._write_lock = threading.RLock()
         self._guard: LimitGuard | None = None
+        self._commands: int | None = None  # the write end of the command pipe
+        self._pipe_end: int | None = None  # its read end, while the child is being started
+        self._size: tuple[int, int] | None = None
 
     # -- hooks for subclasses -------------------------------------------------
     def argv(self) -> list[str]:
@@ -81,12 +88,26 @@ class ProcessRunner:
         """The line that makes the interpreter print the marker and nothing else."""
         return f"P {token}\n".encode()
 
+    def sync_command(self, token: str) -> bytes:
+        """The line sent right behind every run command: print the marker once the run is over
+        (see marker.py). A ping unless the driver tells the two apart."""
+        return self.ping_command(token)
+
+    def block_text(self, code: str) -> str:
+        """The text of the code file the interpreter runs."""
+        return code
+
+    def read_status(self, status: dict | None) -> dict | None:
+        """The driver's status line as the Result should see it (add `notes`, ...)."""
+        return status
+
     def child_setup(self) -> None:
-        """Runs in the child before exec: commands on fd 3, stdin at end-of-file."""
-        os.dup2(0, 3)
-        null = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(null, 0)
-        os.close(null)
+        """Runs in the child before exec, after the command pipe is on `command_fd`: stdin
+        at end-of-file unless commands come on it."""
+        if self.command_fd != 0:
+            null = os.open(os.devnull, os.O_RDONLY)
+            os.dup2(null, 0)
+            os.close(null)
 
     # -- lifecycle ------------------------------------------------------------
     @property
@@ -109,7 +130,16 @@ class ProcessRunner:
             argv = self.config.sandbox.wrap(argv, cwd, (os.fspath(self._workdir),
                                                         *hidden_by_private_tmp(argv)))
             self._guard = LimitGuard(self.config.limits)
-            self._child, self._leftover = spawn(argv, cwd, self._environment(), self._preexec), b""
+            self._pipe_end, self._commands = os.pipe()
+            fcntl.fcntl(self._commands, fcntl.F_SETFL, os.O_NONBLOCK)
+            self._size = self._wanted_size()
+            try:
+                self._child = spawn(argv, cwd, self._environment(), self._preexec,
+                                    size=self._size, pass_fds=(self._pipe_end,))
+            finally:
+                os.close(self._pipe_end)
+                self._pipe_end = None
+            self._leftover = b""
             if setup := self.setup_command():
                 self._send(setup)
             self._sync(self.config.start_timeout)
@@ -151,16 +181,19 @@ class ProcessRunner:
         self.start()
         self._runs += 1
         path = self._workdir / f"block-{self._runs}{self.suffix}"
-        path.write_text(code, encoding="utf-8", errors="surrogateescape")
+        path.write_bytes(_encode(self.block_text(code)))
         capture = OutputCapture(self._workdir / f"output-{self._runs}.log",
                                 self.config.head_chars, self.config.tail_chars)
         limit = timeout if timeout is not None else self.config.timeout
-        token = new_token()
+        token, confirm = new_token(), new_token()
+        scanner = MarkerScanner(token)
+        scanner.expect(confirm)
         self._interrupt_at = None
-        self._send(self.run_command(token, os.fspath(path)))
+        self._prepare_terminal()
+        self._send(self.run_command(token, os.fspath(path)) + self.sync_command(confirm))
         self._running = True
         try:
-            outcome = yield from self._collect(MarkerScanner(token), capture, limit)
+            outcome = yield from self._collect(scanner, capture, limit)
         finally:
             with self._write_lock:
                 self._running = False
@@ -201,25 +234,28 @@ class ProcessRunner:
 
     def _collect(self, scanner: MarkerScanner, capture: OutputCapture,
                  limit: float | None) -> Iterator[Output]:
+        """Stream output until the run's last sync marker (marker.py); Ctrl-C and the
+        deadline add a ping, which the run then waits for, at most `grace` seconds."""
         decoder = StreamDecoder()
         deadline = time.monotonic() + limit if limit else None
-        outcome, ping = Outcome(), None
+        outcome, pinged = Outcome(), False
         data, self._leftover = self._leftover, b""
         while True:
-            text = route(data, scanner, ping)
-            if text := decoder.feed(text):
+            if text := decoder.feed(scanner.feed(data)):
                 capture.feed(text)
                 yield Output(text)
-            if (ping or scanner).done:
+            if scanner.done:
                 break
             now = time.monotonic()
+            self._follow_size()
             if deadline and now >= deadline and not outcome.timed_out:
                 outcome.timed_out = True
                 self.interrupt()
-            if self._interrupt_at is not None and ping is None:
-                ping = MarkerScanner(new_token())
-                self._send(self.ping_command(ping.token))
-            if ping is not None and now >= self._interrupt_at + self.config.grace:
+            if self._interrupt_at is not None and not pinged:
+                pinged, ping = True, new_token()
+                scanner.expect(ping)
+                self._send(self.ping_command(ping))
+            if pinged and now >= self._interrupt_at + self.config.grace:
                 outcome.killed = True
                 break
             try:
@@ -232,12 +268,9 @@ class ProcessRunner:
         if tail := decoder.feed(scanner.flush(), final=True):
             capture.feed(tail)
             yield Output(tail)
-        outcome.status = scanner.status
+        outcome.status, outcome.fakes = self.read_status(scanner.status), scanner.fakes
         outcome.interrupted = self._interrupt_at is not None
-        if ping is not None and ping.done:
-            self._leftover = ping.rest
-        elif scanner.done:
-            self._leftover = scanner.rest
+        self._leftover = scanner.rest if scanner.done else b""
         return outcome
 
     def _wait(self, now: float, deadline: float | None) -> float:
@@ -259,6 +292,9 @@ class ProcessRunner:
 
     def _reap(self, kill: bool) -> tuple[int | None, int | None]:
         child, self._child = self._child, None
+        if self._commands is not None:
+            os.close(self._commands)
+            self._commands = None
         if child is None:
             return None, None
         if kill:
@@ -277,8 +313,10 @@ class ProcessRunner:
 
     def _sync(self, limit: float) -> None:
         """Wait for a ping's marker so that no earlier output is left in the pipe."""
-        scanner = MarkerScanner(new_token())
-        self._send(self.ping_command(scanner.token))
+        scanner = MarkerScanner(None)
+        ping = new_token()
+        scanner.expect(ping)
+        self._send(self.ping_command(ping))
         deadline = time.monotonic() + limit
         seen = b""
         while not scanner.done:
@@ -296,11 +334,50 @@ class ProcessRunner:
         self._leftover = scanner.rest
 
     def _send(self, data: bytes) -> None:
+        """Write a command to the interpreter's command pipe. A full pipe (a driver that stopped
+        reading) or a closed one (a dead interpreter) loses the command: the run then ends by
+        its deadline or by the end of the process's output."""
         with self._write_lock:
-            self._child.send(data)
+            while data and self._commands is not None:
+                try:
+                    data = data[os.write(self._commands, data):]
+                except OSError as exc:
+                    if exc.errno == errno.EINTR:
+                        continue
+                    return
+
+    # -- the terminal ---------------------------------------------------------
+    def _wanted_size(self) -> tuple[int, int]:
+        """(rows, columns) the runner's terminal should have: the user's, else the default."""
+        source = self.config.terminal_size
+        try:
+            size = source() if source is not None else None
+        except OSError:
+            size = None
+        return size or DEFAULT_SIZE
+
+    def _follow_size(self) -> None:
+        """Give the runner's terminal the user's new size (the kernel sends SIGWINCH)."""
+        if self.config.terminal_size is None or self._child is None:
+            return
+        size = self._wanted_size()
+        if size != self._size:
+            self._size = size
+            try:
+                self._child.setwinsize(*size)
+            except OSError:
+                pass
+
+    def _prepare_terminal(self) -> None:
+        """Before each run: the user's size, and reads of the terminal at end-of-file again
+        (a block may have changed the terminal's mode)."""
+        self._follow_size()
+        if self._child is not None:
+            reading_gives_eof(self._child.child_fd)
 
     def _environment(self) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items() if k not in self.config.env_remove}
+        env = {k: v for k, v in os.environ.items()
+               if k not in self.config.env_remove and k not in _NOT_INHERITED}
         env.update(self.config.env)
         env.update(BASE_ENV)
         env.update(self.env_overrides())
@@ -319,9 +396,11 @@ class ProcessRunner:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
         if self._guard is not None:
             self._guard.child_setup()
-        attrs = termios.tcgetattr(1)
-        attrs[1] &= ~termios.ONLCR
-        termios.tcsetattr(1, termios.TCSANOW, attrs)
+        reading_gives_eof(1)
+        if self._pipe_end == self.command_fd:  # dup2 onto itself would keep close-on-exec
+            os.set_inheritable(self._pipe_end, True)
+        else:
+            os.dup2(self._pipe_end, self.command_fd)
         self.child_setup()
 
     def __del__(self) -> None:
@@ -330,3 +409,12 @@ class ProcessRunner:
                 self.stop()
             except Exception:  # interpreter shutdown: modules may already be gone
                 pass
+
+
+def _encode(text: str) -> bytes:
+    """UTF-8 bytes of a code file: bytes kept by `surrogateescape` come back as they were,
+    other lone surrogates become U+FFFD."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return clean_surrogates(text).encode("utf-8")

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import ClassVar, Protocol, runtime_checkable
 
 from .events import Event
 from .limits import Limits
 from .sandbox import Sandbox
+from .terminal import user_terminal_size
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,9 @@ class RunnerConfig:
     output_dir: str | None = None  # where Python saves figures; default ./interp-output in cwd
     sandbox: Sandbox = field(default_factory=Sandbox)
     limits: Limits = field(default_factory=Limits)
+    # (rows, columns) for the runner's terminal, asked before each block and while it runs, so
+    # the terminal follows the user's resizes; None (or a None answer): 40 x 160.
+    terminal_size: Callable[[], tuple[int, int] | None] | None = user_terminal_size
 
 
 @runtime_checkable
