@@ -52,7 +52,8 @@ def build_session(settings: Settings, request: Request, approver, store: Session
         sid = store.latest_id() if request.resume == "latest" else store.resolve(request.resume)
         if sid is None:
             raise UsageError("interp: there is no saved conversation to resume yet.")
-        history = store.load(sid)
+        history, skipped = store.load_checked(sid)
+        notices += [f"Warning: {warning}." for warning in skipped]
         log = store.open(sid, secrets_of(settings))
         notices.append(f"Resumed conversation {sid} ({len(history)} messages). Runner state "
                        f"(variables, imports, working directory) was not restored.")
@@ -90,8 +91,12 @@ def attach_files(session: Session, paths) -> list[str]:
 
 
 def startup_notices(config: RunnerConfig) -> list[str]:
-    """What the person should know before anything runs: sandbox and unenforceable limits."""
-    notices = []
+    """What the person should know before anything runs: the Python that runs Python blocks,
+    the sandbox and unenforceable limits."""
+    from languages.python import choose_python
+
+    python, why = choose_python(config, {**os.environ, **config.env})
+    notices = [f"Python blocks run with {python} ({why})."]
     if config.sandbox.mode != "off":
         notices.append(f"Code runs in a {config.sandbox.describe()}.")
     if warning := config.limits.warning():

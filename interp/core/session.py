@@ -19,6 +19,7 @@ from interp.core.report import describe_decline, describe_result
 from interp.models.base import Model, ModelError, Reply
 from interp.core.system_prompt import system_prompt
 from interp.core.payload import build_payload, has_images
+from interp.core.text import clean, clean_reply
 
 
 
@@ -73,6 +74,7 @@ class Session:
     # -- public API -----------------------------------------------------------
     def run(self, task: str) -> Iterator[ev.Event]:
         """Work on a task until the model stops proposing code; ends with task.finished."""
+        task = clean(task)
         if not self._started:
             self._started = True
             yield ev.event(ev.SESSION_STARTED, session_id=self.id, model=self.model.name,
@@ -190,7 +192,7 @@ class Session:
         except ModelError:
             self._save_partial("".join(parts), "[reply cut off by an error]")
             raise
-        reply = reply or Reply("".join(parts), (), None, None)
+        reply = clean_reply(reply or Reply("".join(parts), (), None, None))
         self._add(_assistant_message(reply))
         return reply
 
@@ -327,6 +329,7 @@ class Session:
             self._add({"role": "assistant", "content": f"{text}\n{note}"})
 
     def _add(self, message: dict, task: bool = False) -> None:
+        message = clean(message)
         if task:
             message = dict(message, _task=True)
         self.messages.append(message)
