@@ -8,15 +8,12 @@ lines; in a block that is not valid Python, `!cmd`, `x = !cmd`, `%magic args` an
 """
 
 import builtins
-import io
 import os
 import re
-import shlex
-import shutil
-import subprocess
 import sys
-import time
-import tokenize
+
+# subprocess, shlex, shutil, time, tokenize and io are imported where used: most blocks never
+# need them, and the driver's start-up stays short.
 
 CONSOLE_FIRST = re.compile(r"^\s*(>>>|In \[\d+\]:)( |$)")
 CONSOLE_LINE = re.compile(r"^\s*(>>>|\.\.\.|In \[\d+\]:|\.\.\.:)( |$)")
@@ -49,6 +46,8 @@ def console_paste(source):
 
 def outside_strings(lines, candidates):
     """The candidate line numbers (0-based) that are not inside a multi-line string."""
+    import io
+    import tokenize
     probe = [re.match(r"\s*", lines[i]).group() + "pass" if i in candidates else line
              for i, line in enumerate(lines)]
     inside = set()
@@ -132,16 +131,19 @@ class Habits(object):
         return EXPAND.sub(value, command)
 
     def shell(self):
+        import shutil
         return shutil.which("bash") or "/bin/sh"
 
     def system(self, command):
         """`!command`: run it in a shell; its output streams; `_exit_code` gets its status."""
+        import subprocess
         flush_all()
         builtins._exit_code = subprocess.call(self.expand(command), shell=True,
                                               executable=self.shell())
 
     def getoutput(self, command):
         """`x = !command`: the lines it printed."""
+        import subprocess
         flush_all()
         done = subprocess.run(self.expand(command), shell=True, executable=self.shell(),
                               stdout=subprocess.PIPE, universal_newlines=True)
@@ -165,6 +167,8 @@ class Habits(object):
 
     def magic_pip(self, args):
         """%pip: pip of the Python that runs the blocks."""
+        import shlex
+        import subprocess
         flush_all()
         builtins._exit_code = subprocess.call([sys.executable, "-m", "pip"] + shlex.split(args))
         import importlib
@@ -188,6 +192,7 @@ class Habits(object):
         return os.environ.get(args)
 
     def magic_time(self, args):
+        import time
         began = time.time()
         try:
             exec(compile(args, "<%time>", "exec"), self.namespace())
@@ -204,6 +209,7 @@ class Habits(object):
     def magic_run(self, args):
         """%run script.py args: run a file as __main__; its names join the namespace."""
         import runpy
+        import shlex
         argv = shlex.split(args)
         if not argv:
             raise UsageError("%run needs a file name")
@@ -224,6 +230,7 @@ class Habits(object):
         return handler(args, body)
 
     def cell_writefile(self, args, body):
+        import shlex
         parts = shlex.split(args)
         append = "-a" in parts or "--append" in parts
         path = next((p for p in parts if not p.startswith("-")), None)
@@ -236,6 +243,7 @@ class Habits(object):
             handle.write(body + ("" if body.endswith("\n") else "\n"))
 
     def cell_bash(self, args, body):
+        import subprocess
         flush_all()
         builtins._exit_code = subprocess.call([self.shell(), "-c", body])
 
@@ -247,6 +255,7 @@ class Habits(object):
     def cell_capture(self, args, body):
         """%%capture [name]: run the body without showing its output (kept in `name`)."""
         import contextlib
+        import io
         out, err = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             exec(compile(body, "<%%capture>", "exec"), self.namespace())

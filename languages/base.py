@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import errno
-import fcntl
 import os
 import shutil
 import signal
@@ -19,12 +17,13 @@ import pexpect
 
 from .protocol import Runner, RunnerConfig
 from .events import Event, Output
+from .channel import CommandPipe
 from .limits import LimitGuard
 from .marker import MarkerScanner, new_token
 from .outcome import Outcome, build_result
-from .output import CapturedOutput, OutputCapture, StreamDecoder, clean_surrogates
+from .output import CapturedOutput, OutputCapture, StreamDecoder, encode_code
 from .procs import RunnerError, RunnerStartError, kill_session, signal_name, spawn
-from .terminal import DEFAULT_SIZE, reading_gives_eof
+from .terminal import SizeFollower, reading_gives_eof
 
 __all__ = ["BASE_ENV", "ProcessRunner", "Runner", "RunnerConfig", "RunnerError", "RunnerStartError"]
 
@@ -63,9 +62,8 @@ class ProcessRunner:
         self._interrupt_at: float | None = None
         self._write_lock = threading.RLock()
         self._guard: LimitGuard | None = None
-        self._commands: int | None = None  # the write end of the command pipe
-        self._pipe_end: int | None = None  # its read end, while the child is being started
-        self._size: tuple[int, int] | None = None
+        self._commands: CommandPipe | None = None
+        self._terminal: SizeFollower | None = None
 
     # -- hooks for subclasses -------------------------------------------------
     def argv(self) -> list[str]:
@@ -130,15 +128,14 @@ class ProcessRunner:
             argv = self.config.sandbox.wrap(argv, cwd, (os.fspath(self._workdir),
                                                         *hidden_by_private_tmp(argv)))
             self._guard = LimitGuard(self.config.limits)
-            self._pipe_end, self._commands = os.pipe()
-            fcntl.fcntl(self._commands, fcntl.F_SETFL, os.O_NONBLOCK)
-            self._size = self._wanted_size()
+            self._commands = CommandPipe()
+            self._terminal = SizeFollower(self.config.terminal_size)
             try:
                 self._child = spawn(argv, cwd, self._environment(), self._preexec,
-                                    size=self._size, pass_fds=(self._pipe_end,))
+                                    size=self._terminal.size,
+                                    pass_fds=(self._commands.read_end,))
             finally:
-                os.close(self._pipe_end)
-                self._pipe_end = None
+                self._commands.started()
             self._leftover = b""
             if setup := self.setup_command():
                 self._send(setup)
@@ -181,7 +178,7 @@ class ProcessRunner:
         self.start()
         self._runs += 1
         path = self._workdir / f"block-{self._runs}{self.suffix}"
-        path.write_bytes(_encode(self.block_text(code)))
+        path.write_bytes(encode_code(self.block_text(code)))
         capture = OutputCapture(self._workdir / f"output-{self._runs}.log",
                                 self.config.head_chars, self.config.tail_chars)
         limit = timeout if timeout is not None else self.config.timeout
@@ -247,7 +244,7 @@ class ProcessRunner:
             if scanner.done:
                 break
             now = time.monotonic()
-            self._follow_size()
+            self._terminal.follow(self._child)
             if deadline and now >= deadline and not outcome.timed_out:
                 outcome.timed_out = True
                 self.interrupt()
@@ -293,7 +290,7 @@ class ProcessRunner:
     def _reap(self, kill: bool) -> tuple[int | None, int | None]:
         child, self._child = self._child, None
         if self._commands is not None:
-            os.close(self._commands)
+            self._commands.close()
             self._commands = None
         if child is None:
             return None, None
@@ -334,45 +331,15 @@ class ProcessRunner:
         self._leftover = scanner.rest
 
     def _send(self, data: bytes) -> None:
-        """Write a command to the interpreter's command pipe. A full pipe (a driver that stopped
-        reading) or a closed one (a dead interpreter) loses the command: the run then ends by
-        its deadline or by the end of the process's output."""
         with self._write_lock:
-            while data and self._commands is not None:
-                try:
-                    data = data[os.write(self._commands, data):]
-                except OSError as exc:
-                    if exc.errno == errno.EINTR:
-                        continue
-                    return
-
-    # -- the terminal ---------------------------------------------------------
-    def _wanted_size(self) -> tuple[int, int]:
-        """(rows, columns) the runner's terminal should have: the user's, else the default."""
-        source = self.config.terminal_size
-        try:
-            size = source() if source is not None else None
-        except OSError:
-            size = None
-        return size or DEFAULT_SIZE
-
-    def _follow_size(self) -> None:
-        """Give the runner's terminal the user's new size (the kernel sends SIGWINCH)."""
-        if self.config.terminal_size is None or self._child is None:
-            return
-        size = self._wanted_size()
-        if size != self._size:
-            self._size = size
-            try:
-                self._child.setwinsize(*size)
-            except OSError:
-                pass
+            if self._commands is not None:
+                self._commands.send(data)
 
     def _prepare_terminal(self) -> None:
         """Before each run: the user's size, and reads of the terminal at end-of-file again
         (a block may have changed the terminal's mode)."""
-        self._follow_size()
-        if self._child is not None:
+        if self._child is not None and self._terminal is not None:
+            self._terminal.follow(self._child)
             reading_gives_eof(self._child.child_fd)
 
     def _environment(self) -> dict[str, str]:
@@ -397,10 +364,7 @@ class ProcessRunner:
         if self._guard is not None:
             self._guard.child_setup()
         reading_gives_eof(1)
-        if self._pipe_end == self.command_fd:  # dup2 onto itself would keep close-on-exec
-            os.set_inheritable(self._pipe_end, True)
-        else:
-            os.dup2(self._pipe_end, self.command_fd)
+        self._commands.hand_over(self.command_fd)
         self.child_setup()
 
     def __del__(self) -> None:
@@ -410,11 +374,3 @@ class ProcessRunner:
             except Exception:  # interpreter shutdown: modules may already be gone
                 pass
 
-
-def _encode(text: str) -> bytes:
-    """UTF-8 bytes of a code file: bytes kept by `surrogateescape` come back as they were,
-    other lone surrogates become U+FFFD."""
-    try:
-        return text.encode("utf-8", "surrogateescape")
-    except UnicodeEncodeError:
-        return clean_surrogates(text).encode("utf-8")

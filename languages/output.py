@@ -21,6 +21,15 @@ def clean_surrogates(text: str) -> str:
     return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
+def encode_code(text: str) -> bytes:
+    """UTF-8 bytes of a code file: bytes kept by `surrogateescape` come back as they were,
+    other lone surrogates become U+FFFD."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return clean_surrogates(text).encode("utf-8")
+
+
 class StreamDecoder:
     """Incremental UTF-8 decoder that never fails and turns CRLF into LF."""
 

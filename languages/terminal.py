@@ -41,3 +41,32 @@ def reading_gives_eof(fd: int) -> None:
             termios.tcsetattr(fd, termios.TCSANOW, wanted)
         except termios.error:
             pass
+
+
+class SizeFollower:
+    """Keeps a runner's terminal at the size `source` gives (polled; the kernel sends
+    SIGWINCH to the terminal's processes on a change)."""
+
+    def __init__(self, source) -> None:
+        self.source = source
+        self.size = self.wanted()
+
+    def wanted(self) -> tuple[int, int]:
+        """(rows, columns): the source's answer, else DEFAULT_SIZE."""
+        try:
+            size = self.source() if self.source is not None else None
+        except OSError:
+            size = None
+        return size or DEFAULT_SIZE
+
+    def follow(self, child) -> None:
+        """Resize `child`'s terminal if the wanted size changed."""
+        if self.source is None or child is None:
+            return
+        size = self.wanted()
+        if size != self.size:
+            self.size = size
+            try:
+                child.setwinsize(*size)
+            except OSError:
+                pass
