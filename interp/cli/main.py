@@ -33,8 +33,8 @@ def main_command(
     timeout: Optional[float] = typer.Option(None, "--timeout", help="Per-block limit in seconds."),
     json_: bool = typer.Option(False, "--json", help="JSON Lines events on stdout."),
     resume: Optional[str] = typer.Option(None, "--resume", metavar="[ID]",
-                                         help="Continue the latest or a given saved "
-                                         "conversation (bare --resume: the latest)."),
+                                         help="Continue a saved conversation: bare --resume "
+                                         "the latest started in this directory."),
     no_tools: bool = typer.Option(False, "--no-tools",
                                             help="Only fenced code blocks, no execute tool."),
     sandbox: Optional[str] = typer.Option(None, "--sandbox", metavar="off|workspace|read-only",
@@ -70,18 +70,19 @@ def main_command(
 
 
 @app.command()
-def sessions() -> None:
-    """List saved conversations, newest first."""
+def sessions(every: bool = typer.Option(False, "--all", "-a",
+                                         help="List conversations from every directory.")) -> None:
+    """List the conversations started in this directory (--all: every directory), newest first."""
     from interp.cli.subcommands import list_sessions
 
-    raise typer.Exit(list_sessions())
+    raise typer.Exit(list_sessions(every))
 
 
 @app.command("export")
 def export_command(
     session_id: str = typer.Argument(..., metavar="ID",
                                      help="A saved conversation: its id, a unique prefix, "
-                                     "or latest."),
+                                     "or latest (the latest started in this directory)."),
     format_: Optional[str] = typer.Option(None, "--format", "-f", metavar="md|ipynb|json",
                                           help="Output format (default: from -o's suffix, "
                                           "else md)."),
