@@ -45,6 +45,8 @@ def ending_signals() -> Iterator[None]:
     def handler(signum, frame) -> None:
         for number in numbers:
             signal.signal(number, signal.SIG_IGN)
+        if signum == getattr(signal, "SIGHUP", None):
+            _detach_terminal()  # it hung up: writing to it would fail the clean-up
         raise Terminated(signum)
 
     previous = {number: signal.signal(number, handler) for number in numbers}
@@ -58,3 +60,17 @@ def ending_signals() -> Iterator[None]:
         for number, action in previous.items():
             if signal.getsignal(number) is handler:
                 signal.signal(number, action)
+
+
+def _detach_terminal() -> None:
+    """Point standard input, output and error at /dev/null."""
+    try:
+        null = os.open(os.devnull, os.O_RDWR)
+    except OSError:
+        return
+    for fd in (0, 1, 2):
+        try:
+            os.dup2(null, fd)
+        except OSError:
+            pass
+    os.close(null)

@@ -3,9 +3,8 @@
 Model text and program output lose every escape sequence (CSI, OSC, DCS, SOS, PM, APC, in
 their 7-bit and 8-bit forms; the patterns are languages/escapes.py's, shared with what the
 model is given, so an unterminated string ends at the end of its line in both), every other
-C0/C1 control except tab and newline (program
-output keeps carriage returns for progress lines; they cannot leave the current row), and
-bidi overrides/isolates. Code shown for approval is never altered that way: `visible` turns
+C0/C1 control except tab and newline (program output keeps carriage returns for progress
+lines; they cannot leave the current row), and bidi overrides/isolates. Code shown for approval is never altered that way: `visible` turns
 each control, invisible or look-alike-space character into a visible escape instead.
 """
 

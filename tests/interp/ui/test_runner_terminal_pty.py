@@ -108,3 +108,42 @@ def test_sigterm_while_a_block_runs_in_the_interactive_session(interp_env, fake_
     [path] = (interp_env["data"] / "interp" / "sessions").glob("*.jsonl")
     saved = [json.loads(line) for line in path.read_text().splitlines()]
     assert any(r.get("message", {}).get("content") == "INTERACTIVE TASK" for r in saved)
+
+
+def test_closing_the_terminal_stops_even_runners_that_ignore_sighup(interp_env, fake_server):
+    """The terminal hangs up (its window was closed): interp gets SIGHUP, stops every runner
+    process, keeps the conversation and dies of the signal."""
+    import os
+
+    cwd = interp_env["cwd"]
+    block = ("import os, signal, time\nsignal.signal(signal.SIGHUP, signal.SIG_IGN)\n"
+             "open('py.pid', 'w').write(str(os.getpid()))\ntime.sleep(300)")
+    fake_server.script([fenced("python", block)])
+    term = start(interp_env, fake_server, 40, 100)
+    pid = None
+    try:
+        term.task("HANGUP TASK")
+        term.question()
+        term.line("y")
+        deadline = time.monotonic() + 60
+        while not ((cwd / "py.pid").exists() and (cwd / "py.pid").read_text()):
+            assert time.monotonic() < deadline, "hang guard: the block did not start"
+            term._read()
+        pid = int((cwd / "py.pid").read_text())
+        os.close(term.child.child_fd)  # the terminal goes away: the kernel sends SIGHUP
+        deadline = time.monotonic() + 60
+        while (status := os.waitpid(term.child.pid, os.WNOHANG))[0] == 0:
+            assert time.monotonic() < deadline, "hang guard: interp did not end"
+            time.sleep(0.05)
+        assert os.WIFSIGNALED(status[1]) and os.WTERMSIG(status[1]) == signal.SIGHUP
+        deadline = time.monotonic() + 60
+        while not _gone(pid):
+            assert time.monotonic() < deadline, f"hang guard: runner {pid} is still running"
+            time.sleep(0.05)
+    finally:
+        if pid is not None and not _gone(pid):
+            os.kill(pid, signal.SIGKILL)
+        term.child.closed = True  # its descriptor is already closed
+    [path] = (interp_env["data"] / "interp" / "sessions").glob("*.jsonl")
+    saved = [json.loads(line) for line in path.read_text().splitlines()]
+    assert any(r.get("message", {}).get("content") == "HANGUP TASK" for r in saved)
