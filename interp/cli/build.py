@@ -44,14 +44,15 @@ def make_model(settings: Settings, name: str | None = None) -> LiteLLMModel:
 
 
 def build_session(settings: Settings, request: Request, approver, store: SessionStore,
-                  registry=None) -> tuple[Session, list[str], list[str]]:
-    """The session, resumed if asked; also returns notices to show first and warnings."""
+                  registry=None, model=None) -> tuple[Session, list[str], list[str]]:
+    """The session (with `model`, default make_model(settings)), resumed if asked; also
+    returns notices to show first and warnings."""
     config = SessionConfig(max_turns=settings.max_turns, timeout=settings.timeout,
                            tools=settings.tools, runner=runner_config(settings))
     notices, warnings = startup_notices(config.runner), []
     resumed = (resume(store, request.resume, os.getcwd(), secrets_of(settings))
                if request.resume else None)
-    session = Session(make_model(settings), approver, config=config, registry=registry,
+    session = Session(model or make_model(settings), approver, config=config, registry=registry,
                       history=resumed.messages if resumed else None,
                       log=resumed.log if resumed else None)
     if resumed is not None:

@@ -27,6 +27,10 @@ def main_command(
     auto_approve: bool = typer.Option(False, "-y", "--auto-approve",
                                                 help="Run blocks without asking."),
     model: Optional[str] = typer.Option(None, "--model", help="Any litellm model string."),
+    local: Optional[str] = typer.Option(None, "--local", metavar="[PATH.gguf]",
+                                        help="Run a GGUF model on this machine with llama.cpp "
+                                        "(default: the downloaded Qwen2.5-Coder-1.5B); needs "
+                                        "interp[local]."),
     api_base: Optional[str] = typer.Option(None, "--api-base", help="Model endpoint URL."),
     api_key: Optional[str] = typer.Option(None, "--api-key", help="Model API key."),
     max_turns: Optional[int] = typer.Option(None, "--max-turns", help="Model calls per task."),
@@ -59,11 +63,15 @@ def main_command(
     """Start an interactive session, or run one task with -e."""
     if ctx.invoked_subcommand is not None:
         return
+    if local is not None and model:
+        typer.echo("interp: use --model or --local, not both", err=True)
+        raise typer.Exit(2)
+    model = "local" if local is not None else model
     cli = {"model": model, "api_base": api_base, "api_key": api_key, "max_turns": max_turns,
            "timeout": timeout, "auto_approve": auto_approve or None, "json": json_ or None,
            "debug": debug or None, "tools": False if no_tools else None, "sandbox": sandbox,
            "network": network or None, "pass_env": tuple(pass_env) if pass_env else None,
-           "output_dir": output_dir, "python": python}
+           "output_dir": output_dir, "python": python, "local_model": local or None}
     from interp.cli.start import start
 
     raise typer.Exit(start(cli, exec_, resume, tuple(file or ())))
@@ -94,6 +102,37 @@ def export_command(
     from interp.cli.subcommands import export_session
 
     raise typer.Exit(export_session(session_id, format_, output))
+
+
+@app.command("eval")
+def eval_command(
+    benchmark: str = typer.Argument(..., metavar="BENCHMARK",
+                                    help="humaneval, humaneval+, mbpp or mbpp+."),
+    model: Optional[str] = typer.Option(None, "--model", help="Any litellm model string."),
+    api_base: Optional[str] = typer.Option(None, "--api-base", help="Model endpoint URL."),
+    api_key: Optional[str] = typer.Option(None, "--api-key", help="Model API key."),
+    feedback: Optional[list[str]] = typer.Option(None, "--feedback", metavar="none|self|oracle",
+                                                 help="Modes, comma-separated or repeated "
+                                                 "(default none)."),
+    limit: Optional[int] = typer.Option(None, "--limit", help="Only the first N problems."),
+    jobs: int = typer.Option(1, "--jobs", help="Problems worked on at once."),
+    out: Optional[str] = typer.Option(None, "--out", metavar="DIR",
+                                      help="Results folder (default ./interp-eval/MODEL)."),
+    json_: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+    turns: int = typer.Option(4, "--turns", help="self: model calls per problem."),
+    data: Optional[str] = typer.Option(None, "--data", metavar="PATH",
+                                       help="Problems in the EvalPlus JSONL format."),
+    temperature: float = typer.Option(0.0, "--temperature", help="Sampling temperature."),
+    max_tokens: int = typer.Option(1024, "--max-tokens", help="Most tokens per reply."),
+) -> None:
+    """Score a model on a code benchmark, with and without execution feedback."""
+    from interp.eval.command import EvalArgs, run_eval_command
+
+    args = EvalArgs(benchmark=benchmark.lower(), feedback=tuple(feedback or ()), limit=limit,
+                    jobs=jobs, out=out, json=json_, turns=turns, data=data,
+                    temperature=temperature, max_tokens=max_tokens)
+    raise typer.Exit(run_eval_command(args, {"model": model, "api_base": api_base,
+                                             "api_key": api_key}))
 
 
 rules_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False,
@@ -138,12 +177,16 @@ def rules_remove(entry: list[str] = typer.Argument(..., metavar="ENTRY|NUMBER"))
 
 
 _TAKES_VALUE = frozenset({"-e", "--exec", "--model", "--api-base", "--api-key", "--max-turns",
-                          "--timeout", "--resume", "--sandbox", "--pass-env", "--output-dir",
+                          "--local", "--timeout", "--resume", "--sandbox", "--pass-env", "--output-dir",
                           "--file", "--python", "--format", "-f", "-o", "--output"})
 
 
+_OPTIONAL_VALUE = {"--resume": "latest", "--local": ""}
+
+
 def optional_resume(args: list[str]) -> list[str]:
-    """`--resume` with no ID (last, or before another option) means `--resume latest`.
+    """`--resume` with no ID (last, or before another option) means `--resume latest`, and
+    `--local` with no path means the default model (an empty value).
 
     Typer's parser has no optional option values, so the default is filled in here."""
     out, i = [], 0
@@ -154,8 +197,8 @@ def optional_resume(args: list[str]) -> list[str]:
         if arg == "--":
             out.extend(args[i:])
             break
-        if arg == "--resume" and (i == len(args) or args[i].startswith("-")):
-            out.append("latest")
+        if arg in _OPTIONAL_VALUE and (i == len(args) or args[i].startswith("-")):
+            out.append(_OPTIONAL_VALUE[arg])
         elif arg in _TAKES_VALUE and i < len(args):
             out.append(args[i])
             i += 1

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import sys
 import traceback
+from dataclasses import replace
 
 from interp.cli.settings import ConfigError, Settings, data_dir, load_settings, no_model_help
-from interp.cli.build import (Request, attach_files, build_policy, build_session, make_model,
-                              new_log)
+from interp.cli.build import Request, attach_files, build_policy, build_session, new_log
+from interp.cli.local import LOCAL, ModelMaker, no_key_found, prepare_local, startup_notice
 from interp.core import exits
 from interp.errors import UsageError
 
@@ -27,8 +28,10 @@ def start(cli: dict, task: str | None, resume: str | None, files: tuple[str, ...
         return _fail(f"interp: {exc}", exits.USAGE)
     for warning in settings.warnings:
         sys.stderr.write(f"interp: warning: {warning}\n")
-    if not settings.model:
-        return _fail(no_model_help(), exits.USAGE)
+    if not settings.model:  # a local model file given, or accepted when offered
+        if not (settings.local_model or _use_local_instead(settings)):
+            return _fail(no_model_help(), exits.USAGE)
+        settings = replace(settings, model=LOCAL)
     if task is not None and not task.strip():
         return _fail("interp: -e needs a task, e.g. interp -e \"list the files here\"", exits.USAGE)
     if files:
@@ -40,13 +43,37 @@ def start(cli: dict, task: str | None, resume: str | None, files: tuple[str, ...
             return _fail(f"interp: --file {exc}", exits.USAGE)
     from interp.models.loader import preload_in_background
 
+    if settings.model == LOCAL:  # before the preload: exiting mid-import can crash Python
+        try:
+            settings = prepare_local(settings, interactive=sys.stdin.isatty())
+        except UsageError as exc:
+            return _fail(str(exc), exits.USAGE)
+        except KeyboardInterrupt:
+            return _fail("interp: interrupted", exits.INTERRUPTED)
     preload_in_background()
+    models = ModelMaker(settings)
     try:
-        return run(settings, Request(task=task, resume=resume, files=files))
+        return run(settings, Request(task=task, resume=resume, files=files), models)
     except KeyboardInterrupt:
         return _fail("interp: interrupted", exits.INTERRUPTED)
     except Exception as exc:  # the last line of defence: one message, a traceback only on --debug
         return _report(exc, settings)
+    finally:
+        models.close()
+
+
+def _use_local_instead(settings: Settings) -> bool:
+    """With no model and no key, a person at a terminal is offered the local model."""
+    if not sys.stdin.isatty() or not no_key_found(settings):
+        return False
+    from rich.console import Console
+
+    from interp.ui.local_setup import offer_local
+
+    try:
+        return offer_local(Console(stderr=True))
+    except KeyboardInterrupt:
+        return False
 
 
 def _report(exc: Exception, settings) -> int:
@@ -69,8 +96,9 @@ NO_TTY = ("interp: standard input is not a terminal, so interp cannot ask before
           "Pass --auto-approve (-y) to run the model's code without asking.")
 
 
-def run(settings: Settings, request: Request) -> int:
-    """Run interp as asked; returns the exit status."""
+def run(settings: Settings, request: Request, models: ModelMaker | None = None) -> int:
+    """Run interp as asked; returns the exit status. `models` makes the models (and owns a
+    local model's server: the caller closes it)."""
     from languages import default_registry
 
     from interp.approval.decision import ApprovalState
@@ -95,9 +123,13 @@ def run(settings: Settings, request: Request) -> int:
     human = TerminalApprover(state, stderr=task is not None,
                              show=settings.json) if interactive_stdin else None
     approver = PolicyApprover(policy, human, state)
-    session, notices, warnings = build_session(settings, request, approver, store, registry)
+    models = models or ModelMaker(settings)
+    session, notices, warnings = build_session(settings, request, approver, store, registry,
+                                               models())
     for warning in warnings:
         sys.stderr.write(f"interp: warning: {warning}\n")
+    if settings.model == LOCAL:
+        notices.insert(0, startup_notice(settings))
     if session.log is None:
         session.attach_log(new_log(settings, store))
     notices += attach_files(session, request.files)
@@ -106,7 +138,7 @@ def run(settings: Settings, request: Request) -> int:
 
         return interactive(session, state, notices, banner_model=settings.model,
                            history=data_dir() / "history",
-                           make_model=lambda name: make_model(settings, name),
+                           make_model=models,
                            new_log=lambda: new_log(settings, store))
     if settings.json:
         from interp.ui.jsonl import run_json

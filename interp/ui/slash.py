@@ -16,7 +16,7 @@ HELP = """\
 /reset         start a new conversation with fresh runners
 /undo          drop the last exchange (your last task and everything after it)
 /model NAME    switch to another litellm model, e.g. /model anthropic/claude-sonnet-4-5
-/tokens        tokens and cost so far
+/tokens        tokens and cost so far (and a local model's speed)
 /mode [MODE]   show or set the approval mode: ask, or auto (run what no rule stops)
 /auto          toggle auto-approve (/mode auto, /mode ask)
 /rules         list the approval rules in force, numbered
@@ -71,7 +71,13 @@ def _model(ctx: CommandContext, arg: str) -> None:
     if not arg:
         ctx.console.print(f"Model: {ctx.session.model.name}. Usage: /model NAME")
         return
-    ctx.session.model = ctx.make_model(arg)
+    from interp.errors import UsageError
+
+    try:
+        ctx.session.model = ctx.make_model(arg)
+    except UsageError as exc:  # /model local with no local model or no xllamacpp
+        ctx.console.print(Text(str(exc), style="yellow"))
+        return
     ctx.console.print(f"Model set to {arg}.")
 
 
@@ -87,6 +93,12 @@ def _tokens(ctx: CommandContext, arg: str) -> None:
         return
     window = ctx.session.model.context_window()
     ctx.console.print(f"Context now: {context} tokens" + (f" of {window}." if window else "."))
+    speed = getattr(ctx.session.model, "speed", None)  # a local model's measured speed
+    if callable(speed):
+        from interp.ui.local_setup import speed_text
+
+        if text := speed_text(speed()):
+            ctx.console.print(text)
 
 
 def _auto(ctx: CommandContext, arg: str) -> None:
