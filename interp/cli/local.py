@@ -113,10 +113,9 @@ class ModelMaker:
         """The model called `name` (default: the configured one)."""
         name = name or self.settings.model
         if name != LOCAL:
-            from interp.models.litellm_model import LiteLLMModel
+            from interp.cli.build import make_model
 
-            return LiteLLMModel(name, api_base=self.settings.api_base,
-                                api_key=self.settings.api_key)
+            return make_model(self.settings, name)
         if self._local is None:
             from interp.models.local import LocalServer
             from interp.models.local_model import LocalModel
@@ -127,6 +126,14 @@ class ModelMaker:
             self._local = LocalModel(LocalServer(local_config(settings),
                                                  self.on_status or _loading_status()))
         return self._local
+
+    def switch(self, name: str):
+        """`/model NAME`: the model and a note on what was reset (see build.switch_model)."""
+        if name == LOCAL:
+            return self(name), None
+        from interp.cli.build import switch_model
+
+        return switch_model(self.settings, name)
 
     def close(self) -> None:
         """Stop the local server, if one was made."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import traceback
 from dataclasses import replace
@@ -56,6 +57,8 @@ def start(cli: dict, task: str | None, resume: str | None, files: tuple[str, ...
         return run(settings, Request(task=task, resume=resume, files=files), models)
     except KeyboardInterrupt:
         return _fail("interp: interrupted", exits.INTERRUPTED)
+    except BrokenPipeError:  # `interp --json ... | head -2`: the reader has gone
+        return _pipe_closed()
     except Exception as exc:  # the last line of defence: one message, a traceback only on --debug
         return _report(exc, settings)
     finally:
@@ -74,6 +77,20 @@ def _use_local_instead(settings: Settings) -> bool:
         return offer_local(Console(stderr=True))
     except KeyboardInterrupt:
         return False
+
+
+def _pipe_closed() -> int:
+    """Quietly end after the reader of stdout (or stderr) closed it, as a SIGPIPE would."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        for stream in (sys.stdout, sys.stderr):  # no second error when Python flushes at exit
+            try:
+                os.dup2(devnull, stream.fileno())
+            except (OSError, ValueError, AttributeError):
+                pass
+    except OSError:
+        pass
+    return exits.PIPE_CLOSED
 
 
 def _report(exc: Exception, settings) -> int:
@@ -105,6 +122,7 @@ def run(settings: Settings, request: Request, models: ModelMaker | None = None) 
     from interp.approval.policy import PolicyApprover
     from interp.secrets import secrets_of
     from interp.storage.sessions import SessionStore
+    from interp.ui.keys import Keys
     from interp.ui.questions import TerminalApprover
 
     interactive_stdin = sys.stdin.isatty()
@@ -120,8 +138,9 @@ def run(settings: Settings, request: Request, models: ModelMaker | None = None) 
             raise UsageError("interp: no task given on standard input (or use -e TASK).")
     store = SessionStore(data_dir() / "sessions")
     state = ApprovalState(auto=auto, policy=policy)
-    human = TerminalApprover(state, stderr=task is not None,
-                             show=settings.json) if interactive_stdin else None
+    keys = Keys.for_stdin() if interactive_stdin else None
+    human = TerminalApprover(state, stderr=task is not None, show=settings.json,
+                             keys=keys) if keys is not None else None
     approver = PolicyApprover(policy, human, state)
     models = models or ModelMaker(settings)
     session, notices, warnings = build_session(settings, request, approver, store, registry,
@@ -138,12 +157,12 @@ def run(settings: Settings, request: Request, models: ModelMaker | None = None) 
 
         return interactive(session, state, notices, banner_model=settings.model,
                            history=data_dir() / "history",
-                           make_model=models,
-                           new_log=lambda: new_log(settings, store))
+                           make_model=models.switch,
+                           new_log=lambda: new_log(settings, store), keys=keys)
     if settings.json:
         from interp.ui.jsonl import run_json
 
-        return run_json(session, task, notices, secrets_of(settings))
+        return run_json(session, task, notices, secrets_of(settings), keys)
     from interp.ui.oneshot import run_oneshot
 
-    return run_oneshot(session, task, notices, secrets_of(settings))
+    return run_oneshot(session, task, notices, secrets_of(settings), keys)
