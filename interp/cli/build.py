@@ -105,6 +105,7 @@ def build_session(settings: Settings, request: Request, approver, store: Session
     if resumed is not None:
         notices.append(resumed.notice)
         warnings += [resumed.warning] if resumed.warning else []
+        warnings += resumed.skipped
         session.tell(resumed.note)
     return session, notices, warnings
 
@@ -138,8 +139,12 @@ def attach_files(session: Session, paths) -> list[str]:
 
 
 def startup_notices(config: RunnerConfig) -> list[str]:
-    """What the person should know before anything runs: sandbox and unenforceable limits."""
-    notices = []
+    """What the person should know before anything runs: the Python that runs Python blocks,
+    the sandbox and unenforceable limits."""
+    from languages.python import choose_python
+
+    python, why = choose_python(config, {**os.environ, **config.env})
+    notices = [f"Python blocks run with {python} ({why})."]
     if config.sandbox.mode != "off":
         notices.append(f"Code runs in a {config.sandbox.describe()}.")
     if warning := config.limits.warning():

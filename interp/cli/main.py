@@ -222,8 +222,13 @@ def optional_resume(args: list[str]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point."""
+    from interp.cli.process import ending_signals, harden_streams
+
+    harden_streams()
     try:
-        app(args=optional_resume(sys.argv[1:] if argv is None else list(argv)), prog_name="interp")
+        with ending_signals():
+            app(args=optional_resume(sys.argv[1:] if argv is None else list(argv)),
+                prog_name="interp")
     finally:
         gc.freeze()  # skip collecting litellm's large heap at exit (about a second)
 

@@ -22,6 +22,7 @@ from interp.core.report import report_messages
 from interp.models.base import Model, ModelError, Reply, Retrying
 from interp.core.system_prompt import system_prompt
 from interp.core.payload import build_payload, has_images
+from interp.core.text import clean, clean_reply
 
 
 
@@ -88,6 +89,7 @@ class Session(turns.TurnChecks):
     # -- public API -----------------------------------------------------------
     def run(self, task: str) -> Iterator[ev.Event]:
         """Work on a task until the model stops proposing code; ends with task.finished."""
+        task = clean(task)
         if not self._started:
             self._started = True
             yield ev.event(ev.SESSION_STARTED, session_id=self.id, model=self.model.name,
@@ -256,7 +258,7 @@ class Session(turns.TurnChecks):
             self._save_partial(exc.partial if len(exc.partial) > len(text) else text,
                                "[reply cut off by an error]")
             raise
-        reply = reply or Reply("".join(parts), (), None, None)
+        reply = clean_reply(reply or Reply("".join(parts), (), None, None))
         self._add(_assistant_message(reply) if not turns.is_empty(reply) else
                   {"role": "assistant", "content": turns.EMPTY_REPLY})  # APIs reject an empty one
         return reply
@@ -412,6 +414,7 @@ class Session(turns.TurnChecks):
             self._add({"role": "assistant", "content": f"{text}\n{note}"})
 
     def _add(self, message: dict, task: bool = False) -> None:
+        message = clean(message)
         if task:
             message = dict(message, _task=True)
         self.messages.append(message)

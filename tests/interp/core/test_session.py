@@ -457,3 +457,14 @@ def test_unanswered_tool_calls_get_a_result_before_the_next_task(server, make_se
     messages = server.requests[-1]["messages"]
     assert [m["role"] for m in messages[i:]] == ["assistant", "tool", "user"]
     assert messages[i + 1]["tool_call_id"] == "call_cut"
+
+
+def test_clean_replaces_lone_surrogates_everywhere_and_joins_pairs():
+    from interp.core.text import clean, clean_reply
+    from interp.models.base import Reply, ToolCall
+
+    assert clean({"a\ud800": ["x\udcff", ("\ud83d\ude00",)], "n": 1}) == \
+        {"a\ufffd": ["x\ufffd", ("\U0001f600",)], "n": 1}
+    reply = clean_reply(Reply("t\ud800", (ToolCall("i", "execute", '{"code": "\udcff"}'),), None, None))
+    assert reply.text == "t\ufffd" and reply.tool_calls[0].arguments == '{"code": "\ufffd"}'
+    assert clean_reply(Reply(None, (), None, None)).text is None
