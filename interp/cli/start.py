@@ -6,8 +6,8 @@ import sys
 import traceback
 
 from interp.cli.settings import ConfigError, Settings, data_dir, load_settings, no_model_help
-from interp.cli.build import (Request, attach_files, build_policy, build_session, make_model,
-                              new_log)
+from interp.cli.build import (Request, attach_files, build_policy, build_session, choose_runners,
+                              make_model, new_log)
 from interp.core import exits
 from interp.errors import UsageError
 
@@ -82,6 +82,7 @@ def run(settings: Settings, request: Request) -> int:
     interactive_stdin = sys.stdin.isatty()
     task = request.task
     registry = default_registry()
+    chosen = choose_runners(settings, registry)  # before the rules: they may name new languages
     policy = build_policy(settings, registry)
     auto = settings.auto_approve or policy.mode == "auto"
     if not interactive_stdin and not auto:
@@ -96,6 +97,7 @@ def run(settings: Settings, request: Request) -> int:
                              show=settings.json) if interactive_stdin else None
     approver = PolicyApprover(policy, human, state)
     session, notices = build_session(settings, request, approver, store, registry)
+    notices = chosen + notices
     if session.log is None:
         session.attach_log(new_log(settings, store))
     notices += attach_files(session, request.files)
