@@ -15,59 +15,23 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
-from functools import cache
-from importlib.resources import files
 from pathlib import Path
 from typing import ClassVar
 
 from .events import Event, Output
-from .jupyter_bundle import BundleReader
-from .jupyter_kernel import DEAD_STATES, Kernel, KernelError, parent_id
+from .jupyter_bundle import BundleReader, setup_source
+from .jupyter_kernel import (DEAD_STATES, DEFAULT_KERNELS, DEFAULT_TOKEN_ENV, Kernel,
+                             KernelChoice, KernelError, parent_id)
 from .jupyter_result import KernelOutcome, kernel_result
 from .limits import LimitGuard
 from .output import OutputCapture, strip_escapes
 from .protocol import RunnerConfig
 
-DEFAULT_TOKEN_ENV = "INTERP_GATEWAY_TOKEN"
-DEFAULT_KERNELS = {"python": "python3", "shell": "bash", "javascript": "javascript", "r": "ir",
-                   "julia": "julia"}
+__all__ = ["DEFAULT_KERNELS", "DEFAULT_TOKEN_ENV", "JupyterRunner", "KernelChoice"]
+
 KERNEL_GRACE = 2.0  # at least this long between an interrupt and a restart (network hops)
 _TICK = 0.05  # the longest a Ctrl-C from a signal handler waits before it is sent
 _ALIVE_EVERY = 0.25  # how often a quiet kernel is checked for death
-
-
-@dataclass(frozen=True)
-class KernelChoice:
-    """Where a language's blocks run: an installed kernelspec, or a kernel on a gateway."""
-
-    kernel: str | None = None  # kernelspec name; None: the language's usual kernel
-    gateway_url: str | None = None  # None: a local kernel
-    token_env: str = DEFAULT_TOKEN_ENV  # the variable holding the gateway's token
-    start_timeout: float = 60.0
-
-    def describe(self) -> str:
-        """E.g. 'the local kernel python3' or 'kernel python3 on the gateway at URL'."""
-        name = self.kernel or "(default)"
-        if self.gateway_url:
-            return f"kernel {name} on the gateway at {self.gateway_url}"
-        return f"the local kernel {name}"
-
-
-@cache
-def _setup_source() -> str:
-    """Python-kernel setup: the Python runner's display code plus the table formatter."""
-    here = files(__package__)
-    source = "\n".join(here.joinpath(name).read_text(encoding="utf-8")
-                       for name in ("_python_display.py", "_ipython_tables.py"))
-    return ("def __interp_setup(source):\n"
-            "    import sys, types\n"
-            "    module = types.ModuleType('_interp_display')\n"
-            "    exec(compile(source, '<interp display>', 'exec'), module.__dict__)\n"
-            "    sys.modules['_interp_display'] = module\n"
-            "    module.install_formatter(get_ipython())\n"
-            f"__interp_setup({source!r})\n"
-            "del __interp_setup\n")
 
 
 class JupyterRunner:
@@ -129,7 +93,7 @@ class JupyterRunner:
         kernel.start(max(self.config.start_timeout, self.choice.start_timeout))
         self._kernel = kernel
         if kernel.language == "python":
-            self._quiet(kernel, _setup_source())
+            self._quiet(kernel, setup_source())
 
     def _make_kernel(self) -> Kernel:
         if self.choice.gateway_url:

@@ -12,7 +12,9 @@ import base64
 import binascii
 import os
 from dataclasses import dataclass, field
+from functools import cache
 from html.parser import HTMLParser
+from importlib.resources import files
 
 from . import _python_display as shape
 from .events import Display
@@ -91,6 +93,23 @@ class BundleReader:
             return ""
         return (f"[interp: {self.omitted} more figures or values were not listed; figures are"
                 f" in {self.output_dir}]\n")
+
+
+@cache
+def setup_source() -> str:
+    """Python-kernel setup: the Python runner's display code plus the table formatter."""
+    here = files(__package__)
+    source = "\n".join(here.joinpath(name).read_text(encoding="utf-8")
+                       for name in ("_python_display.py", "_ipython_tables.py"))
+    return ("def __interp_setup(source):\n"
+            "    import sys, types\n"
+            "    module = types.ModuleType('_interp_display')\n"
+            "    exec(compile(source, '<interp display>', 'exec'), module.__dict__)\n"
+            "    sys.modules['_interp_display'] = module\n"
+            "    shell = globals().get('get_ipython')\n"
+            "    module.install_formatter(shell() if shell else None)\n"
+            f"__interp_setup({source!r})\n"
+            "del __interp_setup\n")
 
 
 def claim(directory: str, block: int, number: int) -> str:

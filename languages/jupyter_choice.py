@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .jupyter import DEFAULT_KERNELS, DEFAULT_TOKEN_ENV, KernelChoice
+from .jupyter_kernel import DEFAULT_KERNELS, DEFAULT_TOKEN_ENV, KernelChoice
 from .registry import Registry
 
 BACKENDS = ("builtin", "jupyter", "gateway")

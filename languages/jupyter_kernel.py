@@ -2,12 +2,33 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from .procs import RunnerStartError
 
 INSTALL_HINT = "install it with: pip install 'interp[jupyter]'"
 DEAD_STATES = frozenset({"restarting", "dead"})  # a kernel's status after it died
+DEFAULT_TOKEN_ENV = "INTERP_GATEWAY_TOKEN"
+DEFAULT_KERNELS = {"python": "python3", "shell": "bash", "javascript": "javascript", "r": "ir",
+                   "julia": "julia"}
+
+
+@dataclass(frozen=True)
+class KernelChoice:
+    """Where a language's blocks run: an installed kernelspec, or a kernel on a gateway."""
+
+    kernel: str | None = None  # kernelspec name; None: the language's usual kernel
+    gateway_url: str | None = None  # None: a local kernel
+    token_env: str = DEFAULT_TOKEN_ENV  # the variable holding the gateway's token
+    start_timeout: float = 60.0
+
+    def describe(self) -> str:
+        """E.g. 'the local kernel python3' or 'kernel python3 on the gateway at URL'."""
+        name = self.kernel or "(default)"
+        if self.gateway_url:
+            return f"kernel {name} on the gateway at {self.gateway_url}"
+        return f"the local kernel {name}"
 
 
 class KernelError(RunnerStartError):

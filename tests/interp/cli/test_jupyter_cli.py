@@ -119,7 +119,7 @@ def on_the_gateway(server, env):
 
 def test_on_the_gateway(outcome):
     got = outcome("on_the_gateway")
-    proc, gateway, env, server = got["proc"], got["gateway"], got["env"], got["server"]
+    proc, gateway, env = got["proc"], got["gateway"], got["env"]
     assert proc.returncode == 0, proc.stderr
     events = events_of(proc)
     notice = of_type(events, "notice")[0]["text"]
