@@ -34,6 +34,8 @@ TOKEN_ENV = "INTERP_TEST_GATEWAY_TOKEN"
 SECRET_ENV = "INTERP_TEST_MODEL_KEY"
 PNG = b"\x89PNG\r\n\x1a\n"
 
+pytestmark = pytest.mark.usefixtures("no_leaked_processes")
+
 
 @pytest.fixture(scope="module")
 def gateway(tmp_path_factory):
@@ -244,16 +246,17 @@ def test_local_kernel_has_the_memory_limit(shared, kind, run):
     assert out == "4096\n"
 
 
-def test_local_kernel_death_between_blocks_is_reported(kind, fresh, run, pid_gone):
-    if kind != "local":
-        pytest.skip("the test kills the kernel's process")
-    runner = fresh()
-    out, _, _ = run(runner, "import os\nz = 1\nprint(os.getpid())")
-    os.kill(int(out), 9)
-    assert pid_gone(int(out), 30)
-    out, _, res = run(runner, "print('z' in dir())")
-    assert res.ok and out == "False\n" and res.restarted
-    assert any("died after the previous block" in note for note in res.notes)
+def test_local_kernel_death_between_blocks_is_reported(tmp_path, run, pid_gone):
+    runner = runner_for(KernelChoice("python3"), tmp_path)
+    try:
+        out, _, _ = run(runner, "import os\nz = 1\nprint(os.getpid())")
+        os.kill(int(out), 9)
+        assert pid_gone(int(out), 30)
+        out, _, res = run(runner, "print('z' in dir())")
+        assert res.ok and out == "False\n" and res.restarted
+        assert any("died after the previous block" in note for note in res.notes)
+    finally:
+        runner.stop()
 
 
 def test_stop_ends_the_kernel(kind, fresh, run, pid_gone, request):
@@ -266,9 +269,7 @@ def test_stop_ends_the_kernel(kind, fresh, run, pid_gone, request):
         assert kernel_id not in request.getfixturevalue("gateway").kernel_ids()
 
 
-def test_local_kernels_refuse_the_sandbox(kind, tmp_path):
-    if kind != "local":
-        pytest.skip("the sandbox only concerns local processes")
+def test_local_kernels_refuse_the_sandbox(tmp_path):
     runner = JupyterRunner.for_language("python", (), KernelChoice("python3"))(
         RunnerConfig(cwd=str(tmp_path), sandbox=Sandbox("workspace")))
     with pytest.raises(KernelError, match="sandbox does not cover local Jupyter kernels"):
@@ -277,9 +278,7 @@ def test_local_kernels_refuse_the_sandbox(kind, tmp_path):
 
 
 # -- gateway failures --------------------------------------------------------------------------
-def test_wrong_token_is_one_clear_line(kind, gateway, tmp_path, monkeypatch):
-    if kind != "gateway":
-        pytest.skip("gateway only")
+def test_wrong_token_is_one_clear_line(gateway, tmp_path, monkeypatch):
     monkeypatch.setenv("INTERP_TEST_BAD_TOKEN", "not-the-token")
     runner = runner_for(KernelChoice("python3", gateway.url, "INTERP_TEST_BAD_TOKEN"), tmp_path)
     with hang_guard(30), pytest.raises(KernelError) as caught:
@@ -291,9 +290,7 @@ def test_wrong_token_is_one_clear_line(kind, gateway, tmp_path, monkeypatch):
         runner.start()
 
 
-def test_unreachable_gateway_is_one_clear_line(kind, tmp_path):
-    if kind != "gateway":
-        pytest.skip("gateway only")
+def test_unreachable_gateway_is_one_clear_line(tmp_path):
     url = f"http://127.0.0.1:{free_port()}"
     runner = runner_for(KernelChoice("python3", url, TOKEN_ENV), tmp_path)
     with hang_guard(30), pytest.raises(KernelError) as caught:
