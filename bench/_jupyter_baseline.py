@@ -17,8 +17,10 @@ class LocalRaw:
     def __init__(self, kernel: str = "python3") -> None:
         from jupyter_client import KernelManager
 
+        import subprocess
+
         self.manager = KernelManager(kernel_name=kernel)
-        self.manager.start_kernel()
+        self.manager.start_kernel(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.client = self.manager.client()
         self.client.start_channels()
         self.client.wait_for_ready(timeout=60)
