@@ -72,10 +72,10 @@ class Driver:
             self.loop.run_until_complete(asyncio.wait([task], timeout=0.5))
             raise
 
-    def run_file(self, path):
-        """Run one block; its figures and rich trailing value go into the status."""
-        self.count += 1
-        self.displays.begin(self.count)
+    def run_file(self, path, number):
+        """Run block `number`; its figures and rich trailing value go into the status."""
+        self.count = number
+        self.displays.begin(number)
         return self.displays.finish(self.run_block(path), json.dumps)
 
     def run_block(self, path):
@@ -134,10 +134,10 @@ def main():
     while True:
         try:
             line, buf = read_command(buf)
-            parts = line.split(" ", 2)
+            parts = line.split(" ", 3)  # R TOKEN BLOCK PATH, or P TOKEN
             status = {"status": "ok"}
-            if parts[0] == "R" and len(parts) == 3:
-                status = driver.run_file(parts[2])
+            if parts[0] == "R" and len(parts) == 4 and parts[2].isdigit():
+                status = driver.run_file(parts[3], int(parts[2]))
             flush()
             os.write(1, ("%s%s__%s\n" % (PREFIX, parts[1], json.dumps(status))).encode())
         except KeyboardInterrupt:

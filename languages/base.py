@@ -59,6 +59,7 @@ class ProcessRunner:
         self._interrupt_at: float | None = None
         self._write_lock = threading.RLock()
         self._guard: LimitGuard | None = None
+        self.block: int | None = None  # the number of the block being (or last) run
 
     # -- hooks for subclasses -------------------------------------------------
     def argv(self) -> list[str]:
@@ -101,8 +102,7 @@ class ProcessRunner:
         if self._guard is not None:
             self._guard.close()
         if self._workdir is None:  # kept across restarts: the model may still read earlier spools
-            self._workdir = Path(tempfile.mkdtemp(prefix=f"interp-{self.name}-",
-                                                  dir=self.config.spool_dir))
+            self._workdir = Path(tempfile.mkdtemp(prefix=f"interp-{self.name}-"))
         cwd = self.config.cwd or os.getcwd()
         try:
             argv = self.argv()
@@ -144,16 +144,22 @@ class ProcessRunner:
                 pass
 
     # -- running --------------------------------------------------------------
-    def run(self, code: str, timeout: float | None = None) -> Iterator[Event]:
-        """Run one block, yielding Output events as they come and one Result at the end."""
+    def run(self, code: str, timeout: float | None = None, *,
+            block: int | None = None) -> Iterator[Event]:
+        """Run one block, yielding Output events as they come and one Result at the end.
+
+        `block` is the block's number in the conversation: it names the code file
+        (`block-N.py`, `<block N>` in Python tracebacks), figures and the spool file; without
+        it the runner counts its own runs."""
         began = time.monotonic()
         lost = self._check_exited()
         self.start()
         self._runs += 1
-        path = self._workdir / f"block-{self._runs}{self.suffix}"
+        self.block = block if block is not None else self._runs
+        path = self._workdir / f"block-{self.block}{self.suffix}"
         path.write_text(code, encoding="utf-8", errors="surrogateescape")
-        capture = OutputCapture(self._workdir / f"output-{self._runs}.log",
-                                self.config.head_chars, self.config.tail_chars)
+        capture = OutputCapture(self._spool_path(block), self.config.head_chars,
+                                self.config.tail_chars)
         limit = timeout if timeout is not None else self.config.timeout
         token = new_token()
         self._interrupt_at = None
@@ -177,6 +183,15 @@ class ProcessRunner:
             result = replace(result, restarted=restarted or bool(lost), notes=(*notes, *result.notes))
         yield from result.displays  # figures and rich values, in order, before the Result
         yield result
+
+    def _spool_path(self, block: int | None) -> Path:
+        """Where a long output is spooled: config.spool_dir (kept when the runner stops) or
+        the runner's temporary folder (removed with it)."""
+        if self.config.spool_dir is None:
+            return self._workdir / f"output-{self._runs}.log"
+        name = f"block-{block}-output.txt" if block is not None else \
+            f"{self.name}-{os.getpid()}-{id(self):x}-{self._runs}-output.txt"
+        return Path(self.config.spool_dir) / name
 
     def _breach(self, outcome: Outcome, captured: CapturedOutput) -> str | None:
         """The note for a block that hit a resource limit (the runner is then restarted), or None."""

@@ -87,8 +87,7 @@ class JupyterRunner:
             return
         self._shutdown_kernel()
         if self._workdir is None:  # kept across restarts: the model may still read earlier spools
-            self._workdir = Path(tempfile.mkdtemp(prefix=f"interp-{self.name}-",
-                                                  dir=self.config.spool_dir))
+            self._workdir = Path(tempfile.mkdtemp(prefix=f"interp-{self.name}-"))
         kernel = self._make_kernel()
         kernel.start(max(self.config.start_timeout, self.choice.start_timeout))
         self._kernel = kernel
@@ -171,8 +170,8 @@ class JupyterRunner:
         lost = self._lost_note()
         self.start()
         self._runs += 1
-        capture = OutputCapture(self._workdir / f"output-{self._runs}.log",
-                                self.config.head_chars, self.config.tail_chars)
+        capture = OutputCapture(self._spool_path(block), self.config.head_chars,
+                                self.config.tail_chars)
         reader = BundleReader(self.output_dir(), block if block is not None else self._runs)
         limit = timeout if timeout is not None else self.config.timeout
         with self._lock:
@@ -247,6 +246,15 @@ class JupyterRunner:
         if kind in ("execute_result", "display_data"):
             return reader.read(content.get("data")).text
         return ""
+
+    def _spool_path(self, block: int | None) -> Path:
+        """Where a long output is spooled, named as the process runners name it:
+        config.spool_dir (kept with the session) or the runner's temporary folder."""
+        if self.config.spool_dir is None:
+            return self._workdir / f"output-{self._runs}.log"
+        name = f"block-{block}-output.txt" if block is not None else \
+            f"{self.name}-{os.getpid()}-{id(self):x}-{self._runs}-output.txt"
+        return Path(self.config.spool_dir) / name
 
     # -- after a block --------------------------------------------------------
     def _lost_note(self) -> str | None:

@@ -37,6 +37,10 @@ class PythonRunner(ProcessRunner):
         """python3 running the driver from -c, so sys.path[0] is the working directory."""
         return [self.executable(), "-q", "-c", _driver_source()]
 
+    def run_command(self, token: str, path: str) -> bytes:
+        """Run the code file as block `self.block` (its traceback and figure names)."""
+        return f"R {token} {self.block or 0} {path}\n".encode()
+
     def output_dir(self) -> str:
         """The absolute folder where figures are saved (created when the first one is)."""
         folder = os.path.expanduser(self.config.output_dir or "interp-output")

@@ -10,6 +10,7 @@ from languages.limits import DEFAULT_MEMORY_MB, DEFAULT_PROCESSES
 
 from interp.approval.policy import Policy, registry_resolver
 from interp.approval.rules import RulesError
+from interp.cli.resume import resume
 from interp.cli.settings import Settings, default_config_path
 from interp.core.session import Session, SessionConfig
 from interp.errors import UsageError
@@ -43,22 +44,21 @@ def make_model(settings: Settings, name: str | None = None) -> LiteLLMModel:
 
 
 def build_session(settings: Settings, request: Request, approver, store: SessionStore,
-                  registry=None) -> tuple[Session, list[str]]:
-    """The session, resumed if asked; also returns notices to show first."""
+                  registry=None) -> tuple[Session, list[str], list[str]]:
+    """The session, resumed if asked; also returns notices to show first and warnings."""
     config = SessionConfig(max_turns=settings.max_turns, timeout=settings.timeout,
                            tools=settings.tools, runner=runner_config(settings))
-    history, log, notices = None, None, startup_notices(config.runner)
-    if request.resume:
-        sid = store.latest_id() if request.resume == "latest" else store.resolve(request.resume)
-        if sid is None:
-            raise UsageError("interp: there is no saved conversation to resume yet.")
-        history = store.load(sid)
-        log = store.open(sid, secrets_of(settings))
-        notices.append(f"Resumed conversation {sid} ({len(history)} messages). Runner state "
-                       f"(variables, imports, working directory) was not restored.")
-    session = Session(make_model(settings), approver, config=config, history=history, log=log,
-                      registry=registry)
-    return session, notices
+    notices, warnings = startup_notices(config.runner), []
+    resumed = (resume(store, request.resume, os.getcwd(), secrets_of(settings))
+               if request.resume else None)
+    session = Session(make_model(settings), approver, config=config, registry=registry,
+                      history=resumed.messages if resumed else None,
+                      log=resumed.log if resumed else None)
+    if resumed is not None:
+        notices.append(resumed.notice)
+        warnings += [resumed.warning] if resumed.warning else []
+        session.tell(resumed.note)
+    return session, notices, warnings
 
 
 def _limit(value: int | None, default: int) -> int | None:

@@ -33,8 +33,8 @@ def main_command(
     timeout: Optional[float] = typer.Option(None, "--timeout", help="Per-block limit in seconds."),
     json_: bool = typer.Option(False, "--json", help="JSON Lines events on stdout."),
     resume: Optional[str] = typer.Option(None, "--resume", metavar="[ID]",
-                                         help="Continue the latest or a given saved "
-                                         "conversation (bare --resume: the latest)."),
+                                         help="Continue a saved conversation: bare --resume "
+                                         "the latest started in this directory."),
     no_tools: bool = typer.Option(False, "--no-tools",
                                             help="Only fenced code blocks, no execute tool."),
     sandbox: Optional[str] = typer.Option(None, "--sandbox", metavar="off|workspace|read-only",
@@ -78,18 +78,19 @@ def main_command(
 
 
 @app.command()
-def sessions() -> None:
-    """List saved conversations, newest first."""
+def sessions(every: bool = typer.Option(False, "--all", "-a",
+                                         help="List conversations from every directory.")) -> None:
+    """List the conversations started in this directory (--all: every directory), newest first."""
     from interp.cli.subcommands import list_sessions
 
-    raise typer.Exit(list_sessions())
+    raise typer.Exit(list_sessions(every))
 
 
 @app.command("export")
 def export_command(
     session_id: str = typer.Argument(..., metavar="ID",
                                      help="A saved conversation: its id, a unique prefix, "
-                                     "or latest."),
+                                     "or latest (the latest started in this directory)."),
     format_: Optional[str] = typer.Option(None, "--format", "-f", metavar="md|ipynb|json",
                                           help="Output format (default: from -o's suffix, "
                                           "else md)."),
@@ -101,6 +102,37 @@ def export_command(
     from interp.cli.subcommands import export_session
 
     raise typer.Exit(export_session(session_id, format_, output))
+
+
+@app.command("eval")
+def eval_command(
+    benchmark: str = typer.Argument(..., metavar="BENCHMARK",
+                                    help="humaneval, humaneval+, mbpp or mbpp+."),
+    model: Optional[str] = typer.Option(None, "--model", help="Any litellm model string."),
+    api_base: Optional[str] = typer.Option(None, "--api-base", help="Model endpoint URL."),
+    api_key: Optional[str] = typer.Option(None, "--api-key", help="Model API key."),
+    feedback: Optional[list[str]] = typer.Option(None, "--feedback", metavar="none|self|oracle",
+                                                 help="Modes, comma-separated or repeated "
+                                                 "(default none)."),
+    limit: Optional[int] = typer.Option(None, "--limit", help="Only the first N problems."),
+    jobs: int = typer.Option(1, "--jobs", help="Problems worked on at once."),
+    out: Optional[str] = typer.Option(None, "--out", metavar="DIR",
+                                      help="Results folder (default ./interp-eval/MODEL)."),
+    json_: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+    turns: int = typer.Option(4, "--turns", help="self: model calls per problem."),
+    data: Optional[str] = typer.Option(None, "--data", metavar="PATH",
+                                       help="Problems in the EvalPlus JSONL format."),
+    temperature: float = typer.Option(0.0, "--temperature", help="Sampling temperature."),
+    max_tokens: int = typer.Option(1024, "--max-tokens", help="Most tokens per reply."),
+) -> None:
+    """Score a model on a code benchmark, with and without execution feedback."""
+    from interp.eval.command import EvalArgs, run_eval_command
+
+    args = EvalArgs(benchmark=benchmark.lower(), feedback=tuple(feedback or ()), limit=limit,
+                    jobs=jobs, out=out, json=json_, turns=turns, data=data,
+                    temperature=temperature, max_tokens=max_tokens)
+    raise typer.Exit(run_eval_command(args, {"model": model, "api_base": api_base,
+                                             "api_key": api_key}))
 
 
 rules_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False,

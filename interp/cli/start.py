@@ -96,8 +96,10 @@ def run(settings: Settings, request: Request) -> int:
     human = TerminalApprover(state, stderr=task is not None,
                              show=settings.json) if interactive_stdin else None
     approver = PolicyApprover(policy, human, state)
-    session, notices = build_session(settings, request, approver, store, registry)
+    session, notices, warnings = build_session(settings, request, approver, store, registry)
     notices = chosen + notices
+    for warning in warnings:
+        sys.stderr.write(f"interp: warning: {warning}\n")
     if session.log is None:
         session.attach_log(new_log(settings, store))
     notices += attach_files(session, request.files)

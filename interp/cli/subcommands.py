@@ -13,40 +13,78 @@ def _fail(message: str, code: int) -> int:
     return code
 
 
-def list_sessions() -> int:
-    """Print saved conversations, newest first."""
+def list_sessions(every_directory: bool = False) -> int:
+    """Print saved conversations, newest first: those started in this directory, or all."""
+    import os
+
     from interp.cli.settings import data_dir
     from interp.storage.sessions import SessionStore
 
-    rows = SessionStore(data_dir() / "sessions").list()
+    here = os.getcwd()
+    rows = SessionStore(data_dir() / "sessions").list(cwd=None if every_directory else here)
     if not rows:
-        print("No saved conversations yet.")
+        print("No saved conversations yet." if every_directory else
+              f"No saved conversations started in {here}. `interp sessions --all` lists "
+              f"every directory's.")
         return 0
-    for info in rows:
-        when = info.updated.strftime("%Y-%m-%d %H:%M")
-        print(f"{info.id}  {when}  {info.message_count:>4} msgs  {info.model or '-':<24} "
-              f"{info.title}")
+    print(session_table(rows))
     return 0
 
+
+def session_table(rows) -> str:
+    """The `interp sessions` table: a header, then a line per conversation."""
+    from interp.ui.sanitize import safe_text
+
+    table = [("ID", "STARTED", "MSGS", "MODEL", "DIRECTORY", "FIRST TASK")]
+    table += [(info.id, _started(info), str(info.message_count), info.model or "-",
+               _home(info.cwd) if info.cwd else "-", info.title) for info in rows]
+    table = [tuple(safe_text(cell).replace("\n", " ") for cell in row) for row in table]
+    widths = [max(len(row[i]) for row in table) for i in range(5)]
+    return "\n".join("  ".join([*(cell.rjust(w) if i == 2 else cell.ljust(w)
+                                 for i, (cell, w) in enumerate(zip(row, widths))), row[5]])
+                     .rstrip() for row in table)
+
+
+def _started(info) -> str:
+    """When a conversation was started, in local time (its file's last change if unknown)."""
+    from datetime import datetime
+
+    try:
+        when = datetime.fromisoformat(info.created)
+    except (TypeError, ValueError):
+        when = info.updated
+    return when.astimezone().strftime("%Y-%m-%d %H:%M")
+
+
+def _home(path: str) -> str:
+    """A path with the home directory shown as ~."""
+    import os
+
+    home = os.path.expanduser("~")
+    if home not in ("", "/") and (path == home or path.startswith(home + os.sep)):
+        return "~" + path[len(home):]
+    return path
 
 
 def export_session(session_id: str, fmt: str | None, output: str | None) -> int:
     """Write a saved conversation (id, unique prefix or "latest") as md, ipynb or json."""
-    from pathlib import Path
+    import os
 
+    from interp.cli.resume import find_session
     from interp.cli.settings import data_dir
+    from interp.errors import UsageError
     from interp.storage.export import EXTENSIONS, ExportError, export_format, render_export
     from interp.storage.sessions import SessionStore, StoreError
 
     store = SessionStore(data_dir() / "sessions")
     try:
         name = export_format(fmt, output if output not in (None, "-") else "export.md")
-        sid = store.latest_id() if session_id == "latest" else store.resolve(session_id)
-        if sid is None:
-            return _fail("interp: there is no saved conversation to export yet.", exits.USAGE)
+        sid = find_session(store, session_id, os.getcwd())
         text = render_export(store.load(sid), name, title=store.info(sid).title or None)
     except (ExportError, StoreError, OSError) as exc:
         return _fail(f"interp: {exc}", exits.USAGE)
+    except UsageError as exc:
+        return _fail(str(exc), exits.USAGE)
     if output == "-":
         sys.stdout.write(text)
         return 0

@@ -41,15 +41,15 @@ SESSION_FINISHED = "session.finished"
 JSON_HIDDEN = frozenset({MESSAGE_DELTA})
 
 
-def result_data(result) -> dict[str, Any]:
-    """The fields of a runner Result that block.finished reports."""
-    out = result.output
+def finished_data(record) -> dict[str, Any]:
+    """The fields of a block's record that block.finished reports (besides `index`)."""
     return {
-        "status": result.status, "exit_code": result.exit_code, "error": result.error,
-        "signal": result.signal, "interrupted": result.interrupted, "timed_out": result.timed_out,
-        "died": result.died, "restarted": result.restarted, "truncated": out.truncated,
-        "omitted_chars": out.omitted_chars, "spool_path": out.spool_path,
-        "duration": round(result.duration, 4), "summary": result.summary(),
+        "status": record.status, "exit_code": record.exit_code, "error": record.error,
+        "signal": record.signal, "interrupted": record.interrupted,
+        "timed_out": record.timed_out, "died": record.died, "restarted": record.restarted,
+        "truncated": record.truncated, "omitted_chars": record.omitted_chars,
+        "spool_path": record.spool_path, "duration": record.duration,
+        "summary": record.summary,
     }
 
 

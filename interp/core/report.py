@@ -1,4 +1,4 @@
-"""What the model is told about a block: its output, how it ended, and hints."""
+"""What the model is told about a block, rendered in one place from its BlockRecord."""
 
 from __future__ import annotations
 
@@ -8,25 +8,62 @@ import sys
 
 from languages import Result
 
+from interp.core.blocks import BLOCKS_KEY, BlockRecord
 
-def describe_result(language: str, result: Result, ran_code: str | None = None, *,
-                    files: str = "", python: str | None = None) -> str:
-    """What the model is told after a block ran: bounded output (with the text of each figure
-    and table it showed), the files it changed, a hint for a missing data package, and how it
-    ended. `files` is workspace.describe's line; `python` the interpreter that ran the block."""
+
+def model_text(record: BlockRecord) -> str:
+    """What the model is told about one block: for a block that ran, its bounded output (with
+    the text of each figure and table it showed), the files it changed, a hint for a missing
+    data package, and how it ended; for one that did not, why."""
+    if record.declined or record.denied:
+        return describe_decline(record.reason, policy=record.denied)
+    if not record.ran:
+        return record.reason or "No result was recorded for this block."
     parts = []
-    if ran_code is not None:
+    if record.edited:
         parts.append(f"The user edited the code before running it. The code that ran:\n"
-                     f"```{language}\n{ran_code}\n```")
-    text = result.model_text().rstrip("\n")
+                     f"{fence(record.code, record.language)}")
+    text = _output_with_displays(record).rstrip("\n")
     parts.append(f"Output:\n{fence(text)}" if text else "No output.")
-    if language == "python" and not result.ok and (hint := missing_package_hint(text, python)):
+    if record.language == "python" and record.status != "ok" and (
+            hint := missing_package_hint(text, record.python)):
         parts.append(hint)
-    if files:
-        parts.append(files)
-    parts.append(f"Result: {result.summary()}.")
+    if record.files is not None and record.files.text:
+        parts.append(record.files.text)
+    parts.append(f"Result: {record.summary}.")
     return "\n".join(parts)
 
+
+def report_text(records: list[BlockRecord]) -> str:
+    """The one message that reports a reply's fenced blocks: a header per block, then its text."""
+    return "\n\n".join(f"[Block {r.index}, {r.language or 'untagged'}]\n{model_text(r)}"
+                        for r in records)
+
+
+def report_messages(records: list[BlockRecord]) -> list[dict]:
+    """The messages that tell the model about a reply's blocks: a tool result per execute call
+    and one user message for the fenced blocks. Each keeps the records of the blocks it
+    reports (under BLOCKS_KEY, never sent) and the figures to show a vision model."""
+    messages = [{"role": "tool", "tool_call_id": r.call_id, "content": model_text(r),
+                 "_output": True, BLOCKS_KEY: [r.to_dict()], **_images(r.figures)}
+                for r in records if r.call_id is not None]
+    plain = [r for r in records if r.call_id is None]
+    if plain:
+        messages.append({"role": "user", "content": report_text(plain), "_output": True,
+                         BLOCKS_KEY: [r.to_dict() for r in plain],
+                         **_images([p for r in plain for p in r.figures])})
+    return messages
+
+
+def _images(paths: list[str]) -> dict:
+    """The key that lists the figures for a vision model, when there are any."""
+    return {"_images": list(paths)} if paths else {}
+
+
+def _output_with_displays(record: BlockRecord) -> str:
+    """The bounded output followed by the text of each display, as the runner words it."""
+    return Result(status=record.status, output=record.captured(),
+                  displays=record.displays).model_text()
 
 
 def fence(text: str, language: str = "") -> str:

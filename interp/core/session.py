@@ -9,13 +9,14 @@ from pathlib import Path
 
 from languages import Output, Registry, Result, RunnerConfig, RunnerError, default_registry
 
+from interp.core import blocks
 from interp.core import events as ev
 from interp.core import exits
 from interp.core import workspace
 from interp.approval.decision import Approver, Decision, Proposal, auto_approve
 from interp.core.attachments import check_attachable, describe_file
 from interp.core.steps import EXECUTE_TOOL, Step, steps_from_reply
-from interp.core.report import describe_decline, describe_result
+from interp.core.report import report_messages
 from interp.models.base import Model, ModelError, Reply
 from interp.core.system_prompt import system_prompt
 from interp.core.payload import build_payload, has_images
@@ -68,6 +69,8 @@ class Session:
         self.exit_code = exits.OK
         self._denied = False  # a block was denied by policy and nothing has run since
         self.attachments: list[str] = []  # file descriptions for the next task (see attach)
+        self.notes: list[str] = []  # notes for the model, sent with the next task (see tell)
+        self._block = blocks.last_number(self.messages)  # the last block number used
         self._vision: tuple[object, bool] | None = None  # (model, supports_vision), cached
 
     # -- public API -----------------------------------------------------------
@@ -78,6 +81,9 @@ class Session:
             yield ev.event(ev.SESSION_STARTED, session_id=self.id, model=self.model.name,
                            cwd=self.config.runner.cwd or os.getcwd(), resumed=len(self.messages) > 1)
         self._answer_dangling_calls()
+        if self.notes:
+            task = "\n\n".join([task, *self.notes])
+            self.notes = []
         if self.attachments:
             task = f"{task}\n\nAttached files:\n\n" + "\n\n".join(self.attachments)
             self.attachments = []
@@ -99,6 +105,11 @@ class Session:
         text = describe_file(resolved)
         self.attachments.append(text)
         return text
+
+    def tell(self, note: str) -> None:
+        """Queue a note for the model (e.g. that runner state was not restored); it is added
+        after the text of the next task's user message."""
+        self.notes.append(note)
 
     def interrupt(self) -> None:
         """Interrupt the block that is running, if any (thread- and signal-safe)."""
@@ -134,6 +145,7 @@ class Session:
             runner.stop()
         self._runners.clear()
         self.messages = self.messages[:1]
+        self._block, self.notes = 0, []
         # A log left attached must not bring the old conversation back on --resume; written
         # lazily so that attaching a new log right away (/reset) leaves the old file intact.
         self._log_reset = self.log is not None
@@ -161,7 +173,9 @@ class Session:
                 yield ev.event(ev.NOTICE, level="warning", text="Reply interrupted.")
                 return exits.INTERRUPTED, "interrupted"
             steps = steps_from_reply(reply, self.registry)
-            yield ev.event(ev.MESSAGE, role="assistant", text=reply.text, final=not steps)
+            yield ev.event(ev.MESSAGE, role="assistant", text=reply.text, final=not steps,
+                           blocks=[{"index": self._block + n, "language": step.language}
+                                   for n, step in enumerate(steps, 1) if step.call_id is None])
             yield self._turn_event(turn, reply)
             if not steps:
                 return exits.OK, "done"
@@ -196,22 +210,26 @@ class Session:
 
     def _act(self, steps: list[Step]) -> Iterator[ev.Event]:
         """Approve and run each step in order; returns (stopped, tell_model)."""
-        notes, tell, stopped = [], False, False
-        for index, step in enumerate(steps, 1):
-            images: list[str] = []
+        records, tell, stopped = [], False, False
+        for step in steps:
+            self._block += 1
+            index = self._block
             if stopped:
-                text = "Not run: the user stopped the turn."
+                record = blocks.not_run(index, step.language, step.code, "skipped",
+                                        "Not run: the user stopped the turn.", call_id=step.call_id)
             elif step.problem:
-                text, tell = step.problem, True
+                record, tell = blocks.not_run(index, step.language, step.code, "skipped",
+                                              step.problem, call_id=step.call_id), True
                 yield ev.event(ev.NOTICE, level="warning", text=step.problem)
             else:
-                text, ran, stopped, images = yield from self._approve_and_run(index, step)
+                record, ran, stopped = yield from self._approve_and_run(index, step)
                 tell = tell or ran
-            notes.append((step, index, text, images))
-        self._report(notes)
+            records.append(record)
+        self._report(records)
         return stopped, tell and not stopped
 
     def _approve_and_run(self, index: int, step: Step) -> Iterator[ev.Event]:
+        """Ask about one block and run it if approved; returns (record, tell_model, stop)."""
         yield ev.event(ev.BLOCK_PROPOSED, index=index, language=step.language, code=step.code)
         decision = self._decide(Proposal(index, step.language, step.code))
         if decision.notice:
@@ -220,8 +238,10 @@ class Session:
             policy = {"policy": True} if decision.policy else {}
             self._denied = self._denied or decision.policy
             yield ev.event(ev.BLOCK_DECLINED, index=index, reason=decision.reason, **policy)
-            return (describe_decline(decision.reason, policy=decision.policy),
-                    decision.reason is not None, decision.stop, [])
+            status = "denied" if decision.policy else "declined"
+            record = blocks.not_run(index, step.language, step.code, status, decision.reason,
+                                    call_id=step.call_id)
+            return record, decision.reason is not None, decision.stop
         self._denied = False
         if decision.always:
             self.always.add(step.language)
@@ -230,11 +250,11 @@ class Session:
         yield ev.event(ev.BLOCK_APPROVED, index=index, language=step.language, code=code,
                        edited=edited)
         result, files = yield from self._execute(index, step.language, code)
-        images = [d.path for d in result.displays if d.kind == "image" and d.path]
         python = None if result.ok else _python_of(self._runners.get(step.language))
-        text = describe_result(step.language, result, code if edited else None, files=files,
-                               python=python)
-        return text, True, False, images
+        record = blocks.ran(index, step.language, code, result, files=files, python=python,
+                            proposed=step.code if edited else None, call_id=step.call_id)
+        yield ev.event(ev.BLOCK_FINISHED, index=index, **ev.finished_data(record))
+        return record, True, False
 
     def _decide(self, proposal: Proposal) -> Decision:
         if proposal.language in self.always:
@@ -245,13 +265,13 @@ class Session:
             return Decision(run=False, reason=None, stop=True)
 
     def _execute(self, index: int, language: str, code: str) -> Iterator[ev.Event]:
-        """Run a block; returns (result, the files line for the model or "")."""
+        """Run a block; returns (result, the files it changed or None)."""
         root = self._root()
         before = workspace.snapshot(root) if self.config.report_files else None
         try:
             runner = self._runner(language)
             self._current = runner
-            for item in runner.run(code, timeout=self.config.timeout):
+            for item in _run(runner, code, self.config.timeout, index):
                 if isinstance(item, Output):
                     yield ev.event(ev.BLOCK_OUTPUT, index=index, text=item.text)
                 elif isinstance(item, Result):
@@ -262,15 +282,16 @@ class Session:
             self._current = None
         for display in result.displays:
             yield ev.event(ev.BLOCK_DISPLAY, index=index, **ev.display_data(display))
-        files = ""
+        files = None
         if before is not None:
             changes = _without_figures(workspace.changes(before, workspace.snapshot(root)),
                                        root, result)
             if changes:
-                files = workspace.describe(changes, root)
+                files = blocks.FileChanges(tuple(changes.created), tuple(changes.modified),
+                                           tuple(changes.deleted), workspace.describe(changes, root))
                 yield ev.event(ev.BLOCK_FILES, index=index, created=changes.created,
-                               modified=changes.modified, deleted=changes.deleted, text=files)
-        yield ev.event(ev.BLOCK_FINISHED, index=index, **ev.result_data(result))
+                               modified=changes.modified, deleted=changes.deleted,
+                               text=files.text)
         return result, files
 
     # -- helpers --------------------------------------------------------------
@@ -280,23 +301,20 @@ class Session:
 
     def _runner(self, language: str):
         if language not in self._runners:
-            config = replace(self.config.runner, timeout=self.config.timeout)
+            config = replace(self.config.runner, timeout=self.config.timeout,
+                             spool_dir=self._spool_dir())
             self._runners[language] = self.registry.create(language, config)
         return self._runners[language]
 
-    def _report(self, notes: list[tuple[Step, int, str]]) -> None:
-        """Tell the model what happened to each step, as tool results or one user message."""
-        plain, plain_images = [], []
-        for step, index, text, images in notes:
-            if step.call_id:
-                self._add({"role": "tool", "tool_call_id": step.call_id, "content": text,
-                           "_output": True, **({"_images": images} if images else {})})
-            else:
-                plain.append(f"[Block {index}, {step.language or 'untagged'}]\n{text}")
-                plain_images += images
-        if plain:
-            self._add({"role": "user", "content": "\n\n".join(plain), "_output": True,
-                       **({"_images": plain_images} if plain_images else {})})
+    def _spool_dir(self) -> str | None:
+        """Where full-output spool files go: with the saved session when there is one."""
+        folder = getattr(self.log, "spool_dir", None)
+        return os.fspath(folder) if folder is not None else self.config.runner.spool_dir
+
+    def _report(self, records: list[blocks.BlockRecord]) -> None:
+        """Tell the model what happened to each block (the messages keep the records)."""
+        for message in report_messages(records):
+            self._add(message)
 
     def payload(self) -> list[dict]:
         """The messages the model is sent next: trimmed to its window, figures attached."""
@@ -355,6 +373,14 @@ class Session:
                     self._add({"role": "tool", "tool_call_id": call.get("id"), "_output": True,
                                "content": "Not run or not finished: the turn was interrupted."})
             return
+
+
+def _run(runner, code: str, timeout: float | None, block: int):
+    """runner.run with the block number; a runner written before `block` existed gets none."""
+    try:
+        return runner.run(code, timeout=timeout, block=block)
+    except TypeError:
+        return runner.run(code, timeout=timeout)
 
 
 def _python_of(runner) -> str | None:

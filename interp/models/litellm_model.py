@@ -73,8 +73,10 @@ class LiteLLMModel:
     """Any litellm-supported model (``provider/model``), streamed, with bounded retries."""
 
     def __init__(self, name: str, api_base: str | None = None, api_key: str | None = None, *,
-                 max_retry_seconds: float = 30.0, request_timeout: float = 120.0):
+                 max_retry_seconds: float = 30.0, request_timeout: float = 120.0,
+                 params: dict[str, Any] | None = None):
         self.name, self.api_base, self._api_key = name, api_base, api_key
+        self.params = dict(params or {})  # extra request parameters, e.g. temperature
         self.max_retry_seconds, self.request_timeout = max_retry_seconds, request_timeout
 
     def __repr__(self) -> str:
@@ -109,6 +111,7 @@ class LiteLLMModel:
             stream_options={"include_usage": True}, timeout=self.request_timeout,
             num_retries=0, max_retries=0, drop_params=True,
         )
+        kwargs.update(self.params)
         if tools:
             kwargs["tools"] = tools
         response = load_litellm().completion(**kwargs)

@@ -1,19 +1,21 @@
 """Exporting a conversation as Markdown, a Jupyter notebook (nbformat v4) or JSON.
 
-Both ways the loop records blocks are understood: fenced blocks in the assistant's text, answered
-by one ``user`` message with ``_output: True`` ("[Block N, python]\\n..." per block), and
-``execute`` tool calls answered by ``tool`` messages. A block *ran* if its report ends with a
-``Result: ...`` line; declined, refused or unanswered blocks are kept as notes, never as code.
+Blocks are read from their records (interp.core.blocks): the message that reports a reply's
+blocks to the model keeps one record per block under ``_blocks``, so an export never depends on
+the wording the model was given. Conversations saved before records existed are read by
+interp.storage.legacy. Blocks are numbered as in the session (``▶ python block 3``; a notebook
+cell's execution count is its block number).
 
-Figures: any ``*.png`` path in a block's output (for example ``[figure saved: /tmp/fig-1.png]``)
-is a figure. Markdown links it as ``![figure](path)``; the notebook embeds it as ``image/png``
-``display_data`` when the file exists, else mentions the path in a markdown cell.
+Fenced blocks are matched with the records of the report that follows the reply, in order;
+``execute`` tool calls with the record of their ``tool`` message. Declined, refused or
+unanswered blocks are kept as notes, never as code.
 
-Notebook cells: python blocks become code cells; shell blocks become ``%%bash`` code cells;
-javascript (and any other language) cannot run in a Python kernel, so it becomes a markdown cell
-with the code and its output. Output is stored as one ``stdout`` stream, as interp captured it
-(stdout and stderr merged, the value of a trailing expression included); a block that did not end
-``ok`` gets a ``stderr`` stream with its result line.
+Figures: Markdown links each as ``![figure](path)``; the notebook embeds it as ``image/png``
+``display_data`` when the file exists. Notebook cells: python blocks become code cells; shell
+blocks ``%%bash`` cells; javascript (and any other language) cannot run in a Python kernel, so it
+becomes a markdown cell with the code and its output. Output is one ``stdout`` stream, as interp
+captured it (stdout and stderr merged, the value of a trailing expression included); a block that
+did not end ``ok`` gets a ``stderr`` stream with its result line.
 """
 
 from __future__ import annotations
@@ -21,41 +23,19 @@ from __future__ import annotations
 import base64
 import json
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from interp.core.steps import DISPLAY_ONLY
+from interp.core.blocks import BlockRecord, not_run, records_of
 from interp.core.fences import parse_blocks
+from interp.core.report import missing_package_hint
+from interp.core.steps import DISPLAY_ONLY
+from interp.storage.legacy import legacy_record, split_report
 
 FORMATS = {".md": "markdown", ".markdown": "markdown", ".ipynb": "notebook", ".json": "json"}
-_ALIASES = {"py": "python", "python3": "python", "bash": "shell", "sh": "shell", "zsh": "shell",
-            "js": "javascript", "node": "javascript", "nodejs": "javascript"}
-_HEADER = re.compile(r"\[Block (\d+), ([^\]\n]*)\]\n")
-_RESULT = re.compile(r"(?:\A|\n)Result: ([^\n]*?)\.?\s*\Z")
-_EDITED = re.compile(r"\AThe user edited the code before running it\. The code that ran:\n"
-                     r"(`{3,})[^\n]*\n(.*?)\n\1\n", re.S)
-_OUTPUT = re.compile(r"(`{3,})\n(.*)\n\1(?=\n|\Z)", re.S)
-_PNG = re.compile(r"(?<![\w/.~-])((?:[A-Za-z]:[\\/]|~?/|\.{1,2}/)?(?:[\w.~-]+[\\/])*"
-                  r"[\w.~-]*\w\.png)\b", re.I)
 
 
 class ExportError(Exception):
     """A conversation cannot be exported (unknown format, unwritable path)."""
-
-
-@dataclass
-class Block:
-    """One proposed block and what became of it."""
-
-    language: str
-    code: str
-    ran: bool = False
-    output: str = ""
-    result: str | None = None
-    note: str | None = None  # why it did not run, or that no result was recorded
-    edited: bool = False  # the user changed the code before it ran; `code` is what ran
-    figures: list[str] = field(default_factory=list)
-    extra: str = ""  # lines between the output and the result: files changed, hints
 
 
 def export_json(messages: list[dict]) -> str:
@@ -84,15 +64,13 @@ def export_notebook(messages: list[dict], *, title: str | None = None) -> dict:
     cells: list[dict] = []
     if title:
         cells.append(_markdown_cell(f"# {title}"))
-    count = 0
     for kind, item in conversation_items(messages):
         if kind == "task":
             cells.append(_markdown_cell(f"**User:**\n\n{item}"))
         elif kind == "prose":
             cells.append(_markdown_cell(item))
         elif item.ran and item.language in ("python", "shell"):
-            count += 1
-            cells.append(_code_cell(item, count))
+            cells.append(_code_cell(item))
         else:
             cells.append(_markdown_cell(_block_markdown(item)))
     for number, cell in enumerate(cells, 1):
@@ -144,117 +122,94 @@ def write_export(messages: list[dict], path: Path | str, fmt: str | None = None,
     return name
 
 
-def find_figures(text: str) -> list[str]:
-    """The distinct ``*.png`` paths mentioned in an output, in order."""
-    return list(dict.fromkeys(m.group(1) for m in _PNG.finditer(text)))
-
-
 # -- reading the history ----------------------------------------------------------------------
 def conversation_items(messages: list[dict]) -> list[tuple[str, object]]:
-    """The conversation as ("task", str), ("prose", str) and ("block", Block) items."""
+    """The conversation as ("task", str), ("prose", str) and ("block", BlockRecord) items."""
     items: list[tuple[str, object]] = []
+    numbers = _Numbers()
     for i, message in enumerate(messages):
         role, text = message.get("role"), _text(message.get("content"))
         if role == "user" and not _is_report(message):
             items.append(("task", text))
         elif role == "assistant":
-            reports, calls = _reports_after(messages, i)
+            report, calls = _answers_after(messages, i)
             if message.get("tool_calls"):
                 items += [("prose", text)] if text.strip() else []
-                items += [("block", _call_block(c, calls.get(c.get("id"))))
+                items += [("block", _call_block(c, calls.get(c.get("id")), numbers))
                           for c in message["tool_calls"]]
             else:
-                items += _fenced_items(text, reports)
+                items += _fenced_items(text, report, numbers)
     return items
 
 
-def _reports_after(messages: list[dict], i: int) -> tuple[dict, dict]:
-    """Block reports ({index: (language, text)}) and tool results ({id: text}) after message i."""
-    reports: dict[int, tuple[str, str]] = {}
-    calls: dict[str, str] = {}
+class _Numbers:
+    """Block numbers: a record's own, else one more than the last (older sessions)."""
+
+    def __init__(self) -> None:
+        self.last = 0
+
+    def take(self, record: BlockRecord | None = None) -> int:
+        self.last = record.index if record is not None else self.last + 1
+        return self.last
+
+
+def _answers_after(messages: list[dict], i: int) -> tuple[dict | None, dict[str, dict]]:
+    """The report message of message i's fenced blocks, and its tool results by call id."""
+    report: dict | None = None
+    calls: dict[str, dict] = {}
     for message in messages[i + 1:]:
         role = message.get("role")
         if role == "tool":
-            calls[message.get("tool_call_id")] = _text(message.get("content"))
+            calls[message.get("tool_call_id")] = message
         elif role == "user" and _is_report(message):
-            reports.update(_split_report(_text(message.get("content"))))
+            report = report or message
         elif role in ("assistant", "user"):
             break
-    return reports, calls
+    return report, calls
 
 
 def _is_report(message: dict) -> bool:
     return bool(message.get("_output")) or _text(message.get("content")).startswith("[Block 1, ")
 
 
-def _split_report(text: str) -> dict[int, tuple[str, str]]:
-    """"[Block 1, python]\\n...\\n\\n[Block 2, shell]\\n..." as {1: ("python", ...), ...}."""
-    found, index = {}, 1
-    match = _HEADER.match(text)
-    while match and int(match.group(1)) == index:
-        following = re.compile(rf"\n\n\[Block {index + 1}, [^\]\n]*\]\n").search(text, match.end())
-        end = following.start() if following else len(text)
-        found[index] = (match.group(2), text[match.end():end])
-        match = _HEADER.match(text, end + 2) if following else None
-        index += 1
-    return found
-
-
-def _fenced_items(text: str, reports: dict) -> list[tuple[str, object]]:
+def _fenced_items(text: str, report: dict | None, numbers: _Numbers) -> list[tuple[str, object]]:
+    records = records_of(report) if report is not None else None
+    legacy = split_report(_text(report.get("content"))) if report and records is None else {}
     items: list[tuple[str, object]] = []
-    pos, index = 0, 0
+    pos, k = 0, 0
     for found in parse_blocks(text):
         if found.language in DISPLAY_ONLY:
             continue
-        index += 1
         if text[pos:found.start].strip():
             items.append(("prose", text[pos:found.start]))
-        language, report = reports.get(index, (found.language, None))
-        items.append(("block", _block(language, found.code, report)))
-        pos = found.end
+        if records is not None and k < len(records):
+            record = records[k]
+            numbers.take(record)
+        else:
+            language, answer = legacy.get(k + 1, (found.language, None))
+            record = legacy_record(numbers.take(), language, found.code, answer)
+        items.append(("block", record))
+        pos, k = found.end, k + 1
     if text[pos:].strip():
         items.append(("prose", text[pos:]))
     return items
 
 
-def _call_block(call: dict, report: str | None) -> Block:
+def _call_block(call: dict, answer: dict | None, numbers: _Numbers) -> BlockRecord:
+    records = records_of(answer) if answer is not None else None
+    if records:
+        numbers.take(records[0])
+        return records[0]
     arguments = (call.get("function") or {}).get("arguments") or "{}"
     try:
         args = json.loads(arguments)
     except ValueError:
         args = None
+    text = _text(answer.get("content")) if answer is not None else None
     if not isinstance(args, dict) or not isinstance(args.get("code"), str):
-        return _block("", str(arguments), report)
-    return _block(str(args.get("language") or "python"), args["code"], report)
-
-
-def _block(language: str, code: str, report: str | None) -> Block:
-    """A block from its proposed code and the report the model was given, if any."""
-    language = _ALIASES.get(language.strip().lower(), language.strip().lower())
-    block = Block(language, code)
-    if report is None:
-        block.note = "No result was recorded for this block."
-        return block
-    result = _RESULT.search(report)
-    if result is None:
-        block.note = report.strip()
-        return block
-    edited = _EDITED.match(report)
-    start = edited.end() if edited else 0
-    if edited:
-        block.code, block.edited = edited.group(2), True
-    block.ran, block.result = True, result.group(1)
-    body, rest = report[start:result.start()], ""
-    if body.startswith("Output:\n"):
-        body = body[len("Output:\n"):]
-        fenced = _OUTPUT.match(body)
-        block.output = fenced.group(2) if fenced else body.rstrip("\n")
-        rest = body[fenced.end():] if fenced else ""
-    elif body.startswith("No output."):
-        rest = body[len("No output."):]
-    block.extra = rest.strip()
-    block.figures = find_figures(block.output)
-    return block
+        return not_run(numbers.take(), "", str(arguments), "skipped", text)
+    return legacy_record(numbers.take(), str(args.get("language") or "python"), args["code"],
+                         text, call.get("id"))
 
 
 def _text(content: object) -> str:
@@ -269,18 +224,40 @@ def _fence(text: str, language: str = "") -> str:
     return f"{ticks}{language}\n{text}\n{ticks}"
 
 
-def _block_markdown(block: Block) -> str:
+def _output(block: BlockRecord) -> str:
+    """The bounded output and the text of each table, as the block showed them."""
+    parts = [block.output_text().rstrip("\n")] + [t.text.rstrip("\n") for t in block.tables]
+    return "\n".join(p for p in parts if p)
+
+
+def _why_not_run(block: BlockRecord) -> str:
+    if block.declined or block.denied:
+        who = "denied by policy" if block.denied else "declined by the user"
+        return f"{who}" + (f" ({block.reason})" if block.reason else "")
+    return block.reason or "No result was recorded for this block."
+
+
+def _notes(block: BlockRecord) -> list[str]:
+    """The lines after a block's output: the files it changed and an install hint."""
+    notes = [block.files.text] if block.files is not None and block.files.text else []
+    if block.language == "python" and block.status != "ok":
+        if hint := missing_package_hint(block.output_text(), block.python):
+            notes.append(hint)
+    return notes
+
+
+def _block_markdown(block: BlockRecord) -> str:
     tag = {"shell": "bash"}.get(block.language, block.language)
-    parts = [_fence(block.code, tag)]
+    parts = [f"*▶ {block.language or 'untagged'} block {block.index}*", _fence(block.code, tag)]
     if not block.ran:
-        parts.append(f"*Not run: {block.note}*")
+        parts.append(f"*Not run: {_why_not_run(block)}*")
         return "\n\n".join(parts)
-    if block.output:
-        parts.append("Output:\n\n" + _fence(block.output))
     if block.edited:
-        parts.insert(0, "*The user edited this code before it ran:*")
-    parts += [f"*{line}*" for line in block.extra.splitlines() if line.strip()]
-    parts.append(f"*Result: {block.result}.*")
+        parts.insert(1, "*The user edited this code before it ran:*")
+    if output := _output(block):
+        parts.append("Output:\n\n" + _fence(output))
+    parts += [f"*{line}*" for note in _notes(block) for line in note.splitlines() if line.strip()]
+    parts.append(f"*Result: {block.summary}.*")
     parts += [f"![figure]({path})" for path in block.figures]
     return "\n\n".join(parts)
 
@@ -293,21 +270,25 @@ def _markdown_cell(text: str) -> dict:
     return {"cell_type": "markdown", "metadata": {}, "source": _lines(text.strip("\n"))}
 
 
-def _code_cell(block: Block, count: int) -> dict:
+def _code_cell(block: BlockRecord) -> dict:
     source = block.code if block.language == "python" else "%%bash\n" + block.code
     outputs: list[dict] = []
-    if block.output:
+    if text := block.output_text():
         outputs.append({"output_type": "stream", "name": "stdout",
-                        "text": _lines(block.output + "\n")})
+                        "text": _lines(text if text.endswith("\n") else text + "\n")})
+    for table in block.tables:
+        outputs.append({"output_type": "display_data", "metadata": {},
+                        "data": {"text/plain": _lines(table.text)}})
     for path in block.figures:
         image = _png_base64(path)
-        if image is not None:
-            outputs.append({"output_type": "display_data", "metadata": {},
-                            "data": {"image/png": image, "text/plain": [f"<figure {path}>"]}})
-    if block.result != "ok":
+        data = ({"image/png": image, "text/plain": [f"<figure {path}>"]} if image is not None
+                else {"text/plain": [f"<figure {path} (missing)>"]})
+        outputs.append({"output_type": "display_data", "metadata": {}, "data": data})
+    if block.status != "ok":
         outputs.append({"output_type": "stream", "name": "stderr",
-                        "text": [f"Result: {block.result}.\n"]})
-    return {"cell_type": "code", "execution_count": count, "metadata": {},
+                        "text": [f"Result: {block.summary}.\n"]})
+    return {"cell_type": "code", "execution_count": block.index,
+            "metadata": {"interp": {"block": block.index, "status": block.status}},
             "source": _lines(source), "outputs": outputs}
 
 

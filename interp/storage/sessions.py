@@ -42,8 +42,9 @@ class SessionInfo:
     created: str | None
     updated: datetime
     model: str | None
-    title: str
+    title: str  # the first task, shortened
     message_count: int
+    cwd: str | None = None  # the directory the conversation was started in
 
 
 def new_session_id(now: datetime | None = None) -> str:
@@ -56,7 +57,6 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
-_Redactor = Redactor  # the former private name
 
 
 def _ends_mid_line(path: Path) -> bool:
@@ -96,6 +96,12 @@ class SessionLog:
         except OSError as exc:
             raise StoreError(f"cannot write session file {self.path}: {exc.strerror or exc}") from None
 
+    @property
+    def spool_dir(self) -> Path:
+        """The folder that keeps this session's full-output files (next to its JSONL file;
+        the runners create it when the first long output is spooled)."""
+        return self.path.parent / self.id
+
     def append_message(self, message: dict[str, Any]) -> None:
         """Record one chat message (OpenAI format dict)."""
         self._write({"type": "message", "ts": _now(), "message": message})
@@ -121,6 +127,23 @@ class SessionLog:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def same_dir(a: str | os.PathLike | None, b: str | os.PathLike | None) -> bool:
+    """Whether two paths name the same directory (symlinks resolved)."""
+    if not a or not b:
+        return False
+    return os.path.realpath(a) == os.path.realpath(b)
+
+
+def _meta(path: Path) -> dict[str, Any]:
+    """The meta record (the first line) of a session file, or {}."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            record = json.loads(fh.readline())
+    except (OSError, ValueError):
+        return {}
+    return record if isinstance(record, dict) and record.get("type") == "meta" else {}
 
 
 def _records(path: Path) -> Iterator[dict[str, Any]]:
@@ -165,7 +188,7 @@ def _content_text(content: Any) -> str:
 
 def _title(messages: list[dict[str, Any]]) -> str:
     for message in messages:
-        if message.get("role") == "user":
+        if message.get("role") == "user" and not message.get("_output"):
             text = " ".join(_content_text(message.get("content")).split())
             if len(text) > _TITLE_LEN:
                 text = text[: _TITLE_LEN - 1] + "…"
@@ -253,9 +276,17 @@ class SessionStore:
         except OSError:
             return -1
 
-    def latest_id(self) -> str | None:
-        """Id of the most recently modified session (ties: newest id), or None."""
+    def started_in(self, id: str) -> str | None:
+        """The directory session `id` (exact) was started in, if recorded."""
+        cwd = _meta(self.path_for(id)).get("cwd")
+        return cwd if isinstance(cwd, str) else None
+
+    def latest_id(self, cwd: str | os.PathLike | None = None) -> str | None:
+        """Id of the most recently modified session (ties: newest id), or None; with `cwd`,
+        only sessions started in that directory count."""
         ids = self._ids()
+        if cwd is not None:
+            ids = [i for i in ids if same_dir(self.started_in(i), cwd)]
         if not ids:
             return None
         return max(ids, key=lambda i: (self._mtime_ns(i), i))
@@ -283,12 +314,16 @@ class SessionStore:
             model=model if isinstance(model, str) else None,
             title=_title(messages),
             message_count=len(messages),
+            cwd=meta.get("cwd") if isinstance(meta.get("cwd"), str) else None,
         )
 
-    def list(self) -> list[SessionInfo]:
-        """All readable sessions, most recently modified first."""
+    def list(self, cwd: str | os.PathLike | None = None) -> list[SessionInfo]:
+        """All readable sessions (with `cwd`: those started there), most recently modified
+        first."""
         infos = []
         for id in self._ids():
+            if cwd is not None and not same_dir(self.started_in(id), cwd):
+                continue
             try:
                 infos.append(self.info(id))
             except OSError:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -109,7 +110,8 @@ class Renderer:
         self._stream.close()
         if data.get("final") and not self.show_final:
             return
-        self.console.print(reply_markdown(self.scrub(safe_text(data.get("text") or ""))))
+        self.console.print(reply_markdown(self.scrub(safe_text(data.get("text") or "")),
+                                          data.get("blocks")))
 
     def _on_block_proposed(self, data: dict) -> None:
         self.console.print(code_panel(data["language"], self.scrub(data["code"]),
@@ -176,7 +178,8 @@ class Renderer:
         if kind == "image" and isinstance(path, str) and path:
             self._show_image(path)
             return True
-        table = data_table(data.get("data"), self.scrub) if kind == "table" else None
+        table = (data_table(data.get("data"), self.scrub, width=self.console.width)
+                 if kind == "table" else None)
         if table is None:
             return False
         self.console.print(table)
@@ -257,15 +260,22 @@ def _line_col(text: str, offset: int) -> tuple[int, int]:
     return text.count("\n", 0, offset) + 1, offset - line_start
 
 
-def reply_markdown(text: str) -> Markdown:
-    """The reply as markdown; runnable blocks are shown later, one by one, for approval."""
+def reply_markdown(text: str, blocks: object = None) -> Markdown:
+    """The reply as markdown; runnable blocks are shown later, one by one, for approval.
+
+    `blocks` is the message event's list of the reply's blocks ({"index", "language"}, in
+    order): each runnable fenced block becomes a marker with its number and language, as the
+    panel that shows it is titled. Without it (a reply whose blocks are tool calls), fenced
+    code is shown as it is."""
+    numbered = [b for b in blocks if isinstance(b, dict)] if isinstance(blocks, list) else []
     parts, count = [], 0
     for part in split_text(safe_text(text)):
-        if isinstance(part, CodeBlock) and part.language not in DISPLAY_ONLY:
-            count += 1
-            parts.append(f"\n*▶ {part.language} block {count}, shown below*\n")
+        if isinstance(part, CodeBlock) and part.language not in DISPLAY_ONLY and count < len(numbered):
+            block, count = numbered[count], count + 1
+            language = safe_text(str(block.get("language") or part.language))
+            parts.append(f"\n\n*▶ {language} block {block.get('index')}, shown below*\n\n")
         elif isinstance(part, CodeBlock):
-            fence = "````"
+            fence = "`" * max(4, max(map(len, re.findall("`+", part.code)), default=0) + 1)
             parts.append(f"\n{fence}{part.language}\n{part.code}\n{fence}\n")
         else:
             parts.append(part)

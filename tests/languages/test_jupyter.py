@@ -8,7 +8,6 @@ tested on their own. Waits are event-driven with hang guards, never timed assert
 from __future__ import annotations
 
 import os
-import re
 import threading
 from pathlib import Path
 
@@ -70,9 +69,10 @@ def runner_for(choice: KernelChoice, folder: Path, **config) -> JupyterRunner:
 def shared(choice, tmp_path_factory):
     """One started kernel for the tests that keep it usable; small output bounds."""
     os.environ[SECRET_ENV] = "sk-never-in-the-kernel"
-    runner = runner_for(choice, tmp_path_factory.mktemp("shared"), head_chars=2000,
-                        tail_chars=2000, env_remove=frozenset({SECRET_ENV}),
-                        limits=Limits(memory_mb=4096))
+    folder = tmp_path_factory.mktemp("shared")
+    runner = runner_for(choice, folder, head_chars=2000, tail_chars=2000,
+                        env_remove=frozenset({SECRET_ENV}), limits=Limits(memory_mb=4096),
+                        spool_dir=str(folder / "session-spools"))
     with hang_guard(120):
         runner.start()
     yield runner
@@ -127,13 +127,14 @@ def test_error_reports_the_exception_without_escapes(shared, run):
 
 def test_matplotlib_figure_goes_through_the_figure_pipeline(shared, run):
     out, displays, res = run(shared, "import matplotlib.pyplot as plt\n"
-                                     "plt.plot([1, 3, 2])\nplt.title('t')\nprint('drawn')")
+                                     "plt.plot([1, 3, 2])\nplt.title('t')\nprint('drawn')",
+                             block=17)
     assert res.ok and out.startswith("drawn\n")
     [image] = displays
     assert image.kind == "image" and image.data["mime"] == "image/png"
     path = Path(image.path)
     assert path.parent == Path(shared.config.output_dir) and path.read_bytes().startswith(PNG)
-    assert re.fullmatch(r"figure-\d+-1\.png", path.name)
+    assert path.name == "figure-17-1.png"  # the session-wide block number
     assert image.text == f"[figure saved: {path}]"
     assert image.data["width"] > 0 and image.data["height"] > 0
     assert res.model_text().endswith(f"[figure saved: {path}]\n")
@@ -166,8 +167,9 @@ def test_html_table_becomes_a_table_display(shared, run):
 
 
 def test_output_is_bounded_and_spooled(shared, run):
-    out, _, res = run(shared, "for i in range(3000):\n    print('line', i)")
+    out, _, res = run(shared, "for i in range(3000):\n    print('line', i)", block=23)
     assert res.ok and res.output.truncated
+    assert res.output.spool_path == str(Path(shared.config.spool_dir) / "block-23-output.txt")
     assert res.output.head.startswith("line 0\n") and res.output.tail.endswith("line 2999\n")
     spooled = Path(res.output.spool_path).read_text()
     assert spooled.count("\n") == 3000 and "omitted" in res.model_text()

@@ -304,21 +304,21 @@ def test_missing_data_package_gets_an_install_hint(server, make_session):
 def test_result_text_with_fences_hint_and_files_survives_export():
     from languages import CapturedOutput, Display, Result
 
-    from interp.core.report import describe_result
+    from interp.core import blocks
+    from interp.core.report import report_messages
 
     output = "```\nnested fence\n```\nModuleNotFoundError: No module named 'openpyxl'\n"
     result = Result(status="error", output=CapturedOutput(output, "", 0, 0, len(output), None),
                     error="ModuleNotFoundError: No module named 'openpyxl'",
                     displays=(Display("image", "[figure saved: /tmp/f/a.png]", "/tmp/f/a.png"),))
-    text = describe_result("python", result, files="Files created: a.csv (3 B)", python="/x/py")
-    assert text.startswith("Output:\n````\n```\nnested fence\n```\n")
-    assert "[figure saved: /tmp/f/a.png]\n````\nHint: openpyxl is not installed" in text
-    assert "`/x/py -m pip install openpyxl`" in text
-    assert text.endswith("Files created: a.csv (3 B)\nResult: error: ModuleNotFoundError: "
-                         "No module named 'openpyxl'.")
+    record = blocks.ran(1, "python", "x", result, python="/x/py",
+                        files=blocks.FileChanges(("a.csv",), text="Files created: a.csv (3 B)"))
     messages = [{"role": "user", "content": "t"}, {"role": "assistant", "content": py("x")},
-                {"role": "user", "content": f"[Block 1, python]\n{text}", "_output": True}]
+                *report_messages([record])]
+    text = messages[-1]["content"]
+    assert text.startswith("[Block 1, python]\nOutput:\n````\n```\nnested fence\n```\n")
+    assert "[figure saved: /tmp/f/a.png]\n````\nHint: openpyxl is not installed" in text
     markdown = export_markdown(messages)
     assert "```\nnested fence\n```\nModuleNotFoundError" in markdown
     assert "![figure](/tmp/f/a.png)" in markdown and "*Files created: a.csv (3 B)*" in markdown
-    assert "*Hint: openpyxl" in markdown
+    assert "*Hint: openpyxl is not installed in the Python that runs the blocks (/x/py)" in markdown

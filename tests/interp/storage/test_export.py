@@ -1,4 +1,5 @@
-"""Exports of conversations whose block outputs come from the real Python and shell runners."""
+"""Exports of conversations whose block records come from the real Python and shell runners,
+and of a session file saved before records existed (tests/interp/storage/data)."""
 
 from __future__ import annotations
 
@@ -6,55 +7,61 @@ import ast
 import base64
 import contextlib
 import io
+import itertools
 import json
 import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
-from interp.core.report import describe_decline, describe_result
+from interp.core import blocks, report
+from interp.core.report import report_messages
 from interp.storage.export import (ExportError, conversation_items, export_json, export_markdown,
-                           export_notebook, find_figures, write_export)
-from languages import Result, RunnerConfig, default_registry
+                                   export_notebook, write_export)
+from interp.storage.legacy import find_figures
+from interp.storage.sessions import SessionStore
+from languages import CapturedOutput, Display, Result, RunnerConfig, default_registry
 
 nbformat = pytest.importorskip("nbformat")
 
-PNG_1X1 = bytes.fromhex(
-    "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489"
-    "0000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082")
+LEGACY = Path(__file__).parent / "data"
 
 
 @pytest.fixture
 def run(tmp_path):
-    """run(language, code, ran_code=None) -> the report the model gets after a real run."""
-    registry, runners = default_registry(plugins=False), {}
+    """run(language, code, ran_code=None, call_id=None) -> the record of a real run, numbered
+    as a session numbers blocks."""
+    registry, runners, numbers = default_registry(plugins=False), {}, itertools.count(1)
 
-    def execute(language: str, code: str, ran_code: str | None = None) -> str:
+    def execute(language: str, code: str, ran_code: str | None = None,
+                call_id: str | None = None) -> blocks.BlockRecord:
         if language not in runners:
-            config = RunnerConfig(cwd=str(tmp_path), spool_dir=str(tmp_path), grace=0.5)
+            config = RunnerConfig(cwd=str(tmp_path), spool_dir=str(tmp_path), grace=0.5,
+                                  python=sys.executable, output_dir=str(tmp_path / "figs"))
             runners[language] = registry.create(language, config)
-        result = [item for item in runners[language].run(ran_code or code, timeout=60)
+        index = next(numbers)
+        result = [item for item in runners[language].run(ran_code or code, timeout=60, block=index)
                   if isinstance(item, Result)][-1]
-        return describe_result(language, result, ran_code)
+        return blocks.ran(index, language, ran_code or code, result, call_id=call_id,
+                          proposed=code if ran_code else None)
 
+    execute.numbers = numbers
     yield execute
     for runner in runners.values():
         runner.stop()
 
 
-def fig_code(path) -> str:
-    return (f"import base64, pathlib\n"
-            f"pathlib.Path({str(path)!r}).write_bytes(base64.b64decode("
-            f"{base64.b64encode(PNG_1X1).decode()!r}))\n"
-            f"print('[figure saved: {path}]')")
+FIGURE = "import matplotlib.pyplot as plt\nplt.plot([1, 4, 9])\nplt.show()"
 
 
 @pytest.fixture
 def fenced(run, tmp_path):
     """A conversation in the fenced-block form: two turns, an edit, a decline, a figure."""
-    fig = tmp_path / "fig-1.png"
+    pytest.importorskip("matplotlib")
     b1 = "squares = [i * i for i in range(5)]\nprint(squares)\nsum(squares)"
     b2 = "echo shell says hi\nprintf 'a\\nb\\n' | wc -l"
-    b3 = fig_code(fig)
+    b3 = FIGURE
     b4 = "rm -rf /tmp/everything"
     b5 = "total = sum(squares)\nprint('total', total)"
     edited = "total = sum(squares) * 2\nprint('total', total)"
@@ -62,19 +69,15 @@ def fenced(run, tmp_path):
               f"a,b\n1,2\n```\n\nAnd check the shell:\n\n```bash\n{b2}\n```\n")
     reply2 = f"Now a figure.\n\n```py\n{b3}\n```\n\nCleanup:\n\n```sh\n{b4}\n```\n"
     reply3 = f"Doubling:\n\n```python\n{b5}\n```"
+    first = [run("python", b1), run("shell", b2)]
+    second = [run("python", b3),
+              blocks.not_run(next(run.numbers), "shell", b4, "declined", "too dangerous")]
     return [
         {"role": "system", "content": "You are interp."},
         {"role": "user", "content": "Compute squares and plot them", "_task": True},
-        {"role": "assistant", "content": reply1},
-        {"role": "user", "_output": True, "content":
-            f"[Block 1, python]\n{run('python', b1)}\n\n[Block 2, shell]\n{run('shell', b2)}"},
-        {"role": "assistant", "content": reply2},
-        {"role": "user", "_output": True, "content":
-            f"[Block 1, python]\n{run('python', b3)}\n\n[Block 2, shell]\n"
-            f"{describe_decline('too dangerous')}"},
-        {"role": "assistant", "content": reply3},
-        {"role": "user", "_output": True,
-         "content": f"[Block 1, python]\n{run('python', b5, edited)}"},
+        {"role": "assistant", "content": reply1}, *report_messages(first),
+        {"role": "assistant", "content": reply2}, *report_messages(second),
+        {"role": "assistant", "content": reply3}, *report_messages([run("python", b5, edited)]),
         {"role": "assistant", "content": "Done: the total is 60."},
     ]
 
@@ -82,10 +85,9 @@ def fenced(run, tmp_path):
 @pytest.fixture
 def tool_form(run, tmp_path):
     """A conversation in the tool-call form, with an error and an unanswered call."""
-    fig = tmp_path / "plots" / "fig-2.png"
-    fig.parent.mkdir()
+    pytest.importorskip("matplotlib")
     c1 = "data = {'a': 3, 'b': 4}\nfor k, v in sorted(data.items()):\n    print(k, v * 10)"
-    c2 = fig_code(fig)
+    c2 = FIGURE
     c3 = "1 / 0"
     c4 = "console.log(6 * 7)"
 
@@ -97,11 +99,11 @@ def tool_form(run, tmp_path):
         {"role": "system", "content": "You are interp."},
         {"role": "user", "content": "Summarise data", "_task": True},
         {"role": "assistant", "content": "Let me look.", "tool_calls": [call(1, "python", c1)]},
-        {"role": "tool", "tool_call_id": "call_1", "_output": True, "content": run("python", c1)},
+        *report_messages([run("python", c1, call_id="call_1")]),
         {"role": "assistant", "content": None,
          "tool_calls": [call(2, "python", c2), call(3, "python", c3), call(4, "javascript", c4)]},
-        {"role": "tool", "tool_call_id": "call_2", "_output": True, "content": run("python", c2)},
-        {"role": "tool", "tool_call_id": "call_3", "_output": True, "content": run("python", c3)},
+        *report_messages([run("python", c2, call_id="call_2"),
+                          run("python", c3, call_id="call_3")]),
         {"role": "tool", "tool_call_id": "call_4", "_output": True,
          "content": "Not run or not finished: the turn was interrupted."},
         {"role": "user", "content": "Thanks", "_task": True},
@@ -109,7 +111,13 @@ def tool_form(run, tmp_path):
     ]
 
 
-def blocks(messages):
+@pytest.fixture(scope="module")
+def legacy():
+    """The messages of a session file written by interp before block records (a1b6baf)."""
+    return SessionStore(LEGACY).load("legacy-session")
+
+
+def blocks_of(messages):
     return [item for kind, item in conversation_items(messages) if kind == "block"]
 
 
@@ -141,25 +149,44 @@ def stdout_of(cell: dict) -> str:
 
 
 # -- reading the history ----------------------------------------------------------------------
-def test_fenced_blocks_are_matched_with_their_reports(fenced, tmp_path):
-    found = blocks(fenced)
-    assert [(b.language, b.ran) for b in found] == [
-        ("python", True), ("shell", True), ("python", True), ("shell", False), ("python", True)]
-    assert found[0].output == "[0, 1, 4, 9, 16]\n30" and found[0].result == "ok"
-    assert found[1].output.split() == ["shell", "says", "hi", "2"]
-    assert found[2].figures == [str(tmp_path / "fig-1.png")]
-    assert "declined by the user" in found[3].note and "too dangerous" in found[3].note
-    assert found[4].edited and "* 2" in found[4].code and found[4].output == "total 60"
+def test_fenced_blocks_are_matched_with_their_records(fenced, tmp_path):
+    found = blocks_of(fenced)
+    assert [(b.index, b.language, b.ran) for b in found] == [
+        (1, "python", True), (2, "shell", True), (3, "python", True), (4, "shell", False),
+        (5, "python", True)]
+    assert found[0].output_text() == "[0, 1, 4, 9, 16]\n30\n" and found[0].summary == "ok"
+    assert found[1].output_text().split() == ["shell", "says", "hi", "2"]
+    assert found[2].figures == [str(tmp_path / "figs" / "figure-3-1.png")]
+    assert found[3].declined and found[3].reason == "too dangerous"
+    assert found[4].edited and "* 2" in found[4].code and found[4].output_text() == "total 60\n"
 
 
-def test_tool_calls_are_matched_with_tool_results(tool_form, tmp_path):
-    found = blocks(tool_form)
-    assert [(b.language, b.ran) for b in found] == [
-        ("python", True), ("python", True), ("python", True), ("javascript", False)]
-    assert found[0].output == "a 30\nb 40"
-    assert found[1].figures == [str(tmp_path / "plots" / "fig-2.png")]
-    assert found[2].result.startswith("error: ZeroDivisionError")
-    assert found[3].note.startswith("Not run or not finished")
+def test_tool_calls_are_matched_with_their_records(tool_form, tmp_path):
+    found = blocks_of(tool_form)
+    assert [(b.index, b.language, b.ran) for b in found] == [
+        (1, "python", True), (2, "python", True), (3, "python", True), (4, "javascript", False)]
+    assert found[0].output_text() == "a 30\nb 40\n"
+    assert found[2].summary.startswith("error: ZeroDivisionError") and found[2].status == "error"
+    assert found[3].reason.startswith("Not run or not finished")  # no record: read as before
+
+
+def test_the_words_the_model_was_given_do_not_matter(run, fenced, tool_form, monkeypatch):
+    """Exports read the records: rewording (or breaking) the model's text changes nothing."""
+    before = [(export_markdown(m), export_notebook(m)) for m in (fenced, tool_form)]
+    for messages in (fenced, tool_form):
+        for message in messages:
+            if message.get("_output") and blocks.records_of(message):
+                message["content"] = "Résultat : ça a marché. Output: ``` Result: nope."
+    after = [(export_markdown(m), export_notebook(m)) for m in (fenced, tool_form)]
+    assert after == before
+    monkeypatch.setattr(report, "model_text", lambda record: "[[reworded]]")
+    record = run("python", "print('same')")
+    reworded = report_messages([record])
+    assert reworded[0]["content"] == f"[Block {record.index}, python]\n[[reworded]]"
+    found = blocks_of([{"role": "user", "content": "t"},
+                       {"role": "assistant", "content": "```python\nprint('same')\n```"},
+                       *reworded])
+    assert found == [record] and found[0].output_text() == "same\n"
 
 
 def test_find_figures():
@@ -168,26 +195,54 @@ def test_find_figures():
     assert find_figures(text) == ["/tmp/a/fig-1.png", "./out/plot.PNG", "plots/x_2.png"]
 
 
+# -- a session file saved before block records -------------------------------------------
+def test_a_session_file_in_the_old_format_keeps_loading_and_exporting(legacy):
+    found = blocks_of(legacy)
+    assert [(b.index, b.language, b.status) for b in found] == [
+        (1, "python", "ok"), (2, "shell", "ok"), (3, "python", "ok"), (4, "shell", "declined"),
+        (5, "python", "ok"), (6, "python", "ok"), (7, "python", "error"), (8, "python", "ok")]
+    assert found[0].output_text() == "[0, 1, 4, 9, 16]\n30"
+    assert found[2].figures == ["/tmp/blocks_legacy/work/interp-output/figure-2-1.png"]
+    assert found[3].reason == "too dangerous"
+    assert found[4].edited and found[4].code.startswith("total = sum(squares) * 2")
+    assert found[6].summary == "error: ZeroDivisionError: division by zero"
+    assert found[7].files.text == "Files created: out.txt (5 B)"
+    md = export_markdown(legacy, title="Old")
+    assert md.startswith("# Old\n\n## User\n\nCompute squares and plot them")
+    assert "*▶ shell block 2*\n\n```bash\necho shell says hi" in md
+    assert "![figure](/tmp/blocks_legacy/work/interp-output/figure-2-1.png)" in md
+    assert "*Not run: declined by the user (too dangerous)*" in md
+    assert "*Result: error: ZeroDivisionError: division by zero.*" in md
+    assert "*Files created: out.txt (5 B)*" in md and md.rstrip().endswith("You're welcome.")
+    nb = export_notebook(legacy)
+    validate(nb)
+    code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    assert [c["execution_count"] for c in code] == [1, 2, 3, 5, 6, 7, 8]
+    assert rerun_python([c for c in code if c["execution_count"] in (1, 5)]) == [
+        stdout_of(c) for c in code if c["execution_count"] in (1, 5)]
+    assert blocks.last_number(legacy) == 8  # a resumed old conversation goes on from 9
+
+
 # -- markdown ---------------------------------------------------------------------------------
 def test_markdown_has_tasks_prose_code_outputs_and_figures(fenced, tmp_path):
     md = export_markdown(fenced, title="Squares")
     assert md.startswith("# Squares\n\n## User\n\nCompute squares and plot them\n\n## Assistant\n")
     assert "I'll compute squares." in md and "```csv\na,b\n1,2\n```" in md
-    assert "```python\nsquares = [i * i for i in range(5)]" in md
-    assert "```bash\necho shell says hi" in md
+    assert "*▶ python block 1*\n\n```python\nsquares = [i * i for i in range(5)]" in md
+    assert "*▶ shell block 2*\n\n```bash\necho shell says hi" in md
     assert "Output:\n\n```\n[0, 1, 4, 9, 16]\n30\n```\n\n*Result: ok.*" in md
-    assert f"![figure]({tmp_path / 'fig-1.png'})" in md
-    assert ("*Not run: The block was declined by the user and did not run. "
-            "Reason: too dangerous*") in md
-    assert "*The user edited this code before it ran:*\n\n```python\ntotal = sum(squares) * 2" in md
+    assert f"![figure]({tmp_path / 'figs' / 'figure-3-1.png'})" in md
+    assert "*Not run: declined by the user (too dangerous)*" in md
+    assert ("*▶ python block 5*\n\n*The user edited this code before it ran:*\n\n"
+            "```python\ntotal = sum(squares) * 2") in md
     assert "You are interp." not in md and md.rstrip().endswith("Done: the total is 60.")
 
 
 def test_markdown_of_the_tool_form(tool_form, tmp_path):
     md = export_markdown(tool_form)
     assert md.startswith("# interp conversation\n\n## User\n\nSummarise data")
-    assert "Let me look.\n\n```python\ndata = {'a': 3, 'b': 4}" in md
-    assert f"![figure]({tmp_path / 'plots' / 'fig-2.png'})" in md
+    assert "Let me look.\n\n*▶ python block 1*\n\n```python\ndata = {'a': 3, 'b': 4}" in md
+    assert f"![figure]({tmp_path / 'figs' / 'figure-2-1.png'})" in md
     assert "*Result: error: ZeroDivisionError: division by zero.*" in md
     assert "```javascript\nconsole.log(6 * 7)\n```\n\n*Not run: Not run or not finished" in md
     assert md.index("## User\n\nThanks") < md.index("You're welcome.")
@@ -197,9 +252,29 @@ def test_output_containing_backticks_gets_a_longer_fence(run):
     code = "print('```\\nnot the end\\n```')"
     messages = [{"role": "user", "content": "go", "_task": True},
                 {"role": "assistant", "content": f"```python\n{code}\n```"},
-                {"role": "user", "_output": True,
-                 "content": f"[Block 1, python]\n{run('python', code)}"}]
+                *report_messages([run("python", code)])]
     assert "````\n```\nnot the end\n```\n````" in export_markdown(messages)
+
+
+def test_long_output_names_its_spool_file(run, tmp_path):
+    code = "for i in range(5000): print('row', i)"
+    messages = [{"role": "user", "content": "go", "_task": True},
+                {"role": "assistant", "content": f"```python\n{code}\n```"},
+                *report_messages([run("python", code)])]
+    md = export_markdown(messages)
+    assert f"full output in {tmp_path / 'block-1-output.txt'}" in md and "row 4999" in md
+
+
+def test_tables_are_exported_with_their_text(run, tmp_path):
+    pytest.importorskip("pandas")
+    code = "import pandas as pd\npd.DataFrame({'city': ['Oslo'], 'temp': [3]})"
+    messages = [{"role": "user", "content": "go", "_task": True},
+                {"role": "assistant", "content": f"```python\n{code}\n```"},
+                *report_messages([run("python", code)])]
+    assert "Oslo" in export_markdown(messages)
+    cell = next(c for c in export_notebook(messages)["cells"] if c["cell_type"] == "code")
+    shown = [o for o in cell["outputs"] if o["output_type"] == "display_data"]
+    assert "Oslo" in "".join(shown[0]["data"]["text/plain"])
 
 
 # -- notebook ---------------------------------------------------------------------------------
@@ -208,14 +283,15 @@ def test_notebook_validates_and_has_the_expected_cells(fenced, tmp_path):
     validate(nb)
     assert nb["metadata"]["kernelspec"]["name"] == "python3"
     code = [c for c in nb["cells"] if c["cell_type"] == "code"]
-    assert [c["execution_count"] for c in code] == [1, 2, 3, 4]
+    assert [c["execution_count"] for c in code] == [1, 2, 3, 5]  # block 4 was declined
+    assert [c["metadata"]["interp"] for c in code][1] == {"block": 2, "status": "ok"}
     assert "".join(code[1]["source"]).startswith("%%bash\necho shell says hi")
     image = [o for o in code[2]["outputs"] if o["output_type"] == "display_data"]
-    assert base64.b64decode(image[0]["data"]["image/png"]) == PNG_1X1
+    assert base64.b64decode(image[0]["data"]["image/png"]).startswith(b"\x89PNG")
     assert "".join(code[3]["source"]) == "total = sum(squares) * 2\nprint('total', total)"
     markdown = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
     assert "**User:**\n\nCompute squares and plot them" in markdown
-    assert "rm -rf /tmp/everything" in markdown and "*Not run: The block was declined" in markdown
+    assert "rm -rf /tmp/everything" in markdown and "*Not run: declined by the user" in markdown
 
 
 def test_notebook_python_cells_rerun_with_the_same_output(fenced, tool_form):
@@ -251,16 +327,17 @@ def test_notebook_of_the_tool_form(tool_form, tmp_path):
 
 
 def test_missing_figure_is_linked_not_embedded(run, tmp_path):
-    code = f"print('[figure saved: {tmp_path / 'gone.png'}]')"
+    gone = str(tmp_path / "gone.png")
+    result = Result(status="ok", output=CapturedOutput("", "", 0, 0, 0, None),
+                    displays=(Display("image", f"[figure saved: {gone}]", gone),))
     messages = [{"role": "user", "content": "plot", "_task": True},
-                {"role": "assistant", "content": f"```python\n{code}\n```"},
-                {"role": "user", "_output": True,
-                 "content": f"[Block 1, python]\n{run('python', code)}"}]
+                {"role": "assistant", "content": "```python\nplot()\n```"},
+                *report_messages([blocks.ran(1, "python", "plot()", result)])]
     nb = export_notebook(messages)
     validate(nb)
     cell = next(c for c in nb["cells"] if c["cell_type"] == "code")
-    assert [o["output_type"] for o in cell["outputs"]] == ["stream"]
-    assert f"![figure]({tmp_path / 'gone.png'})" in export_markdown(messages)
+    assert [o["data"] for o in cell["outputs"]] == [{"text/plain": [f"<figure {gone} (missing)>"]}]
+    assert f"![figure]({gone})" in export_markdown(messages)
 
 
 def test_block_without_a_result_is_a_note(tmp_path):

@@ -192,3 +192,40 @@ def test_prefix_resolution(store):
 def test_default_store_honours_xdg_data_home(tmp_path):
     s = SessionStore.default({"XDG_DATA_HOME": str(tmp_path)})
     assert s.root == tmp_path / "interp" / "sessions"
+
+
+def test_latest_and_list_per_directory(store, tmp_path):
+    here, there = tmp_path / "here", tmp_path / "there"
+    here.mkdir()
+    there.mkdir()
+    (tmp_path / "link").symlink_to(here)
+
+    def started(cwd, task, mtime):
+        with store.create({"model": "m", "cwd": str(cwd)}) as log:
+            log.append_message(user(task))
+        os.utime(log.path, (mtime, mtime))
+        return log.id
+
+    old_here = started(here, "old here", 1_000_000)
+    new_there = started(there, "new there", 3_000_000)
+    new_here = started(here, "new here", 2_000_000)
+    assert store.latest_id() == new_there
+    assert store.latest_id(cwd=here) == new_here
+    assert store.latest_id(cwd=tmp_path / "link") == new_here  # the same directory
+    assert store.latest_id(cwd=tmp_path) is None
+    assert [i.id for i in store.list(cwd=here)] == [new_here, old_here]
+    assert [i.id for i in store.list()] == [new_there, new_here, old_here]
+    assert store.list(cwd=there)[0].cwd == str(there) and store.started_in(old_here) == str(here)
+
+
+def test_the_title_is_the_first_task_not_a_block_report(store):
+    sid = make(store, [{"role": "system", "content": "sys"},
+                       {"role": "user", "content": "[Block 1, python]\nOutput:", "_output": True},
+                       user("the real task")])
+    assert store.info(sid).title == "the real task"
+
+
+def test_spool_files_go_next_to_the_session_file(store):
+    with store.create({"model": "m"}) as log:
+        assert log.spool_dir == store.root / log.id
+        assert not log.spool_dir.exists()  # made when the first long output is spooled

@@ -61,8 +61,7 @@ def test_n_with_reason_tells_model_and_n_without_reason_ends_turn(spawn, fake_se
     assert fake_server.requests[2]["messages"][-1]["content"] == "next task"
     term.line("y")
     term.expect("^third$")
-    term.send("\x04")
-    assert term.wait() == 0
+    assert term.exit_status() == 0  # Ctrl-D at the next prompt (a key typed before it may be lost)
 
 
 def test_e_with_editor_runs_the_edited_code(spawn, fake_server):
@@ -357,7 +356,7 @@ def test_resume_continues_the_conversation(spawn, fake_server):
     again.expect("It was 7.")
     sent = texts(fake_server.requests[1])
     assert "remember the number 7" in sent and "Noted, 7." in sent
-    assert sent[-1] == "what was the number?"
+    assert sent[-1].startswith("what was the number?\n\n[interp: this conversation was resumed")
     assert again.exit_status() == 0
 
 

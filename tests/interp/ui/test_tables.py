@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pexpect
 import pytest
-from helpers import interp_cmd, model_args
+from helpers import hang_guard, interp_cmd, model_args
 from rich.console import Console
 from pty_terminal import Term, fenced
 
@@ -97,7 +97,8 @@ def test_wide_table_stays_within_the_console_width():
     plain = SGR.sub("", raw)
     assert all(len(line) <= WIDTH for line in plain.splitlines())
     assert len(plain.splitlines()) < 15
-    assert "500 columns (showing 5 × 20)" in plain
+    assert "v" * 50 in plain and "column_0_" + "w" * 40 in plain  # whole values, fewer columns
+    assert "500 columns (showing 5 × 1; 499 columns left out)" in plain
 
 
 def test_series_and_ndarray_captions():
@@ -125,9 +126,78 @@ def test_real_driver_shapes_render():
     raw = render([display(**d) for d in shown], terminal=False)
     assert "DataFrame: 10,000 rows × 3 columns (showing 20 × 3)" in raw
     assert "Series b: 10,000 rows (showing 20)" in raw
-    assert "ndarray (int64): 30 rows × 20 columns (showing 20 × 20)" in raw
+    assert "ndarray (int64): 30 rows × 20 columns (showing 20 × 15; 5 columns left out)" in raw
     assert "ndarray (float64): 5 rows\n" in raw
     assert "[DataFrame:" not in raw  # drawn as tables, not as the model's text
+
+
+@pytest.fixture
+def python_values(tmp_path):
+    """value(expr, setup) -> the table display the real Python runner sends for `expr`."""
+    pytest.importorskip("pandas")
+    from languages import Result, RunnerConfig
+    from languages.python import PythonRunner
+
+    runner = PythonRunner(RunnerConfig(cwd=str(tmp_path), python=sys.executable, grace=0.5))
+
+    def value(code: str) -> ev.Event:
+        with hang_guard():
+            result = [e for e in runner.run(code, timeout=60, block=1)
+                      if isinstance(e, Result)][-1]
+        assert result.status == "ok", result.output.text
+        (shown,) = result.displays
+        return display(shown.kind, shown.text, shown.path, shown.data)
+
+    yield value
+    runner.stop()
+
+
+def narrow(events: list[ev.Event], width: int) -> list[str]:
+    out = StringIO()
+    renderer = Renderer(Console(file=out, width=width, color_system=None), secrets=[SECRET])
+    for item in events:
+        renderer.handle(item)
+    lines = out.getvalue().splitlines()
+    assert all(len(line) <= width for line in lines), out.getvalue()
+    return lines
+
+
+def test_a_wide_frame_keeps_its_index_and_whole_values(python_values):
+    shown = python_values("import numpy as np, pandas as pd\n"
+                          "pd.DataFrame(np.arange(500000).reshape(10000, 50) / 8,\n"
+                          "             columns=[f'col{i}' for i in range(50)])")
+    lines = narrow([shown], 80)
+    header = next(line for line in lines if "col0" in line)
+    assert re.search(r"┃\s+┃\s+col0 ┃\s+col1 ┃.*┃\s+col48 ┃\s+col49 ┃$", header)
+    assert re.search(r"^│ 9999 │ 62493\.75 │ 62493\.875 │ .* │ … │ .* │ 62499\.875 │$", lines[-3])
+    assert re.search(r"^│ 0\s+│\s+0\.0 │\s+0\.125 │ .* │ … │", "\n".join(lines), re.M)
+    assert lines[-1].startswith("DataFrame: 10,000 rows × 50 columns (showing 20 × ")
+    assert lines[-1].endswith(" columns left out)")
+    cells = [c.strip() for line in lines if line.startswith("│") for c in line.split("│")]
+    assert cells.count("…") < 30  # only the gap column and the gap row
+
+
+def test_a_wide_array_keeps_its_row_numbers(python_values):
+    lines = narrow([python_values("import numpy as np\nnp.arange(100000).reshape(1000, 100)")],
+                   80)
+    assert re.search(r"^│ 990 │ 99000 │ 99001 │ .* │ … │ .* │ 99098 │ 99099 │$",
+                     "\n".join(lines), re.M)
+    assert lines[-1].startswith("ndarray (int64): 1,000 rows × 100 columns (showing 20 × ")
+
+
+def test_describe_keeps_its_row_labels_at_50_columns(python_values):
+    shown = python_values(
+        "import pandas as pd\n"
+        "df = pd.DataFrame({'amount': [1.5, 2.25, 3.0, 4.75], 'city': list('abca'),\n"
+        "                   'when': pd.date_range('2024-01-01', periods=4),\n"
+        "                   'count': [10, 20, 30, 40], 'note': ['x', 'y', 'z', 'w']})\n"
+        "df.describe(include='all')")
+    lines = narrow([shown], 50)
+    labels = [line.split("│")[1].strip() for line in lines if line.startswith("│")]
+    assert labels[:4] == ["count", "unique", "top", "freq"] and "mean" in labels
+    assert "std" in labels and "max" in labels
+    assert re.search(r"^│ max\s+│\s+4\.75 │", "\n".join(lines), re.M)  # whole values
+    assert "columns left out)" in "\n".join(lines)
 
 
 @pytest.mark.parametrize("data", [
@@ -163,8 +233,10 @@ def test_data_table_is_bounded_even_when_the_driver_is_not():
     data = {"columns": [str(i) for i in range(200)], "rows": [["x" * 1000] * 200] * 500}
     group = data_table(data)
     table = group.renderables[0]
-    assert len(table.columns) == 30 and table.row_count == 50
-    assert "500 rows × 200 columns (showing 50 × 30)" in str(group.renderables[1])
+    assert len(table.columns) == 31 and table.row_count == 51  # and a `…` column and row
+    assert [c.header.plain for c in table.columns][14:17] == ["14", "…", "185"]
+    assert ("500 rows × 200 columns (showing 50 × 30; 170 columns left out)"
+            in str(group.renderables[1]))
 
 
 @pytest.mark.parametrize("terminal", [True, False])

@@ -1,0 +1,146 @@
+"""The three feedback modes: one problem in, one result record out.
+
+- none: one reply; its sanitised code is scored.
+- self: interp's own loop (auto-approved runners, sandboxed, no network) for up to K model
+  calls; the model sees only the prompt and its own runs; its last code is scored.
+- oracle: OpenCodeInterpreter's protocol: the first hidden-test failure is fed back once.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from dataclasses import dataclass, field
+
+from languages import Limits, RunnerConfig, Sandbox
+
+from interp.core import events as ev
+from interp.eval.data import Problem
+from interp.eval.prompts import instruction, self_task, with_feedback
+from interp.eval.results import Outcome, Spend
+from interp.eval.sanitize import defines, parses, solution_code
+from interp.eval.scoring import check
+from interp.models.base import Model, ModelError, Reply
+
+MODES = ("none", "self", "oracle")
+
+
+@dataclass(frozen=True)
+class ModeConfig:
+    """What every mode needs besides the problem."""
+
+    plus: bool = False  # also run EvalPlus's extra tests
+    turns: int = 4  # self: most model calls per problem
+    block_timeout: float = 60.0  # self: seconds per code block
+    sandbox: bool = True  # self: run the loop's code in bubblewrap (no network)
+    env_remove: frozenset[str] = field(default_factory=frozenset)
+
+
+def ask(model: Model, content: str) -> Reply:
+    """One single-message request; the complete reply."""
+    reply, parts = None, []
+    for item in model.stream([{"role": "user", "content": content}], None):
+        if isinstance(item, Reply):
+            reply = item
+        else:
+            parts.append(item)
+    return reply or Reply("".join(parts), (), None, None)
+
+
+def solve(mode: str, problem: Problem, model: Model, config: ModeConfig) -> Outcome:
+    """Run one problem in one mode; model errors end up in the outcome, not raised."""
+    started = time.monotonic()
+    try:
+        outcome = {"none": _none, "self": _self, "oracle": _oracle}[mode](problem, model, config)
+    except Exception as exc:  # a broken runner or sandbox: recorded, retried on the next run
+        outcome = Outcome.failed_call([], Spend(), f"{type(exc).__name__}: {exc}")
+    return outcome.finish(time.monotonic() - started)
+
+
+def _generation(problem: Problem, model: Model, request: str, spend: Spend, config: ModeConfig):
+    """Ask, sanitise, score: (turn record, code, verdict)."""
+    reply = ask(model, request)
+    spend.add(reply.usage)
+    code = solution_code(reply.text, problem.entry_point, problem.prompt)
+    verdict = check(problem, code, plus=config.plus)
+    return {"request": request, "reply": reply.text, "code": code,
+            "check": verdict.to_dict()}, code, verdict
+
+
+def _none(problem: Problem, model: Model, config: ModeConfig) -> Outcome:
+    spend, turns = Spend(), []
+    try:
+        turn, code, verdict = _generation(problem, model, instruction(problem), spend, config)
+    except ModelError as exc:
+        return Outcome.failed_call(turns, spend, str(exc))
+    turns.append(turn)
+    return Outcome.scored(turns, spend, code, verdict)
+
+
+def _oracle(problem: Problem, model: Model, config: ModeConfig) -> Outcome:
+    spend, turns = Spend(), []
+    request = instruction(problem)
+    try:
+        turn, code, verdict = _generation(problem, model, request, spend, config)
+        turns.append(turn)
+        if verdict.passed:
+            return Outcome.scored(turns, spend, code, verdict)
+        second = with_feedback(request, turn["reply"], verdict.feedback)
+        reply = ask(model, second)
+    except ModelError as exc:
+        return Outcome.failed_call(turns, spend, str(exc))
+    spend.add(reply.usage)
+    new_code = solution_code(reply.text, problem.entry_point, problem.prompt)
+    if not new_code:  # OpenCodeInterpreter stops when the second answer has no code
+        turns.append({"request": second, "reply": reply.text, "code": "", "check": None})
+        return Outcome.scored(turns, spend, code, verdict)
+    new_verdict = check(problem, new_code, plus=config.plus)
+    turns.append({"request": second, "reply": reply.text, "code": new_code,
+                  "check": new_verdict.to_dict()})
+    return Outcome.scored(turns, spend, new_code, new_verdict)
+
+
+def _self(problem: Problem, model: Model, config: ModeConfig) -> Outcome:
+    from interp.approval.decision import auto_approve
+    from interp.core.session import Session, SessionConfig
+
+    spend = Spend()
+    with tempfile.TemporaryDirectory(prefix="interp-eval-self-") as work:
+        runner = RunnerConfig(cwd=work, sandbox=Sandbox("workspace" if config.sandbox else "off"),
+                              limits=Limits(memory_mb=2048, processes=64),
+                              env_remove=config.env_remove, output_dir=work)
+        session = Session(model, auto_approve, config=SessionConfig(
+            max_turns=config.turns, timeout=config.block_timeout, runner=runner,
+            report_files=False))
+        blocks, error = [], None
+        try:
+            for event in session.run(self_task(problem)):
+                if event.type == ev.BLOCK_APPROVED and event.data.get("language") == "python":
+                    blocks.append(event.data["code"])
+                elif event.type == ev.NOTICE and event.data.get("level") == "error":
+                    error = event.data.get("text")
+        finally:
+            session.close()
+    spend.add_totals(session.totals)
+    turns = [{k: v for k, v in m.items() if not k.startswith("_")} for m in session.messages[1:]]
+    calls = sum(1 for m in session.messages if m.get("role") == "assistant")
+    code = final_code(problem, blocks, session.messages)
+    if error and not code:
+        return Outcome.failed_call(turns, spend, error, calls=calls)
+    return Outcome.scored(turns, spend, code, check(problem, code, plus=config.plus), calls=calls)
+
+
+def final_code(problem: Problem, blocks: list[str], messages: list[dict]) -> str:
+    """The solution a `self` run ends with: its Python blocks taken together (later definitions
+    win, as in the runner), else the code in its last reply."""
+    runnable = [block for block in blocks if parses(block)]
+    code = solution_code("\n\n".join(runnable), problem.entry_point, problem.prompt)
+    if defines(code, problem.entry_point):
+        return code
+    for message in reversed(messages):
+        if message.get("role") == "assistant" and message.get("content"):
+            found = solution_code(message["content"], problem.entry_point, problem.prompt)
+            if defines(found, problem.entry_point):
+                return found
+    return code
+

@@ -1,0 +1,49 @@
+"""What the model is asked: OpenCodeInterpreter's instructions, and the task for interp's loop.
+
+The `none` and `oracle` texts are OpenCodeInterpreter's evaluation prompts (its
+evaluation/evaluate/multi_turn scripts), so that `oracle` replays that protocol exactly and
+`none` is its first generation.
+"""
+
+from __future__ import annotations
+
+from interp.eval.data import Problem
+
+_PREAMBLE = ("You are an exceptionally intelligent coding assistant that consistently delivers "
+             "accurate and reliable responses to user instructions.")
+_ONE_BLOCK = ("Please return all completed codes in one code block. \n"
+              "This code block should be in the following format:\n"
+              "```python\n# Your codes here\n```")
+
+
+def instruction(problem: Problem) -> str:
+    """The first user message of `none` and `oracle`."""
+    if problem.family == "mbpp":
+        body = (f"Here is the given problem and test examples:\n{problem.prompt}\n\n"
+                "Please use the python programming language to solve this problem.\n"
+                "Please make sure that your code includes the functions from the test samples "
+                "and that the input and output formats of these functions match the test samples.")
+    else:
+        body = (f"Here is the given code to do completion:\n```python\n{problem.prompt.strip()}\n```\n"
+                "Please continue to complete the function with python programming language. "
+                "You are not allowed to modify the given code and do the completion only. ")
+    return f"{_PREAMBLE}\n\n@@ Instruction\n{body}\n\n{_ONE_BLOCK}\n\n@@ Response"
+
+
+def with_feedback(first_request: str, first_reply: str, feedback: str) -> str:
+    """OpenCodeInterpreter's second request: the whole exchange so far, then the execution result."""
+    return f"{first_request}\n{first_reply}\n\n@@ Instruction\nExecution result: \n{feedback}\n"
+
+
+def self_task(problem: Problem) -> str:
+    """The task interp's loop gets in `self` mode: only the prompt, never the hidden tests."""
+    if problem.family == "mbpp":
+        what = f"Solve this problem in Python:\n\n{problem.prompt.strip()}"
+    else:
+        what = (f"Implement `{problem.entry_point}`: below are its signature and docstring, and "
+                f"its body is missing.\n\n```\n{problem.prompt.strip()}\n```")
+    return (f"{what}\n\nWrite the whole function (with its imports) in a python code block, "
+            f"and in the same block call it on the examples from the docstring and print the "
+            f"results, so you can check them. Fix the code if a result is wrong. There are no "
+            f"other tests. Only after your code has run and the examples give the expected "
+            f"results, reply with a one-line summary and no code block.")

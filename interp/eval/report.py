@@ -1,0 +1,97 @@
+"""Summaries: pass@1, mean model calls, tokens, cost and time per mode, as a table or JSON."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import asdict, dataclass
+
+from interp.eval.results import Record
+
+LEAK_NOTE = "oracle feeds the hidden tests' first failure back to the model (leaks test information)"
+
+
+@dataclass(frozen=True)
+class Summary:
+    """The figures of one mode over the problems run."""
+
+    benchmark: str
+    mode: str
+    model: str
+    problems: int
+    passed: int
+    pass_at_1: float
+    mean_turns: float
+    prompt_tokens: int
+    completion_tokens: int
+    cost: float | None
+    seconds: float
+    model_errors: int
+    harness_errors: int
+    leaks_tests: bool
+    reasons: dict
+
+    def to_dict(self) -> dict:
+        """The JSON form (--json)."""
+        return asdict(self)
+
+
+def summarize(benchmark: str, mode: str, model: str, records: list[Record]) -> Summary:
+    """Aggregate the records of one mode (model errors count as failures)."""
+    total = len(records)
+    passed = sum(r.passed for r in records)
+    costs = [r.cost for r in records]
+    reasons = Counter(r.reason.split(":")[0] for r in records if not r.passed)
+    return Summary(
+        benchmark=benchmark, mode=mode, model=model, problems=total, passed=passed,
+        pass_at_1=round(100.0 * passed / total, 1) if total else 0.0,
+        mean_turns=round(sum(r.model_calls for r in records) / total, 2) if total else 0.0,
+        prompt_tokens=sum(r.prompt_tokens for r in records),
+        completion_tokens=sum(r.completion_tokens for r in records),
+        cost=None if any(c is None for c in costs) else round(sum(costs), 6),
+        seconds=round(sum(r.seconds for r in records), 1),
+        model_errors=sum(r.error is not None for r in records),
+        harness_errors=sum(bool(r.check.get("harness_error")) for r in records),
+        leaks_tests=mode == "oracle", reasons=dict(reasons.most_common()))
+
+
+def _cost(value: float | None) -> str:
+    return "unknown" if value is None else f"${value:.4f}"
+
+
+def summary_table(summaries: list[Summary]):
+    """A rich Table with one row per mode."""
+    from rich.table import Table
+
+    table = Table(title=f"{summaries[0].benchmark} · {summaries[0].model}" if summaries else None)
+    for name, justify in (("mode", "left"), ("pass@1", "right"), ("passed", "right"),
+                          ("mean turns", "right"), ("tokens in/out", "right"),
+                          ("cost", "right"), ("time", "right")):
+        table.add_column(name, justify=justify)
+    for s in summaries:
+        mode = f"{s.mode} *" if s.leaks_tests else s.mode
+        table.add_row(mode, f"{s.pass_at_1:.1f}%", f"{s.passed}/{s.problems}", f"{s.mean_turns:.2f}",
+                      f"{s.prompt_tokens:,}/{s.completion_tokens:,}", _cost(s.cost),
+                      _duration(s.seconds))
+    return table
+
+
+def notes(summaries: list[Summary]) -> list[str]:
+    """Lines printed under the table: leaks, errors, failure reasons."""
+    lines = []
+    if any(s.leaks_tests for s in summaries):
+        lines.append(f"* {LEAK_NOTE}")
+    for s in summaries:
+        if s.model_errors:
+            lines.append(f"{s.mode}: {s.model_errors} problem(s) failed on a model error "
+                         "(rerun to try them again)")
+        if s.harness_errors:
+            lines.append(f"{s.mode}: {s.harness_errors} check(s) failed in the harness itself")
+        if s.reasons:
+            lines.append(f"{s.mode} failures: " + ", ".join(f"{k} {v}" for k, v in s.reasons.items()))
+    return lines
+
+
+def _duration(seconds: float) -> str:
+    minutes, secs = divmod(int(round(seconds)), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"

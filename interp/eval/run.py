@@ -1,0 +1,69 @@
+"""Running a benchmark: each mode over the problems, N at a time, resuming finished ones."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from interp.eval.data import Problem
+from interp.eval.modes import ModeConfig, solve
+from interp.eval.report import Summary, summarize
+from interp.eval.results import Record, ResultStore
+from interp.models.base import Model
+
+# progress(mode, done, total, passed) after each problem; start(mode, total, done) first
+Progress = Callable[[str, int, int, int], None]
+
+
+@dataclass(frozen=True)
+class EvalPlan:
+    """What to run: a benchmark's problems, the modes, and where results go."""
+
+    benchmark: str
+    problems: tuple[Problem, ...]
+    modes: tuple[str, ...]
+    out: Path
+    model_name: str
+    jobs: int = 1
+    mode_config: ModeConfig = field(default_factory=ModeConfig)
+
+
+def run_mode(plan: EvalPlan, mode: str, model: Model, progress: Progress | None = None) -> Summary:
+    """Run one mode over the plan's problems (skipping finished ones); its summary."""
+    store = ResultStore(plan.out, plan.benchmark, mode)
+    earlier = store.load()
+    records = {p.task_id: earlier[p.task_id] for p in plan.problems
+               if p.task_id in earlier and earlier[p.task_id].finished}
+    todo = [p for p in plan.problems if p.task_id not in records]
+    total = len(plan.problems)
+
+    def tick() -> None:
+        if progress is not None:
+            progress(mode, len(records), total, sum(r.passed for r in records.values()))
+
+    tick()
+    with ThreadPoolExecutor(max_workers=max(1, plan.jobs), thread_name_prefix="eval") as pool:
+        pending = {pool.submit(solve, mode, p, model, plan.mode_config): p for p in todo}
+        try:
+            while pending:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    problem = pending.pop(future)
+                    record = Record.build(problem.task_id, plan.benchmark, mode, plan.model_name,
+                                          problem.prompt, future.result())
+                    store.append(record)
+                    records[problem.task_id] = record
+                    tick()
+        except BaseException:
+            for future in pending:
+                future.cancel()
+            raise
+    ordered = [records[p.task_id] for p in plan.problems if p.task_id in records]
+    return summarize(plan.benchmark, mode, plan.model_name, ordered)
+
+
+def run_plan(plan: EvalPlan, model: Model, progress: Progress | None = None) -> list[Summary]:
+    """Every mode of the plan, one after another."""
+    return [run_mode(plan, mode, model, progress) for mode in plan.modes]
