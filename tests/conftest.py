@@ -9,6 +9,8 @@ from fake_openai import FakeOpenAI
 from helpers import interp_cmd, make_interp_env, model_args
 from pty_terminal import Term
 
+pytest_plugins = ["local_fixtures"]  # --local: real GGUF models, the local_model tier
+
 
 @pytest.fixture
 def fake_server():

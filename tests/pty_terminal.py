@@ -1,7 +1,10 @@
 """Driving the real `interp` in a pseudo-terminal: a cursor into its visible output.
 
 prompt_toolkit and rich draw with escape sequences, so `Term` strips them and matches on the
-visible text. Every wait is a generous hang guard; nothing asserts how long anything takes.
+visible text, a log in which nothing is ever erased (a line erased and redrawn, as the status
+line is, shows as a new line). `Term.screen()` is what the terminal shows at the end instead,
+scrollback included (a real terminal emulator, pyte), for checking that nothing is left
+behind. Every wait is a generous hang guard; nothing asserts how long anything takes.
 """
 
 from __future__ import annotations
@@ -11,12 +14,13 @@ import re
 import time
 
 import pexpect
+import pyte
 
 
 HANG_GUARD = 40.0  # seconds: only a guard against a hung test, never a timing assertion
 
 
-QUESTION = r"Run this (\w+) block\? \[y\]es / \[n\]o / \[e\]dit / \[a\]lways \w+: "
+QUESTION = r"Run this (\w+) block\? \[y\]es / \[n\]o / \[e\]dit / \[a\]lways: "
 
 
 PROMPT = r"^> "
@@ -35,10 +39,29 @@ _ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\
                       r"|\x1b[()][0-9A-Za-z]|\x1b[=>78DEHMNOPZc]")
 
 
+_ERASE_LINE = re.compile(r"\r?\x1b\[2K")
+
+
 def visible_text(raw: str) -> str:
-    """What the terminal output says, roughly: escapes dropped, cursor-forward as spaces."""
+    """What the terminal output says, roughly: escapes dropped, cursor-forward as spaces, an
+    erased line (the status line) ended as if by a newline."""
     raw = _FORWARD.sub(lambda m: " " * int(m.group(1) or 1), raw)
+    raw = _ERASE_LINE.sub("\n", raw)
     return _ESCAPES.sub("", raw).replace("\x08", "").replace("\r", "")
+
+
+def screen_lines(raw: str, columns: int = 120, rows: int = 40) -> list[str]:
+    """The lines a terminal of that size shows after `raw`, scrollback first, right-trimmed,
+    without the empty rows below the last text."""
+    screen = pyte.HistoryScreen(columns, rows, history=1_000_000, ratio=0.001)
+    stream = pyte.Stream(screen)
+    stream.feed(raw)  # the pty already turned each \n into \r\n (ONLCR)
+    history = ["".join(line[x].data for x in range(columns)).rstrip()
+               for line in screen.history.top]
+    lines = history + [line.rstrip() for line in screen.display]
+    while lines and not lines[-1]:
+        lines.pop()
+    return lines
 
 
 class Term:
@@ -52,6 +75,11 @@ class Term:
     @property
     def text(self) -> str:
         return visible_text(self.raw)
+
+    def screen(self) -> list[str]:
+        """What the terminal shows now, scrollback included (see screen_lines)."""
+        rows, columns = self.child.getwinsize()
+        return screen_lines(self.raw, columns, rows)
 
     def _read(self) -> bool:
         """Read what is available; False at end of file."""
@@ -114,9 +142,18 @@ class Term:
         self.child.sendeof()
         return self.wait()
 
-    def wait(self) -> int:
+    def quit(self) -> int:
+        """Ctrl-D at a prompt already seen; the exit status once interp has gone."""
+        self.child.sendeof()
+        return self.wait()
+
+    def wait(self, guard: float = HANG_GUARD) -> int:
+        """Read until interp exits; its exit status."""
+        deadline = time.monotonic() + guard
         while self._read():
-            pass
+            if time.monotonic() > deadline:
+                raise AssertionError(f"hang guard: interp still running after {guard:g} s; "
+                                     f"output:\n{self.text[-3000:]}")
         self.child.close()
         return self.child.exitstatus
 

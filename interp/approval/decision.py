@@ -9,11 +9,13 @@ from typing import Any, Protocol
 
 @dataclass(frozen=True)
 class Proposal:
-    """A code block the model wants to run."""
+    """A code block the model wants to run; `why`: why the person is asked (set when
+    approval rules are in force, e.g. "no rule allows `ls -la`")."""
 
     index: int
     language: str
     code: str
+    why: str | None = None
 
 
 @dataclass(frozen=True)
@@ -22,8 +24,8 @@ class Decision:
 
     `policy`: an approval rule decided (a refusal is reported as "denied by policy").
     `allow`/`save`: at the question the person chose an allow rule (an entry such as
-    `shell: git status *`) for the session, or saved to config.toml; a PolicyApprover
-    applies it. `notice` is a line to show (a `notice` event at `notice_level`)."""
+    `shell: git status *`, or several, one per command of the block) for the session, or
+    saved to config.toml; a PolicyApprover applies it. `notice` is a line to show (a `notice` event at `notice_level`)."""
 
     run: bool
     code: str | None = None
@@ -31,7 +33,7 @@ class Decision:
     always: bool = False
     stop: bool = False
     policy: bool = False
-    allow: str | None = None
+    allow: str | tuple[str, ...] | None = None
     save: bool = False
     notice: str | None = None
     notice_level: str = "info"

@@ -146,6 +146,14 @@ class Policy:
             self._session.discard((item.kind, item.rule))
         return hits
 
+    def clear_session(self) -> int:
+        """Remove the rules added for this session only (`/reset`); returns how many."""
+        added = list(self._session)
+        for kind, rule in added:
+            self.rules.remove(rule.entry, kind)
+        self._session.clear()
+        return len(added)
+
     def _path(self) -> Path:
         if self.path is None:
             raise RulesError("there is no config file to save rules to")
@@ -181,10 +189,14 @@ class PolicyApprover:
         explicit = verdict.rule is not None or self.policy.has_stopping_rules(proposal.language)
         if auto and not explicit:
             return RUN
+        why = explain(verdict) if verdict.rule is not None else verdict.reason
         if self.ask is None:
-            why = explain(verdict) if verdict.rule is not None else verdict.reason
             return Decision(run=False, policy=True, reason=(
                 f"{why}, so it needs the user's approval, and there is no terminal to ask on"))
+        if self.policy.entries():  # rules are in force: say which command none covers
+            if verdict.rule is None and self.policy.rules.canonical(proposal.language) != SHELL:
+                why = f"no rule allows this {proposal.language} block"
+            proposal = replace(proposal, why=why)
         decision = self.ask(proposal)
         if decision.run and decision.allow:
             decision = self._remember(decision, verdict)
@@ -193,22 +205,29 @@ class PolicyApprover:
     def _remember(self, decision: Decision, verdict: Verdict) -> Decision:
         """Add the allow rule the person chose; the notice says what happened."""
         level = "info"
+        entries = (decision.allow,) if isinstance(decision.allow, str) else decision.allow
         try:
-            rule, _ = self.policy.add("allow", decision.allow, save=decision.save)
+            rules = [self.policy.add("allow", entry, save=decision.save)[0] for entry in entries]
             where = f"saved to {self.policy.path}" if decision.save else "for this session"
-            text = f"Allowed `{rule.entry}` from now on ({where})."
+            text = f"Allowed {_names(rules)} from now on ({where})."
         except RulesError as exc:
             level = "warning"
             text = f"Could not add the rule: {exc}."
             if decision.save:
                 try:
-                    rule, _ = self.policy.add("allow", decision.allow)
-                    text = f"Could not save the rule ({exc}); `{rule.entry}` is allowed for this session only."
+                    rules = [self.policy.add("allow", entry)[0] for entry in entries]
+                    text = (f"Could not save the rule ({exc}); {_names(rules)} "
+                            f"{'is' if len(rules) == 1 else 'are'} allowed for this session only.")
                 except RulesError:
                     pass
         if verdict.action == "ask" and verdict.rule is not None:
             text += f" Blocks like this still ask: {explain(verdict)}."
         return replace(decision, allow=None, notice=text, notice_level=level)
+
+
+def _names(rules: list[Rule]) -> str:
+    """`a` or `a` and `b`."""
+    return " and ".join(f"`{rule.entry}`" for rule in rules)
 
 
 # -- listing ------------------------------------------------------------------------------

@@ -263,10 +263,16 @@ class RuleSet:
 
 def prefix_rule(language: str, code: str, resolve: Resolve) -> Rule:
     """An "always allow this" rule: `git status -s` → `bash: git status *`; else the whole language."""
-    # One shell command: its assignments and program plus up to two subcommand-like words
+    rules = prefix_rules(language, code, resolve)
+    return rules[0] if len(rules) == 1 else Rule(rules[0].language, None, language.strip())
+
+
+def prefix_rules(language: str, code: str, resolve: Resolve) -> list[Rule]:
+    """"Always allow" rules for each command of a shell block (`ls -la | head -3` →
+    `bash: ls *`, `bash: head *`); else (other languages, unsplittable code) the language."""
+    # Per command: its assignments and program plus up to two subcommand-like words
     # (letters, digits, `_:-`; not options or paths), then " *": `npm run test` → `npm run
-    # test *`, `ls -la /tmp` → `ls *`. Other languages, several commands or unsplittable
-    # code give a whole-language rule.
+    # test *`, `ls -la /tmp` → `ls *`.
     tag = language.strip()
     lang = resolve(tag) or tag.lower()
     commands = []
@@ -275,15 +281,20 @@ def prefix_rule(language: str, code: str, resolve: Resolve) -> Rule:
             commands = parse_commands(code)
         except ShellParseError:
             pass
-    if len(commands) != 1:
-        return Rule(lang, None, tag)
-    words = commands[0].words
-    program = len(words) - len(commands[0].without_assignments().words)
-    n = program + 1
-    while n < len(words) and n <= program + 2 and _SUBCOMMAND.fullmatch(words[n]):
-        n += 1
-    pattern = " ".join(_glob_escape(word) for word in words[:n]) + " *"
-    return Rule(lang, pattern, f"{tag}: {pattern}")
+    rules: list[Rule] = []
+    for command in commands:
+        words = command.words
+        program = len(words) - len(command.without_assignments().words)
+        if program >= len(words):  # only assignments
+            return [Rule(lang, None, tag)]
+        n = program + 1
+        while n < len(words) and n <= program + 2 and _SUBCOMMAND.fullmatch(words[n]):
+            n += 1
+        pattern = " ".join(_glob_escape(word) for word in words[:n]) + " *"
+        rule = Rule(lang, pattern, f"{tag}: {pattern}")
+        if rule not in rules:
+            rules.append(rule)
+    return rules or [Rule(lang, None, tag)]
 
 
 def load_rules(path: Path | str, resolve: Resolve) -> RuleSet:

@@ -37,21 +37,67 @@ class Request:
     files: tuple[str, ...] = ()  # --file: attached to the task (the first one, interactively)
 
 
-def make_model(settings: Settings, name: str | None = None) -> LiteLLMModel:
-    """A litellm model for the settings (litellm itself loads on first use)."""
-    return LiteLLMModel(name or settings.model, api_base=settings.api_base,
-                        api_key=settings.api_key)
+def make_model(settings: Settings, name: str | None = None, *,
+               endpoint: bool = True) -> LiteLLMModel:
+    """A litellm model for the settings (litellm itself loads on first use); without
+    `endpoint`, the configured API base and key are left out."""
+    return LiteLLMModel(name or settings.model,
+                        api_base=settings.api_base if endpoint else None,
+                        api_key=settings.api_key if endpoint else None)
+
+
+def provider_of(model: str) -> str | None:
+    """The litellm provider of a model name (`openai` for `gpt-4o`), or None if unknown."""
+    from interp.models.loader import load_litellm
+
+    try:
+        provider = load_litellm().get_llm_provider(model)[1]
+    except Exception:  # litellm raises assorted errors for names it cannot place
+        return None
+    return provider or None
+
+
+def switch_model(settings: Settings, name: str) -> tuple[LiteLLMModel, str | None]:
+    """The model `/model NAME` switches to, and a note on what was reset, if anything.
+
+    The configured API base and key belong to the configured model's provider: they are
+    kept for models of that provider and never sent to another one."""
+    if not (settings.api_base or settings.api_key):
+        return make_model(settings, name), None
+    ours, theirs = provider_of(settings.model), provider_of(name)
+    if ours is not None and ours == theirs:
+        return make_model(settings, name), None
+    what = " and ".join(part for part, value in (("API base", settings.api_base),
+                                                  ("API key", settings.api_key)) if value)
+    verb = "are" if " and " in what else "is"
+    missing = _missing_keys(name)
+    note = (f"The {what} given for {ours or settings.model} {verb} not sent to "
+            f"{theirs or name}; it uses its own settings"
+            + (f" (set {' or '.join(missing)})" if missing else "") + ".")
+    return make_model(settings, name, endpoint=False), note
+
+
+def _missing_keys(model: str) -> list[str]:
+    """The environment variables litellm wants for the model and does not find."""
+    from interp.models.loader import load_litellm
+
+    try:
+        missing = load_litellm().validate_environment(model=model).get("missing_keys")
+    except Exception:  # advice only
+        return []
+    return [str(key) for key in missing or [] if isinstance(key, str)]
 
 
 def build_session(settings: Settings, request: Request, approver, store: SessionStore,
-                  registry=None) -> tuple[Session, list[str], list[str]]:
-    """The session, resumed if asked; also returns notices to show first and warnings."""
+                  registry=None, model=None) -> tuple[Session, list[str], list[str]]:
+    """The session (with `model`, default make_model(settings)), resumed if asked; also
+    returns notices to show first and warnings."""
     config = SessionConfig(max_turns=settings.max_turns, timeout=settings.timeout,
                            tools=settings.tools, runner=runner_config(settings))
     notices, warnings = startup_notices(config.runner), []
     resumed = (resume(store, request.resume, os.getcwd(), secrets_of(settings))
                if request.resume else None)
-    session = Session(make_model(settings), approver, config=config, registry=registry,
+    session = Session(model or make_model(settings), approver, config=config, registry=registry,
                       history=resumed.messages if resumed else None,
                       log=resumed.log if resumed else None)
     if resumed is not None:

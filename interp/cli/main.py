@@ -27,6 +27,10 @@ def main_command(
     auto_approve: bool = typer.Option(False, "-y", "--auto-approve",
                                                 help="Run blocks without asking."),
     model: Optional[str] = typer.Option(None, "--model", help="Any litellm model string."),
+    local: Optional[str] = typer.Option(None, "--local", metavar="[PATH.gguf]",
+                                        help="Run a GGUF model on this machine with llama.cpp "
+                                        "(default: the downloaded Qwen2.5-Coder-1.5B); needs "
+                                        "interp[local]."),
     api_base: Optional[str] = typer.Option(None, "--api-base", help="Model endpoint URL."),
     api_key: Optional[str] = typer.Option(None, "--api-key", help="Model API key."),
     max_turns: Optional[int] = typer.Option(None, "--max-turns", help="Model calls per task."),
@@ -66,11 +70,15 @@ def main_command(
     """Start an interactive session, or run one task with -e."""
     if ctx.invoked_subcommand is not None:
         return
+    if local is not None and model:
+        typer.echo("interp: use --model or --local, not both", err=True)
+        raise typer.Exit(2)
+    model = "local" if local is not None else model
     cli = {"model": model, "api_base": api_base, "api_key": api_key, "max_turns": max_turns,
            "timeout": timeout, "auto_approve": auto_approve or None, "json": json_ or None,
            "debug": debug or None, "tools": False if no_tools else None, "sandbox": sandbox,
            "network": network or None, "pass_env": tuple(pass_env) if pass_env else None,
-           "output_dir": output_dir, "python": python,
+           "output_dir": output_dir, "python": python, "local_model": local or None,
            "runners": tuple(runner) if runner else None, "gateway_url": gateway_url}
     from interp.cli.start import start
 
@@ -177,13 +185,17 @@ def rules_remove(entry: list[str] = typer.Argument(..., metavar="ENTRY|NUMBER"))
 
 
 _TAKES_VALUE = frozenset({"-e", "--exec", "--model", "--api-base", "--api-key", "--max-turns",
-                          "--timeout", "--resume", "--sandbox", "--pass-env", "--output-dir",
+                          "--local", "--timeout", "--resume", "--sandbox", "--pass-env", "--output-dir",
                           "--file", "--python", "--format", "-f", "-o", "--output",
                           "--runner", "--gateway-url"})
 
 
+_OPTIONAL_VALUE = {"--resume": "latest", "--local": ""}
+
+
 def optional_resume(args: list[str]) -> list[str]:
-    """`--resume` with no ID (last, or before another option) means `--resume latest`.
+    """`--resume` with no ID (last, or before another option) means `--resume latest`, and
+    `--local` with no path means the default model (an empty value).
 
     Typer's parser has no optional option values, so the default is filled in here."""
     out, i = [], 0
@@ -194,8 +206,8 @@ def optional_resume(args: list[str]) -> list[str]:
         if arg == "--":
             out.extend(args[i:])
             break
-        if arg == "--resume" and (i == len(args) or args[i].startswith("-")):
-            out.append("latest")
+        if arg in _OPTIONAL_VALUE and (i == len(args) or args[i].startswith("-")):
+            out.append(_OPTIONAL_VALUE[arg])
         elif arg in _TAKES_VALUE and i < len(args):
             out.append(args[i])
             i += 1

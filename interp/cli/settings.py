@@ -27,7 +27,8 @@ APPROVAL_TABLE = "approval"
 FILE_KEYS = frozenset(
     {"model", "api_base", "api_key", "max_turns", "timeout", "auto_approve", "python", "tools", "debug",
      "sandbox", "network", "memory_limit", "process_limit", "pass_env", "output_dir",
-     "gateway_url", "gateway_token_env", "kernel_start_timeout"}
+     "gateway_url", "gateway_token_env", "kernel_start_timeout",
+     "local_model", "local_threads", "local_context", "local_temperature"}
 )
 RUNNERS_TABLE = "runners"  # [runners] LANGUAGE = "RUNNER" (see languages.jupyter_choice)
 # Never read from config.toml, with the reason the user is told.
@@ -44,6 +45,8 @@ No model is configured. Pick one with --model, for example:
               interp --model anthropic/claude-sonnet-4-5
   Ollama:     ollama pull llama3.1
               interp --model ollama/llama3.1
+  No key:     interp --local        a model that runs on this machine
+              (needs pip install 'interp[local]'; offers to download one)
 
 Or set it once:
 
@@ -80,6 +83,10 @@ class Settings:
     gateway_url: str | None = None  # the Jupyter gateway for LANGUAGE=gateway runners
     gateway_token_env: str | None = None  # the variable holding its token (never the token)
     kernel_start_timeout: float = 60.0  # seconds a kernel may take to start
+    local_model: str | None = None  # --local PATH.gguf; None = the downloaded default
+    local_threads: int | None = None  # None = physical cores not busy with other work
+    local_context: int | None = None  # tokens; None = the model's trained context length
+    local_temperature: float | None = None  # None = llama.cpp's default
     warnings: tuple[str, ...] = field(default=(), compare=False)
     # config.toml's [approval] table as read (checked by interp.policy, which knows languages)
     approval: Any = field(default=None, compare=False, repr=False)
@@ -91,6 +98,7 @@ _TYPES: dict[str, type] = {
     "max_turns": int, "timeout": float, "sandbox": str, "network": bool,
     "memory_limit": int, "process_limit": int, "pass_env": tuple, "output_dir": str,
     "runners": tuple, "gateway_url": str, "gateway_token_env": str, "kernel_start_timeout": float,
+    "local_model": str, "local_threads": int, "local_context": int, "local_temperature": float,
 }
 SANDBOX_MODES = ("off", "workspace", "read-only")
 _TRUE = frozenset({"1", "true", "yes", "on"})
@@ -171,6 +179,10 @@ def _check_value(name: str, value: Any, source: str) -> Any:
         raise ConfigError(f"{source}: expected the name of an environment variable, got {value!r}")
     if name in ("memory_limit", "process_limit") and value < 0:
         raise ConfigError(f"{source}: must be 0 (no limit) or a positive number, got {value}")
+    if name in ("local_threads", "local_context") and value < 1:
+        raise ConfigError(f"{source}: must be at least 1, got {value}")
+    if name == "local_temperature" and not 0 <= value <= 5:
+        raise ConfigError(f"{source}: must be between 0 and 5, got {value}")
     return value
 
 

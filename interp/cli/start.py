@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import traceback
+from dataclasses import replace
 
 from interp.cli.settings import ConfigError, Settings, data_dir, load_settings, no_model_help
 from interp.cli.build import (Request, attach_files, build_policy, build_session, choose_runners,
-                              make_model, new_log)
+                              new_log)
+from interp.cli.local import LOCAL, ModelMaker, no_key_found, prepare_local, startup_notice
 from interp.core import exits
 from interp.errors import UsageError
 
@@ -27,8 +30,10 @@ def start(cli: dict, task: str | None, resume: str | None, files: tuple[str, ...
         return _fail(f"interp: {exc}", exits.USAGE)
     for warning in settings.warnings:
         sys.stderr.write(f"interp: warning: {warning}\n")
-    if not settings.model:
-        return _fail(no_model_help(), exits.USAGE)
+    if not settings.model:  # a local model file given, or accepted when offered
+        if not (settings.local_model or _use_local_instead(settings)):
+            return _fail(no_model_help(), exits.USAGE)
+        settings = replace(settings, model=LOCAL)
     if task is not None and not task.strip():
         return _fail("interp: -e needs a task, e.g. interp -e \"list the files here\"", exits.USAGE)
     if files:
@@ -40,13 +45,53 @@ def start(cli: dict, task: str | None, resume: str | None, files: tuple[str, ...
             return _fail(f"interp: --file {exc}", exits.USAGE)
     from interp.models.loader import preload_in_background
 
+    if settings.model == LOCAL:  # before the preload: exiting mid-import can crash Python
+        try:
+            settings = prepare_local(settings, interactive=sys.stdin.isatty())
+        except UsageError as exc:
+            return _fail(str(exc), exits.USAGE)
+        except KeyboardInterrupt:
+            return _fail("interp: interrupted", exits.INTERRUPTED)
     preload_in_background()
+    models = ModelMaker(settings)
     try:
-        return run(settings, Request(task=task, resume=resume, files=files))
+        return run(settings, Request(task=task, resume=resume, files=files), models)
     except KeyboardInterrupt:
         return _fail("interp: interrupted", exits.INTERRUPTED)
+    except BrokenPipeError:  # `interp --json ... | head -2`: the reader has gone
+        return _pipe_closed()
     except Exception as exc:  # the last line of defence: one message, a traceback only on --debug
         return _report(exc, settings)
+    finally:
+        models.close()
+
+
+def _use_local_instead(settings: Settings) -> bool:
+    """With no model and no key, a person at a terminal is offered the local model."""
+    if not sys.stdin.isatty() or not no_key_found(settings):
+        return False
+    from rich.console import Console
+
+    from interp.ui.local_setup import offer_local
+
+    try:
+        return offer_local(Console(stderr=True))
+    except KeyboardInterrupt:
+        return False
+
+
+def _pipe_closed() -> int:
+    """Quietly end after the reader of stdout (or stderr) closed it, as a SIGPIPE would."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        for stream in (sys.stdout, sys.stderr):  # no second error when Python flushes at exit
+            try:
+                os.dup2(devnull, stream.fileno())
+            except (OSError, ValueError, AttributeError):
+                pass
+    except OSError:
+        pass
+    return exits.PIPE_CLOSED
 
 
 def _report(exc: Exception, settings) -> int:
@@ -69,14 +114,16 @@ NO_TTY = ("interp: standard input is not a terminal, so interp cannot ask before
           "Pass --auto-approve (-y) to run the model's code without asking.")
 
 
-def run(settings: Settings, request: Request) -> int:
-    """Run interp as asked; returns the exit status."""
+def run(settings: Settings, request: Request, models: ModelMaker | None = None) -> int:
+    """Run interp as asked; returns the exit status. `models` makes the models (and owns a
+    local model's server: the caller closes it)."""
     from languages import default_registry
 
     from interp.approval.decision import ApprovalState
     from interp.approval.policy import PolicyApprover
     from interp.secrets import secrets_of
     from interp.storage.sessions import SessionStore
+    from interp.ui.keys import Keys
     from interp.ui.questions import TerminalApprover
 
     interactive_stdin = sys.stdin.isatty()
@@ -93,13 +140,18 @@ def run(settings: Settings, request: Request) -> int:
             raise UsageError("interp: no task given on standard input (or use -e TASK).")
     store = SessionStore(data_dir() / "sessions")
     state = ApprovalState(auto=auto, policy=policy)
-    human = TerminalApprover(state, stderr=task is not None,
-                             show=settings.json) if interactive_stdin else None
+    keys = Keys.for_stdin() if interactive_stdin else None
+    human = TerminalApprover(state, stderr=task is not None, show=settings.json,
+                             keys=keys) if keys is not None else None
     approver = PolicyApprover(policy, human, state)
-    session, notices, warnings = build_session(settings, request, approver, store, registry)
+    models = models or ModelMaker(settings)
+    session, notices, warnings = build_session(settings, request, approver, store, registry,
+                                               models())
     notices = chosen + notices
     for warning in warnings:
         sys.stderr.write(f"interp: warning: {warning}\n")
+    if settings.model == LOCAL:
+        notices.insert(0, startup_notice(settings))
     if session.log is None:
         session.attach_log(new_log(settings, store))
     notices += attach_files(session, request.files)
@@ -108,12 +160,12 @@ def run(settings: Settings, request: Request) -> int:
 
         return interactive(session, state, notices, banner_model=settings.model,
                            history=data_dir() / "history",
-                           make_model=lambda name: make_model(settings, name),
-                           new_log=lambda: new_log(settings, store))
+                           make_model=models.switch,
+                           new_log=lambda: new_log(settings, store), keys=keys)
     if settings.json:
         from interp.ui.jsonl import run_json
 
-        return run_json(session, task, notices, secrets_of(settings))
+        return run_json(session, task, notices, secrets_of(settings), keys)
     from interp.ui.oneshot import run_oneshot
 
-    return run_oneshot(session, task, notices, secrets_of(settings))
+    return run_oneshot(session, task, notices, secrets_of(settings), keys)

@@ -25,6 +25,8 @@ def event(kind: str, /, **data: Any) -> Event:
 
 # Event types; documented in README ("JSON output").
 SESSION_STARTED = "session.started"
+MODEL_REQUEST = "model.request"  # right before each model call (for a status line)
+MODEL_RETRY = "model.retry"  # a failed model call is retried (attempt, max_attempts, delay, ...)
 MESSAGE_DELTA = "message.delta"  # streamed text, for live display; not printed by --json
 MESSAGE = "message"
 BLOCK_PROPOSED = "block.proposed"

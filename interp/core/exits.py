@@ -6,3 +6,4 @@ USAGE = 2  # bad flag or setting, no model configured, no terminal to ask on
 MAX_TURNS = 3
 POLICY = 4  # blocks were denied by policy and nothing ran after the last denial
 INTERRUPTED = 130
+PIPE_CLOSED = 141  # stdout or stderr was closed by its reader (128 + SIGPIPE, as a shell shows)

@@ -44,6 +44,11 @@ class Totals:
     cost_known: bool = True
 
 
+STOPPED_NOTICE = "Stopped: nothing more runs in this turn."
+STOPPED_NOTE = ("Note: the user stopped your previous turn (Esc or Ctrl-C); nothing more of it "
+                "ran after that point.")
+
+
 class Session:
     """A conversation whose `run(task)` streams the events that `--json` prints."""
 
@@ -72,6 +77,7 @@ class Session:
         self.notes: list[str] = []  # notes for the model, sent with the next task (see tell)
         self._block = blocks.last_number(self.messages)  # the last block number used
         self._vision: tuple[object, bool] | None = None  # (model, supports_vision), cached
+        self._stop_requested = False  # stop() was called during this task
 
     # -- public API -----------------------------------------------------------
     def run(self, task: str) -> Iterator[ev.Event]:
@@ -89,6 +95,7 @@ class Session:
             self.attachments = []
         self._add({"role": "user", "content": task}, task=True)
         self._denied = False
+        self._stop_requested = False
         code, reason = yield from self._loop()
         if code == exits.OK and self._denied:
             code, reason = exits.POLICY, "denied by policy"
@@ -116,6 +123,16 @@ class Session:
         runner = self._current
         if runner is not None:
             runner.interrupt()
+
+    def stop(self) -> None:
+        """End the turn: interrupt the running block, run no later block and call the model no
+        more until the next task (thread- and signal-safe; the runners keep their state).
+
+        A reply being streamed stops at its next chunk (a UI that must break a blocked read
+        raises KeyboardInterrupt in the thread running the task). The model is told at the
+        next task that the user stopped it."""
+        self._stop_requested = True
+        self.interrupt()
 
     def close(self) -> ev.Event:
         """Stop every runner; returns the session.finished event."""
@@ -145,6 +162,7 @@ class Session:
             runner.stop()
         self._runners.clear()
         self.messages = self.messages[:1]
+        self.always.clear()
         self._block, self.notes = 0, []
         # A log left attached must not bring the old conversation back on --resume; written
         # lazily so that attaching a new log right away (/reset) leaves the old file intact.
@@ -164,12 +182,15 @@ class Session:
     # -- the loop -------------------------------------------------------------
     def _loop(self) -> Iterator[ev.Event]:
         for turn in range(1, self.config.max_turns + 1):
+            if self._stop_requested:
+                return (yield from self._stopped())
             try:
                 reply = yield from self._ask(turn)
             except ModelError as exc:
                 yield ev.event(ev.NOTICE, level="error", text=str(exc), kind=exc.kind)
                 return exits.MODEL_ERROR, "model error"
             except KeyboardInterrupt:
+                self.tell(STOPPED_NOTE)
                 yield ev.event(ev.NOTICE, level="warning", text="Reply interrupted.")
                 return exits.INTERRUPTED, "interrupted"
             steps = steps_from_reply(reply, self.registry)
@@ -181,14 +202,21 @@ class Session:
                 return exits.OK, "done"
             stopped, carry_on = yield from self._act(steps)
             if stopped:
-                return exits.INTERRUPTED, "stopped by the user"
+                return (yield from self._stopped())
             if not carry_on:
                 return exits.OK, "declined"
         yield ev.event(ev.NOTICE, level="warning",
                        text=f"Stopped after {self.config.max_turns} model calls (--max-turns).")
         return exits.MAX_TURNS, "max turns reached"
 
+    def _stopped(self) -> Iterator[ev.Event]:
+        """End a turn the user stopped; the model is told with the next task."""
+        self.tell(STOPPED_NOTE)
+        yield ev.event(ev.NOTICE, level="warning", text=STOPPED_NOTICE)
+        return exits.INTERRUPTED, "stopped by the user"
+
     def _ask(self, turn: int) -> Iterator[ev.Event]:
+        yield ev.event(ev.MODEL_REQUEST, turn=turn, model=self.model.name)
         tools = [EXECUTE_TOOL] if self.config.tools and self.model.supports_tools() else None
         reply, parts = None, []
         try:
@@ -198,6 +226,8 @@ class Session:
                 else:
                     parts.append(item)
                     yield ev.event(ev.MESSAGE_DELTA, text=item)
+                if self._stop_requested:  # stop(): the rest of the reply is not awaited
+                    raise KeyboardInterrupt
         except KeyboardInterrupt:
             self._save_partial("".join(parts), "[reply interrupted by the user]")
             raise
@@ -214,6 +244,7 @@ class Session:
         for step in steps:
             self._block += 1
             index = self._block
+            stopped = stopped or self._stop_requested
             if stopped:
                 record = blocks.not_run(index, step.language, step.code, "skipped",
                                         "Not run: the user stopped the turn.", call_id=step.call_id)
@@ -224,6 +255,7 @@ class Session:
             else:
                 record, ran, stopped = yield from self._approve_and_run(index, step)
                 tell = tell or ran
+                stopped = stopped or self._stop_requested
             records.append(record)
         self._report(records)
         return stopped, tell and not stopped
@@ -269,11 +301,19 @@ class Session:
         root = self._root()
         before = workspace.snapshot(root) if self.config.report_files else None
         try:
+            fresh = language not in self._runners
             runner = self._runner(language)
             self._current = runner
-            for item in _run(runner, code, self.config.timeout, index):
+            if fresh:  # a first start is slow: a block stopped meanwhile must not run
+                runner.start()
+            if self._stop_requested:
+                result = _not_run()
+            for item in () if self._stop_requested else _run(runner, code, self.config.timeout,
+                                                              index):
                 if isinstance(item, Output):
                     yield ev.event(ev.BLOCK_OUTPUT, index=index, text=item.text)
+                    if self._stop_requested:  # stopped just as the block started
+                        runner.interrupt()
                 elif isinstance(item, Result):
                     result = item
         except RunnerError as exc:
@@ -418,3 +458,11 @@ def _failed_start(message: str) -> Result:
 
     empty = CapturedOutput("", "", 0, 0, 0, None)
     return Result(status="error", output=empty, error=message)
+
+
+def _not_run() -> Result:
+    """The result of a block the user stopped before it started."""
+    from languages.output import CapturedOutput
+
+    return Result(status="interrupted", output=CapturedOutput("", "", 0, 0, 0, None),
+                  interrupted=True)

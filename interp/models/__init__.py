@@ -1,1 +1,2 @@
-"""Model access: the Model protocol and the litellm adapter, its errors and lazy loading."""
+"""Model access: the Model protocol, the litellm adapter (its errors, lazy loading) and the
+local llama.cpp model (`--local`)."""

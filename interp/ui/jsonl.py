@@ -9,11 +9,14 @@ from interp.core import events as ev
 from interp.core.session import Session
 from interp.secrets import Redactor
 from interp.ui.drive import drive
+from interp.ui.keys import Keys
 from interp.ui.sanitize import OutputFilter
 
 
-def run_json(session: Session, task: str, notices: list[str], secrets: list[str] = ()) -> int:
-    """JSON Lines on stdout, nothing else; API keys are replaced as in saved sessions."""
+def run_json(session: Session, task: str, notices: list[str], secrets: list[str] = (),
+             keys: Keys | None = None) -> int:
+    """JSON Lines on stdout, nothing else; API keys are replaced as in saved sessions.
+    With `keys` (a terminal), Esc stops the task as Ctrl-C does."""
     redactor = Redactor(secrets)
     streams: dict[object, OutputFilter] = {}  # per block: a key split across chunks
 
@@ -37,7 +40,7 @@ def run_json(session: Session, task: str, notices: list[str], secrets: list[str]
     for text in notices:
         emit(ev.event(ev.NOTICE, level="info", text=text))
     try:
-        code = drive(session, task, emit)
+        code = drive(session, task, emit, keys)
     finally:
         final = session.close()
     emit(ev.event(final.type, **dict(final.data, exit_code=code)))

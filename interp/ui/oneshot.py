@@ -6,16 +6,21 @@ import sys
 
 from rich.console import Console
 from rich.markdown import Markdown
+from rich.text import Text
 
 from interp.core import events as ev
 from interp.core.session import Session
 from interp.ui.drive import drive
+from interp.ui.keys import Keys
 from interp.ui.render import Renderer
 from interp.ui.sanitize import safe_text
+from interp.ui.usage import session_line
 
 
-def run_oneshot(session: Session, task: str, notices: list[str], secrets: list[str] = ()) -> int:
-    """Progress on stderr, the final answer on stdout; both sanitised, secrets redacted."""
+def run_oneshot(session: Session, task: str, notices: list[str], secrets: list[str] = (),
+                keys: Keys | None = None) -> int:
+    """Progress on stderr, the final answer on stdout; both sanitised, secrets redacted.
+    With `keys` (a terminal), Esc stops the task as Ctrl-C does."""
     console = Console(stderr=True)
     renderer = Renderer(console, show_final=False, secrets=secrets)
     for text in notices:
@@ -28,10 +33,14 @@ def run_oneshot(session: Session, task: str, notices: list[str], secrets: list[s
             answers.append(item.data.get("text") or "")
 
     try:
-        code = drive(session, task, on_event)
+        code = drive(session, task, on_event, keys)
     finally:
-        renderer.stop()
+        renderer.close()
+        totals = session.totals
         session.close()
+    if renderer.tally.replies > 1:
+        console.print(Text(session_line(totals.prompt_tokens, totals.completion_tokens,
+                                        totals.cost, totals.cost_known), style="dim"))
     if answers:
         out, answer = Console(), renderer.scrub(safe_text(answers[-1]))
         if out.is_terminal:

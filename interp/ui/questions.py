@@ -11,17 +11,22 @@ import termios
 from pathlib import Path
 
 from prompt_toolkit import PromptSession
+from prompt_toolkit.completion import Completer, Completion
 from prompt_toolkit.history import FileHistory, InMemoryHistory
 from prompt_toolkit.input.typeahead import clear_typeahead
 from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.output import create_output
 
 from interp.approval.decision import RUN, ApprovalState, Decision, Proposal, decline
-from interp.approval.rules import prefix_rule
+from interp.approval.rules import prefix_rules
+from interp.ui.keys import Keys
 from interp.ui.sanitize import visible
 
 _SUFFIX = {"python": ".py", "shell": ".sh", "javascript": ".js"}
-_QUESTION = "Run this {language} block? [y]es / [n]o / [e]dit / [a]lways {language}: "
+_QUESTION = "Run this {language} block? [y]es / [n]o / [e]dit / [a]lways: "
+_KEYS_HELP = ("Press one key: y runs the block, n declines it (you may say why), e edits it "
+              "first, a always allows it; Esc or Ctrl-C stops the turn.")
+_ANSWERS = {"y": "yes", "n": "no", "e": "edit", "a": "always"}
 
 
 def _prompt_session(stderr: bool) -> PromptSession:
@@ -30,72 +35,96 @@ def _prompt_session(stderr: bool) -> PromptSession:
 
 
 class TerminalApprover:
-    """Asks y/n/e/a for each proposal; Ctrl-C raises KeyboardInterrupt (the session stops).
+    """Asks for each proposal with a single key (y / n / e / a, no Enter); Ctrl-C or Esc
+    raises KeyboardInterrupt (the session stops the turn).
 
     It always asks: whether to ask at all (rules, auto mode) is for the PolicyApprover that
-    wraps it. `a` offers allow rules (this command prefix or this language, for the session
-    or saved to config.toml) when `state.policy` is set; without one it means "this
-    language, for the session"."""
+    wraps it, which also says why it asks (`Proposal.why`). `a` offers allow rules (the
+    prefixes of the block's commands, or its language, for the session or saved to
+    config.toml) when `state.policy` is set; without one it means "this language, for the
+    session". A watch on `keys` (interp.ui.drive) is paused while it asks."""
 
-    def __init__(self, state: ApprovalState, *, stderr: bool = False, show: bool = False) -> None:
+    def __init__(self, state: ApprovalState, *, stderr: bool = False, show: bool = False,
+                 keys: Keys | None = None) -> None:
         self.state = state
         self._session = _prompt_session(stderr)
         self._show = show
+        self._out = sys.stderr if stderr else sys.stdout
+        self._keys = keys if keys is not None else Keys(sys.stdin.fileno())
 
     def __call__(self, proposal: Proposal) -> Decision:
-        """Ask until the answer is one of y, n, e or a."""
-        if self._show:
-            from rich.console import Console
+        """Ask until the key is one of y, n, e or a."""
+        with self._keys.paused():
+            if self._show:
+                from rich.console import Console
 
-            from interp.ui.render import code_panel
+                from interp.ui.render import code_panel
 
-            Console(stderr=True).print(code_panel(proposal.language, proposal.code, "proposed"))
-        _discard_typeahead(self._session)
-        while True:
-            try:
-                answer = self._session.prompt(_QUESTION.format(language=proposal.language))
-            except EOFError:
-                return decline("the user closed the input", stop=True)
-            answer = answer.strip().lower()
-            if answer in ("y", "yes"):
-                return RUN
-            if answer in ("a", "always"):
-                if self.state.policy is None:
-                    return Decision(run=True, always=True)
-                decision = self._always(proposal)
-                if decision is not None:
-                    return decision
-            if answer in ("n", "no"):
-                return decline(self._ask_reason())
-            if answer in ("e", "edit"):
-                return self._edit(proposal)
+                Console(stderr=True).print(code_panel(proposal.language, proposal.code,
+                                                      "proposed"))
+            if proposal.why:
+                self._say(f"Asking because {visible(proposal.why)}.")
+            while True:
+                key = self._key(_QUESTION.format(language=proposal.language))
+                if key == "y":
+                    return RUN
+                if key == "a":
+                    if self.state.policy is None:
+                        return Decision(run=True, always=True)
+                    decision = self._always(proposal)
+                    if decision is not None:
+                        return decision
+                elif key == "n":
+                    return decline(self._ask_reason())
+                elif key == "e":
+                    return self._edit(proposal)
+                elif key == "ctrl-d":
+                    return decline("the user closed the input", stop=True)
+                else:
+                    self._say(_KEYS_HELP)
+
+    def _say(self, text: str) -> None:
+        self._out.write(text + "\n")
+        self._out.flush()
+
+    def _key(self, question: str, esc_stops: bool = True) -> str:
+        """Show the question, read one key and show it; Ctrl-C (and Esc, if `esc_stops`)
+        raise KeyboardInterrupt."""
+        self._out.write(question)
+        self._out.flush()
+        key = self._keys.read_key()
+        shown = {"ctrl-c": "^C", "esc": "Esc", "ctrl-d": "^D", "enter": "Enter"}.get(key)
+        self._say(_ANSWERS.get(key.lower(), shown or (key if len(key) == 1 else "?")))
+        if key == "ctrl-c" or (key == "esc" and esc_stops):
+            raise KeyboardInterrupt
+        return key.lower() if len(key) == 1 else key
 
     def _always(self, proposal: Proposal) -> Decision | None:
-        """The "always allow" menu; None (Enter) goes back to the question."""
+        """The "always allow" menu; None (Enter or Esc) goes back to the question."""
         policy = self.state.policy
         language = proposal.language
-        prefix = prefix_rule(language, proposal.code, policy.resolve)
+        prefixes = [rule.entry for rule in prefix_rules(language, proposal.code, policy.resolve)
+                    if rule.pattern]
         scopes = [("for this session", False),
                   ("from now on (saved to config.toml)", True)]
-        targets = [(f"`{visible(prefix.entry)}`", prefix.entry)] if prefix.pattern else []
+        targets = [(" and ".join(f"`{visible(e)}`" for e in prefixes), tuple(prefixes))] \
+            if prefixes else []
         targets.append((f"all {language} code", language))
         choices = [(f"{shown} {scope}", entry, save)
                    for scope, save in scopes for shown, entry in targets]
         lines = [f"  {n}) {text}" for n, (text, _, _) in enumerate(choices, 1)]
-        question = ("Always allow, without asking:\n" + "\n".join(lines)
-                    + f"\nWhich? [1-{len(choices)}, Enter to go back]: ")
+        self._say("Always allow, without asking:\n" + "\n".join(lines))
+        question = f"Which? [1-{len(choices)}, Enter or Esc to go back]: "
         while True:
-            try:
-                answer = self._session.prompt(question).strip()
-            except EOFError:
+            key = self._key(question, esc_stops=False)
+            if key in ("enter", "esc", "backspace", "ctrl-d"):
                 return None
-            if not answer:
-                return None
-            if answer.isdigit() and 1 <= int(answer) <= len(choices):
-                _, entry, save = choices[int(answer) - 1]
+            if key.isdigit() and 1 <= int(key) <= len(choices):
+                _, entry, save = choices[int(key) - 1]
                 return Decision(run=True, allow=entry, save=save)
 
     def _ask_reason(self) -> str | None:
+        _discard_typeahead(self._session)
         try:
             reason = self._session.prompt("Reason for the model (optional, Enter to skip): ")
         except EOFError:
@@ -155,8 +184,24 @@ def _external_edit(code: str, language: str, editor: str) -> str | None:
         path.unlink(missing_ok=True)
 
 
-def task_prompt(history_path: Path | None) -> PromptSession:
-    """The task prompt: history file, Esc-Enter for a new line, pasted newlines kept."""
+class SlashCompleter(Completer):
+    """Completes a slash command's name at the start of the line."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.names = names
+
+    def get_completions(self, document, complete_event):
+        text = document.text_before_cursor
+        if not text.startswith("/") or any(c.isspace() for c in text):
+            return
+        for name in self.names:
+            if name.startswith(text):
+                yield Completion(name, start_position=-len(text))
+
+
+def task_prompt(history_path: Path | None, commands: list[str] = ()) -> PromptSession:
+    """The task prompt: history file, Esc-Enter for a new line, pasted newlines kept, Tab
+    completes slash commands."""
     bindings = KeyBindings()
 
     @bindings.add("escape", "enter")
@@ -170,4 +215,6 @@ def task_prompt(history_path: Path | None) -> PromptSession:
             history = FileHistory(os.fspath(history_path))
         except OSError:
             pass
-    return PromptSession(history=history, key_bindings=bindings, multiline=False)
+    completer = SlashCompleter(list(commands)) if commands else None
+    return PromptSession(history=history, key_bindings=bindings, multiline=False,
+                         completer=completer, complete_while_typing=False)

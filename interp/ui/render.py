@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import os
 import re
-import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 
 from rich.console import Console
-from rich.live import Live
 from rich.markdown import Markdown
 from rich.panel import Panel
 from rich.syntax import Syntax
@@ -21,7 +19,11 @@ from interp.core.steps import DISPLAY_ONLY
 from interp.core.fences import CodeBlock, split_text
 from interp.ui.tables import data_table, files_line, read_png
 from interp.secrets import Redactor
+from interp.ui.output_view import OutputView, left_out_line
 from interp.ui.sanitize import OutputFilter, safe_text, visible_spans
+from interp.ui.status import StatusLine, fit
+from interp.ui.stream import ReplyStream
+from interp.ui.usage import Tally, reply_line
 
 _LEXERS = {"shell": "bash", "javascript": "javascript", "python": "python"}
 HIDDEN_NOTE = "hidden characters shown as \\e, \\u…, ␠"
@@ -36,57 +38,38 @@ def markdown(text: str) -> Markdown:
     return Markdown(safe_text(text), hyperlinks=False)
 
 
-class MarkdownStream:
-    """Live view of a streaming reply: the tail while it streams, nothing left behind."""
-
-    def __init__(self, console: Console, scrub: Callable[[str], str] = str) -> None:
-        self.console = console
-        self.scrub = scrub
-        self.text = ""
-        self._live: Live | None = None
-        self._shown = 0.0
-
-    def feed(self, delta: str) -> None:
-        """Add streamed text and refresh the view at most ten times a second."""
-        self.text += delta
-        if not self.console.is_terminal or time.monotonic() - self._shown < 0.1:
-            return
-        if self._live is None:
-            self._live = Live(console=self.console, auto_refresh=False, transient=True)
-            self._live.start()
-        height = max(3, self.console.size.height - 2)
-        lines = self.scrub(safe_text(self.text)).splitlines()[-height:]
-        self._live.update(markdown("\n".join(lines)), refresh=True)
-        self._shown = time.monotonic()
-
-    def close(self) -> str:
-        """Remove the live view; returns the whole text."""
-        if self._live is not None:
-            self._live.stop()
-            self._live = None
-        text, self.text = self.text, ""
-        return text
-
-
 class Renderer:
     """Turns events into terminal output; nothing untrusted reaches it unsanitised, and the
     given secrets are replaced by [REDACTED] everywhere.
 
-    The only escape sequences written that rich does not make are interp's own: inline images
-    (`image_protocol`, detected from the environment by default, see interp.images) and OSC 8
-    links to saved figures, both only on a terminal; paths in them are percent-encoded or
-    sanitised first."""
+    While interp waits (for the model, for a block) a status line shows what on, for how long
+    and how to interrupt (`status`, drawn only on a terminal); a block's output is shown
+    within bounds (interp.ui.output_view); a token and cost line follows each reply.
+
+    The only escape sequences written that rich does not make are interp's own: the status
+    line's, inline images (`image_protocol`, detected from the environment by default, see
+    interp.images) and OSC 8 links to saved figures, all only on a terminal; paths in them are
+    percent-encoded or sanitised first."""
 
     def __init__(self, console: Console, *, show_final: bool = True,
-                 secrets: Iterable[str] = (), image_protocol: str | None = None) -> None:
+                 secrets: Iterable[str] = (), image_protocol: str | None = None,
+                 status: StatusLine | None = None) -> None:
         self.console = console
         self.show_final = show_final
         self.image_protocol = (images.detect(os.environ) if image_protocol is None
                                else image_protocol)
         self._redactor = Redactor(secrets)
-        self._stream = MarkdownStream(console, self.scrub)
+        self.status = status if status is not None else StatusLine(
+            console.file, enabled=None if console.is_terminal else False)
+        self._stream = ReplyStream(console, self.status, self.scrub, self.print,
+                                   permanent=show_final)
         self._output: OutputFilter | None = None
-        self._at_line_start = True
+        self._view: OutputView | None = None
+        self._deferred: list[ev.Event] = []  # a block's displays and files, shown after its output
+        self._model = "the model"
+        self._phase = ""  # "model" while a reply is awaited or streams
+        self._retry = ""  # the last retry line printed (identical lines merge)
+        self.tally = Tally()
 
     def scrub(self, text: str) -> str:
         """Text with every secret replaced."""
@@ -99,78 +82,179 @@ class Renderer:
             handler(event.data)
 
     def stop(self) -> None:
-        """Close any live view (after an interruption)."""
+        """Close any live view (after an interruption or at the end of a task)."""
         self._stream.close()
-        self._output = None
+        self.status.stop()
+        self._output, self._view, self._deferred, self._phase = None, None, [], ""
+
+    def close(self) -> None:
+        """Stop, and end the status line's thread."""
+        self.stop()
+        self.status.close()
+
+    def print(self, *objects, **options) -> None:
+        """console.print, with the status line out of the way."""
+        with self.status.hidden():
+            self.console.print(*objects, **options)
+
+    def _clean(self, text: str) -> str:
+        return self.scrub(safe_text(text))
+
+    # -- the model ----------------------------------------------------------------------
+    def _on_model_request(self, data: dict) -> None:
+        self._model = self._clean(str(data.get("model") or "the model")).replace("\n", " ")
+        self._phase = "model"
+        self.status.start(f"waiting for {self._model}")
+
+    def _on_model_retry(self, data: dict) -> None:
+        text = self._clean(str(data.get("text") or "retrying the model")).replace("\n", " ")
+        if self.status.enabled and self.status.active:
+            self.status.note(text)
+        elif text != self._retry:
+            self.print(Text(text, style="dim"))
+        self._retry = text
 
     def _on_message_delta(self, data: dict) -> None:
+        if not self._stream.text:
+            self.status.update(f"receiving from {self._model}")
+            self.status.note(None)
         self._stream.feed(data["text"])
 
     def _on_message(self, data: dict) -> None:
-        self._stream.close()
+        printed, rest = self._end_model_phase(data.get("text") or "")
         if data.get("final") and not self.show_final:
             return
-        self.console.print(reply_markdown(self.scrub(safe_text(data.get("text") or "")),
-                                          data.get("blocks")))
+        if printed.strip():  # its first paragraphs were printed as they came
+            self.print()
+        if rest.strip() or not printed.strip():
+            self.print(reply_markdown(rest, data.get("blocks")))
 
+    def _end_model_phase(self, text: str | None = None) -> tuple[str, str]:
+        """Erase the preview and the status; returns what of the reply (`text`, else what
+        streamed) was printed already, and the rest, both sanitised."""
+        stream = self._stream
+        printed, rest = stream.printed, stream.rest(stream.text if text is None else text)
+        stream.close()
+        self.status.stop()
+        self._phase, self._retry = "", ""
+        return printed, rest
+
+    def _on_turn_completed(self, data: dict) -> None:
+        usage, cost = data.get("usage"), data.get("cost")
+        self.tally.add(usage, cost)
+        self.print(Text(reply_line(usage, cost, self.tally), style="dim"))
+
+    def _on_task_finished(self, data: dict) -> None:
+        self.stop()
+
+    def _on_notice(self, data: dict) -> None:
+        if self._phase == "model":  # a reply cut off (stop, error): keep what came
+            printed, rest = self._end_model_phase()
+            if rest.strip():
+                if printed.strip():
+                    self.print()
+                self.print(markdown(rest))
+        style = {"error": "bold red", "warning": "yellow"}.get(data.get("level"), "cyan")
+        self.print(Text(self._clean(data["text"]), style=style))
+
+    # -- blocks -------------------------------------------------------------------------
     def _on_block_proposed(self, data: dict) -> None:
-        self.console.print(code_panel(data["language"], self.scrub(data["code"]),
-                                      f"block {data['index']}"))
+        self.status.stop()
+        self.print(code_panel(data["language"], self.scrub(data["code"]),
+                              f"block {data['index']}"))
 
     def _on_block_approved(self, data: dict) -> None:
         if data.get("edited"):
-            self.console.print(code_panel(data["language"], self.scrub(data["code"]),
-                                          "edited code"))
-        self._at_line_start = True
+            self.print(code_panel(data["language"], self.scrub(data["code"]), "edited code"))
         self._output = OutputFilter(self._redactor.secrets)
+        self._view = self._new_view()
+        self._deferred = []
+        language = safe_text(str(data.get("language") or "")).replace("\n", " ")
+        self.status.start(f"running {language} block {data.get('index')}")
+
+    def _new_view(self) -> OutputView:
+        live = self._live_line if self.status.enabled else None
+        return OutputView(self._write_output, live)
+
+    def _live_line(self, line: str) -> None:
+        view = self._view
+        if view is not None and view.collapsed:
+            self.status.note(f"{view.hidden:,} lines not shown yet")
+        width = self.status.size()[0] - 1
+        self.status.preview([fit(line.expandtabs(), width)] if line else [])
 
     def _on_block_declined(self, data: dict) -> None:
         reason = f": {data['reason']}" if data.get("reason") else ""
         what, style = ("denied by policy", "red") if data.get("policy") else ("declined", "yellow")
-        self.console.print(Text(self.scrub(safe_text(f"{what}{reason}")), style=style))
+        self.print(Text(self.scrub(safe_text(f"{what}{reason}")), style=style))
 
     def _on_block_output(self, data: dict) -> None:
         if self._output is None:
             self._output = OutputFilter(self._redactor.secrets)
-        self._write_output(self._output.feed(data["text"]))
+        if self._view is None:
+            self._view = self._new_view()
+        self._view.feed(self._output.feed(data["text"]))
 
     def _write_output(self, text: str) -> None:
-        self.console.file.write(text)
-        self.console.file.flush()
-        if text:
-            self._at_line_start = text.endswith("\n")
+        with self.status.hidden():
+            self.console.file.write(text)
+            self.console.file.flush()
+
+    def _end_output(self, spool_path: str | None) -> bool:
+        """Show the rest of a block's output (the tail, if it was collapsed); True when the
+        line that says where the full output is was shown."""
+        view, output = self._view, self._output
+        self._view, self._output = None, None
+        if view is None:
+            return False
+        if output is not None:
+            view.feed(output.flush())
+        collapsed = view.finish()
+        self.status.preview([])
+        if collapsed is None:
+            return False
+        if collapsed.left_out:
+            line = self.scrub(safe_text(left_out_line(collapsed.left_out, spool_path)))
+            self.print(Text(line, style="dim"), soft_wrap=True)  # a path is never cut by a newline
+        if collapsed.tail:
+            self._write_output("".join(line + "\n" for line in collapsed.tail))
+        return bool(collapsed.left_out and spool_path)
 
     def _on_block_finished(self, data: dict) -> None:
-        if self._output is not None:
-            self._write_output(self._output.flush())
-            self._output = None
-        if not self._at_line_start:
-            self.console.file.write("\n")
-            self._at_line_start = True
+        told = self._end_output(data.get("spool_path"))
+        self.status.stop()
+        deferred, self._deferred = self._deferred, []
+        for item in deferred:  # the view is closed now: they are shown
+            self.handle(item)
         style = "green" if data["status"] == "ok" else "red"
         line = f"{'✓' if data['status'] == 'ok' else '✗'} {data['summary']} ({data['duration']:.2f} s)"
-        if data.get("truncated"):
+        if data.get("truncated") and not told:
             line += f"; long output saved to {data['spool_path']}"
-        self.console.print(Text(self.scrub(safe_text(line)), style=style))
+        self.print(Text(self.scrub(safe_text(line)), style=style))
 
-    def _end_output_line(self) -> None:
-        """Write what the output filter holds (a block's displays come after its output) and
-        make sure the next thing starts on its own line."""
+    def _defer(self, event: ev.Event) -> bool:
+        """Keep a display or files event of a block whose output is being left out until the
+        block ends (it is shown after the output's tail); else end the output's line."""
+        view = self._view
+        if view is None:
+            return False
         if self._output is not None:
-            self._write_output(self._output.flush())
-        if not self._at_line_start:
-            self.console.file.write("\n")
-            self.console.file.flush()
-            self._at_line_start = True
+            view.feed(self._output.flush())
+        view.end_line()
+        if view.collapsed:
+            self._deferred.append(event)
+        return view.collapsed
 
     def _on_block_display(self, data: dict) -> None:
-        self._end_output_line()
-        try:
-            shown = self._show_display(data)
-        except Exception:  # malformed display data must never break the session's output
-            shown = False
-        if not shown:
-            self._show_display_text(data.get("text"))
+        if self._defer(ev.event(ev.BLOCK_DISPLAY, **data)):
+            return
+        with self.status.hidden():
+            try:
+                shown = self._show_display(data)
+            except Exception:  # malformed display data must never break the session's output
+                shown = False
+            if not shown:
+                self._show_display_text(data.get("text"))
 
     def _show_display(self, data: dict) -> bool:
         """Draw an image or table display; False when only its text can be shown."""
@@ -223,21 +307,15 @@ class Renderer:
         console.file.flush()
 
     def _on_block_files(self, data: dict) -> None:
-        self._end_output_line()
+        if self._defer(ev.event(ev.BLOCK_FILES, **data)):
+            return
         text = data.get("text")
         if not isinstance(text, str) or not text:
             text = files_line(data)
         if not text:
             return
         text = self.scrub(safe_text(text[:MAX_FILES_TEXT])).replace("\n", " ")
-        self.console.print(Text(text, style="dim"))
-
-    def _on_notice(self, data: dict) -> None:
-        partial = self._stream.close()  # a reply cut off (Ctrl-C, error): keep what was shown
-        if partial.strip():
-            self.console.print(markdown(self.scrub(safe_text(partial))))
-        style = {"error": "bold red", "warning": "yellow"}.get(data.get("level"), "cyan")
-        self.console.print(Text(self.scrub(safe_text(data["text"])), style=style))
+        self.print(Text(text, style="dim"))
 
 
 def code_panel(language: str, code: str, title: str) -> Panel:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from contextlib import nullcontext
 from pathlib import Path
 
 from rich.console import Console
@@ -13,19 +14,23 @@ from interp import __version__
 from interp.core import events as ev
 from interp.approval.decision import ApprovalState
 from interp.core.session import Session
-from interp.ui.drive import drive
+from interp.ui.drive import drive, interrupt_main
+from interp.ui.keys import Keys
 from interp.ui.questions import task_prompt
 from interp.ui.render import Renderer
-from interp.ui.slash import CommandContext, dispatch
+from interp.ui.slash import CommandContext, command_names, dispatch
+from interp.ui.usage import session_line
 
 _COMMAND = re.compile(r"/[a-zA-Z]+(\s|$)")
 
 
 def interactive(session: Session, state: ApprovalState, notices: list[str], *,
                 banner_model: str, history: Path | None,
-                make_model: Callable[[str], object], new_log: Callable[[], object]) -> int:
+                make_model: Callable[[str], tuple[object, str | None]],
+                new_log: Callable[[], object], keys: Keys | None = None) -> int:
     """Read tasks until /exit or Ctrl-D; returns 0. `make_model` builds the model /model
-    switches to, `new_log` the session file /reset starts."""
+    switches to (and says what it reset), `new_log` the session file /reset starts; `keys`
+    is the keyboard watched while a task runs (Esc stops it)."""
     console = Console()
     renderer = Renderer(console)
     console.print(Text(f"interp {__version__} · model {banner_model} · /help for commands, "
@@ -33,7 +38,7 @@ def interactive(session: Session, state: ApprovalState, notices: list[str], *,
     for text in notices:
         renderer.handle(ev.event(ev.NOTICE, level="info", text=text))
     ctx = CommandContext(session, state, console, make_model, new_log)
-    prompt = task_prompt(history)
+    prompt = task_prompt(history, command_names())
     try:
         while True:
             try:
@@ -47,14 +52,20 @@ def interactive(session: Session, state: ApprovalState, notices: list[str], *,
                 continue
             try:
                 if _COMMAND.match(line):
-                    if not dispatch(line, ctx):
-                        break
+                    with keys.watching(interrupt_main) if keys is not None else nullcontext():
+                        if not dispatch(line, ctx):
+                            break
                     continue
-                drive(session, line, renderer.handle)
+                drive(session, line, renderer.handle, keys)
             except KeyboardInterrupt:  # a slow command, or a Ctrl-C just as a turn ended
                 console.print(Text("Interrupted.", style="yellow"))
             finally:
                 renderer.stop()
     finally:
+        renderer.close()
+        totals = session.totals
         session.close()
+        if totals.prompt_tokens or totals.completion_tokens:
+            console.print(Text(session_line(totals.prompt_tokens, totals.completion_tokens,
+                                            totals.cost, totals.cost_known), style="dim"))
     return 0

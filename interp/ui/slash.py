@@ -13,10 +13,10 @@ from interp.approval.decision import ApprovalState
 
 HELP = """\
 /help          this list
-/reset         start a new conversation with fresh runners
+/reset         start a new conversation with fresh runners (/clear does the same)
 /undo          drop the last exchange (your last task and everything after it)
 /model NAME    switch to another litellm model, e.g. /model anthropic/claude-sonnet-4-5
-/tokens        tokens and cost so far
+/tokens        tokens and cost so far (and a local model's speed)
 /mode [MODE]   show or set the approval mode: ask, or auto (run what no rule stops)
 /auto          toggle auto-approve (/mode auto, /mode ask)
 /rules         list the approval rules in force, numbered
@@ -25,7 +25,9 @@ HELP = """\
 /file PATH     attach a file to your next task (the model gets its path, size, type, preview)
 /export [PATH] save this conversation as .md, .ipynb or .json (default ./interp-ID.md)
 /exit          leave (Ctrl-D works too)
-Esc-Enter inserts a new line; Ctrl-C clears the line, or interrupts a running block."""
+Tab completes a command. Esc-Enter inserts a new line; Ctrl-C clears the line.
+While a task runs, Esc or Ctrl-C stops it: the running block is interrupted (its runner
+keeps its state), nothing more runs and the model is not called again."""
 
 
 @dataclass
@@ -35,8 +37,13 @@ class CommandContext:
     session: Session
     approval: ApprovalState
     console: Console
-    make_model: Callable[[str], object]
+    make_model: Callable[[str], tuple[object, str | None]]  # the model and what was reset
     new_log: Callable[[], object] | None = None
+
+
+def command_names() -> list[str]:
+    """Every slash command, for completion."""
+    return sorted(_COMMANDS)
 
 
 def dispatch(line: str, ctx: CommandContext) -> bool:
@@ -59,7 +66,10 @@ def _reset(ctx: CommandContext, arg: str) -> None:
         if ctx.session.log is not None:
             ctx.session.log.close()
         ctx.session.attach_log(ctx.new_log())
-    ctx.console.print("New conversation; runners restarted.")
+    policy = ctx.approval.policy
+    cleared = policy.clear_session() if policy is not None else 0
+    rules = (f"; {cleared} session rule{'s' * (cleared != 1)} cleared" if cleared else "")
+    ctx.console.print(f"New conversation; runners restarted{rules}.")
 
 
 def _undo(ctx: CommandContext, arg: str) -> None:
@@ -71,8 +81,15 @@ def _model(ctx: CommandContext, arg: str) -> None:
     if not arg:
         ctx.console.print(f"Model: {ctx.session.model.name}. Usage: /model NAME")
         return
-    ctx.session.model = ctx.make_model(arg)
-    ctx.console.print(f"Model set to {arg}.")
+    from interp.errors import UsageError
+
+    try:
+        model, note = ctx.make_model(arg)
+    except UsageError as exc:  # /model local with no local model or no xllamacpp
+        ctx.console.print(Text(str(exc), style="yellow"))
+        return
+    ctx.session.model = model
+    ctx.console.print(Text(f"Model set to {arg}." + (f" {note}" if note else "")))
 
 
 def _tokens(ctx: CommandContext, arg: str) -> None:
@@ -87,6 +104,12 @@ def _tokens(ctx: CommandContext, arg: str) -> None:
         return
     window = ctx.session.model.context_window()
     ctx.console.print(f"Context now: {context} tokens" + (f" of {window}." if window else "."))
+    speed = getattr(ctx.session.model, "speed", None)  # a local model's measured speed
+    if callable(speed):
+        from interp.ui.local_setup import speed_text
+
+        if text := speed_text(speed()):
+            ctx.console.print(text)
 
 
 def _auto(ctx: CommandContext, arg: str) -> None:
@@ -192,6 +215,9 @@ def _export(ctx: CommandContext, arg: str) -> None:
         return
     title = None
     try:
+        if not any(m.get("role") not in ("system", None) for m in session.messages):
+            ctx.console.print("Nothing to export: the conversation is empty.")
+            return
         if session.log is not None:  # the saved form: keys are already [REDACTED] there
             store = SessionStore(session.log.path.parent)
             messages, title = store.load(session.log.id), store.info(session.log.id).title
@@ -208,6 +234,6 @@ def _exit(ctx: CommandContext, arg: str) -> bool:
     return False
 
 
-_COMMANDS = {"/help": _help, "/reset": _reset, "/undo": _undo, "/model": _model,
+_COMMANDS = {"/help": _help, "/reset": _reset, "/clear": _reset, "/undo": _undo, "/model": _model,
              "/tokens": _tokens, "/auto": _auto, "/mode": _mode, "/rules": _rules,
              "/file": _file, "/export": _export, "/exit": _exit, "/quit": _exit}

@@ -25,7 +25,7 @@ from helpers import Scenarios, interp_cmd, model_args, run_interp
 from fake_openai import Reply
 
 KEY = "sk-test-123456"
-JSON_TYPES = {"session.started", "message", "block.proposed", "block.approved", "block.declined",
+JSON_TYPES = {"session.started", "model.request", "model.retry", "message", "block.proposed", "block.approved", "block.declined",
               "block.output", "block.display", "block.files", "block.finished", "turn.completed",
               "notice", "task.finished", "session.finished"}
 

@@ -37,7 +37,7 @@ def test_blocks_run_in_order_outputs_go_back_and_task_ends_without_code(server, 
     session = make_session(server)
     events = run(session, "compute 42 twice")
 
-    assert [e.type for e in events][:2] == ["session.started", "message"]
+    assert [e.type for e in events][:3] == ["session.started", "model.request", "message"]
     proposed = of(events, "block.proposed")
     assert [(p["index"], p["language"]) for p in proposed] == [(1, "python"), (2, "shell")]
     done = of(events, "block.finished")

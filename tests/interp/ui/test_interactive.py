@@ -29,7 +29,7 @@ def test_question_shows_exact_code_then_y_runs_it(spawn, fake_server):
     assert "print('answer', x + 1, len('\\e[2J'))" in shown  # the escape made visible
     assert shown.index("x = 41") < shown.index("print('answer'")
     assert ESC + "[2J" not in term.raw  # the code never reached the terminal raw
-    term.line("y")
+    term.send("y")
     term.expect(r"^answer 42 4$")
     term.expect("The answer is 42.")
     assert term.exit_status() == 0
@@ -44,13 +44,13 @@ def test_n_with_reason_tells_model_and_n_without_reason_ends_turn(spawn, fake_se
     term = spawn()
     term.task("do things")
     term.question()
-    term.line("n")
+    term.send("n")
     term.expect("Reason")
     term.line("use the shell instead")
     term.expect("declined: use the shell instead")
     term.question()  # the model was asked again and proposed another block
     assert "use the shell instead" in last_user(fake_server.requests[1])
-    term.line("n")
+    term.send("n")
     term.expect("Reason")
     term.line("")  # no reason: the turn ends
     term.prompt()
@@ -59,9 +59,9 @@ def test_n_with_reason_tells_model_and_n_without_reason_ends_turn(spawn, fake_se
     term.line("next task")  # the session goes on
     term.question()
     assert fake_server.requests[2]["messages"][-1]["content"] == "next task"
-    term.line("y")
+    term.send("y")
     term.expect("^third$")
-    assert term.exit_status() == 0  # Ctrl-D at the next prompt (a key typed before it may be lost)
+    assert term.exit_status() == 0  # Ctrl-D at the next prompt (a key typed before it is dropped)
 
 
 def test_e_with_editor_runs_the_edited_code(spawn, fake_server):
@@ -69,7 +69,7 @@ def test_e_with_editor_runs_the_edited_code(spawn, fake_server):
     term = spawn(env={"EDITOR": "sed -i s/41/42/"})
     term.task("print a number")
     term.question()
-    term.line("e")
+    term.send("e")
     term.expect("^42$")
     term.expect("Done.")
     told = last_user(fake_server.requests[1])
@@ -87,7 +87,7 @@ def test_e_with_editor_that_changes_nothing_is_not_an_edit(spawn, fake_server, t
     term = spawn(env={"VISUAL": str(editor)})
     term.task("print a number")
     term.question()
-    term.line("e")
+    term.send("e")
     term.expect("^41$")
     term.expect("Done.")
     assert "edited" not in last_user(fake_server.requests[1])
@@ -100,14 +100,14 @@ def test_e_inline_editor_then_next_question_still_single_line(spawn, fake_server
     term = spawn()  # EDITOR and VISUAL are unset: the inline editor
     term.task("print a number")
     term.question()
-    term.line("e")
+    term.send("e")
     term.expect("Esc-Enter")
     term.expect(r"print\(41\)")  # prefilled with the code
     term.send("\x7f\x7f2)")  # print(41) -> print(42)
     term.send("\x1b\r")  # Esc-Enter accepts
     term.expect("^42$")
     term.question()  # the second block: Enter must answer again, not insert a new line
-    term.line("y")
+    term.send("y")
     term.expect("^after$")
     term.expect("Done.")
     told = last_user(fake_server.requests[1])
@@ -126,13 +126,13 @@ def test_keys_typed_while_a_block_runs_do_not_answer_the_next_question(spawn, fa
     term = spawn()
     term.task("go")
     term.question()
-    term.line("y")
+    term.send("y")
     term.expect("^waiting$")
-    term.line("y")  # typed ahead while the block runs, before block 2 is shown
+    term.send("y")  # typed ahead while the block runs, before block 2 is shown
     go.touch()
     term.expect("^released$")
     term.question()
-    term.line("n")
+    term.send("n")
     term.expect("Reason")
     term.line("")
     term.expect("declined")
@@ -148,16 +148,16 @@ def test_a_runs_later_blocks_of_that_language_without_asking(spawn, fake_server)
     term = spawn()
     term.task("go")
     term.question()
-    term.line("a")
+    term.send("a")
     term.expect(r"1\) all python code for this session")  # `a` offers allow rules
-    term.expect(r"Which\? \[1-2, Enter to go back\]: ")
-    term.line("1")
+    term.expect(r"Which\? \[1-2, Enter or Esc to go back\]: ")
+    term.send("1")
     term.expect("^py one$")
     start = term.pos
     term.expect("^py two$")
     assert not re.search(QUESTION, term.since(start))  # python ran without asking
     assert term.question() == "shell"  # other languages still ask
-    term.line("y")
+    term.send("y")
     term.expect("^sh one$")
     term.expect("Done.")
     assert term.exit_status() == 0
@@ -175,7 +175,7 @@ def test_ctrl_c_while_streaming_stops_the_reply(spawn, fake_server):
     term.task("next task")
     term.expect("Second answer.")
     request = fake_server.requests[1]
-    assert request["messages"][-1]["content"] == "next task"
+    assert request["messages"][-1]["content"].startswith("next task\n\nNote: the user stopped")
     partial = request["messages"][-2]
     assert partial["role"] == "assistant" and "interrupted" in partial["content"]
     assert "w1999" not in partial["content"]
@@ -198,25 +198,31 @@ def test_ctrl_c_at_the_question_declines_and_ends_the_turn(spawn, fake_server):
     assert term.exit_status() == 0
 
 
-def test_ctrl_c_while_a_block_runs_interrupts_it_and_keeps_state(spawn, fake_server):
+def test_ctrl_c_while_a_block_runs_stops_the_turn_and_keeps_state(spawn, fake_server):
     sleeper = "import time\nprint('sleeping', flush=True)\ntime.sleep(100)"
-    fake_server.script([fenced("python", "x = 5"), fenced("python", sleeper), "It was interrupted.",
-                        fenced("python", "print('x is', x)"), "Done."])
+    reply = fenced("python", sleeper) + "Then:\n```python\nprint('later block ran')\n```\n"
+    fake_server.script([fenced("python", "x = 5"), reply, fenced("python", "print('x is', x)"),
+                        "Done."])
     term = spawn()
     term.task("set x then sleep")
     term.question()
-    term.line("y")
+    term.send("y")
     term.question()
-    term.line("y")
+    term.send("y")
     term.expect("^sleeping$")
     term.send("\x03")
     term.expect("interrupted")
-    term.expect("It was interrupted.")
-    assert "interrupt" in last_user(fake_server.requests[2]).lower()
-    term.task("show x")
+    term.expect("Stopped: nothing more runs in this turn.")
+    term.prompt()
+    assert len(fake_server.requests) == 2  # the model was not called again
+    assert not re.search("^later block ran$", term.text, re.M)
+    term.line("show x")
     term.question()
-    term.line("y")
-    term.expect("^x is 5$")
+    told = fake_server.requests[2]["messages"]
+    assert told[-1]["content"].startswith("show x\n\nNote: the user stopped your previous turn")
+    assert "Not run" in told[-2]["content"]
+    term.send("y")
+    term.expect("^x is 5$")  # the runner kept its state
     term.expect("Done.")
     assert term.exit_status() == 0
 
@@ -274,7 +280,7 @@ def test_auto_toggles_auto_approve(spawn, fake_server):
     term.expect("Auto-approve is OFF")
     term.task("go again")
     term.question()
-    term.line("y")
+    term.send("y")
     term.expect("^asked$")
     term.expect("Done again.")
     assert term.exit_status() == 0
@@ -302,13 +308,13 @@ def test_reset_starts_fresh_with_new_runners(spawn, fake_server):
     term = spawn()
     term.task("set y")
     term.question()
-    term.line("y")
+    term.send("y")
     term.expect("Set.")
     term.task("/reset")
     term.expect("New conversation")
     term.task("print y")
     term.question()
-    term.line("y")
+    term.send("y")
     term.expect("NameError")
     term.expect("Gone.")
     messages = fake_server.requests[2]["messages"]

@@ -9,7 +9,7 @@ import tomllib
 from helpers import config_file, write_config
 from pty_terminal import QUESTION, Term, fenced, last_user
 
-MENU = r"Which\? \[1-(\d), Enter to go back\]: "
+MENU = r"Which\? \[1-(\d), Enter or Esc to go back\]: "
 
 
 
@@ -29,14 +29,14 @@ def test_a_offers_choices_and_save_writes_the_config(spawn, fake_server, interp_
     term = spawn()
     term.task("greet")
     assert term.question() == "shell"
-    term.line("a")
+    term.send("a")
     term.expect("Always allow, without asking:")
     term.expect(r"1\) `shell: echo hello-rule \*` for this session")
     term.expect(r"2\) all shell code for this session")
     term.expect(r"3\) `shell: echo hello-rule \*` from now on \(saved to config\.toml\)")
     term.expect(r"4\) all shell code from now on")
     assert term.expect(MENU).group(1) == "4"
-    term.line("3")
+    term.send("3")
     term.expect("saved to")
     term.expect("^hello-rule$")
     term.expect("One.")
@@ -49,7 +49,7 @@ def test_a_offers_choices_and_save_writes_the_config(spawn, fake_server, interp_
     term.expect("Two.")
     term.task("something else")
     term.question()  # other commands still ask
-    term.line("y")
+    term.send("y")
     term.expect("^other$")
     term.expect("Three.")
     assert term.exit_status() == 0
@@ -67,13 +67,13 @@ def test_menu_enter_goes_back_and_session_choice_is_not_saved(spawn, fake_server
     term = spawn()
     term.task("go")
     term.question()
-    term.line("a")
+    term.send("a")
     assert term.expect(MENU).group(1) == "2"  # python: no command prefix, only the language
     term.line("")  # back to the question
     term.expect(QUESTION)
-    term.line("a")
+    term.send("a")
     term.expect(MENU)
-    term.line("1")
+    term.send("1")
     term.expect("for this session")
     term.expect("^py ran$")
     term.task("again")
@@ -89,9 +89,9 @@ def test_rules_lists_and_removes(spawn, fake_server, interp_env):
     term = spawn()
     term.task("go")
     term.question()
-    term.line("a")
+    term.send("a")
     term.expect(MENU)
-    term.line("1")  # `shell: echo listed *` for this session
+    term.send("1")  # `shell: echo listed *` for this session
     term.expect("^listed$")
     term.expect("Done.")
     term.task("/rules")
@@ -135,7 +135,7 @@ def test_mode_auto_runs_blocks_but_deny_still_blocks(spawn, fake_server, interp_
     term.expect("Approval mode: ask")
     term.task("go again")
     term.question()
-    term.line("y")
+    term.send("y")
     term.expect("^asked$")
     term.expect("Done.")
     assert term.exit_status() == 0

@@ -39,7 +39,7 @@ def test_interactive_run_sends_no_planted_sequence(spawn, fake_server):
     term = spawn()
     term.task("go")
     term.question()
-    term.line("y")
+    term.send("y")
     term.expect(r"^out1 .*hidden")
     term.expect(r"out2$")
     start = term.pos
@@ -47,7 +47,7 @@ def test_interactive_run_sends_no_planted_sequence(spawn, fake_server):
     panel = term.since(start)
     assert "s = '\\e]0;pwned\\x07 \\e[2J \\u202e'" in panel  # made visible in the panel
     assert "hidden characters shown as" in panel
-    term.line("y")
+    term.send("y")
     term.expect("^code ran 17$")
     term.expect("Done .*hidden.*evil end")
     assert term.exit_status() == 0

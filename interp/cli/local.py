@@ -1,0 +1,150 @@
+"""Wiring `--local`: finding (or downloading) the model, the server's settings, and the models a
+run makes, with the local server stopped when the run ends."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import replace
+from pathlib import Path
+
+from interp.cli.settings import Settings
+from interp.errors import UsageError
+from interp.secrets import KEY_SUFFIXES, PROVIDER_VARIABLES
+
+LOCAL = "local"
+MAX_REPLY_TOKENS = 4096  # a reply's limit: a small model that repeats itself stops here
+
+
+def no_key_found(settings: Settings, environ: Mapping[str, str] | None = None) -> bool:
+    """True when neither --api-key nor any provider's key variable is set."""
+    env = os.environ if environ is None else environ
+    known = {name for names in PROVIDER_VARIABLES.values() for name in names}
+    return not settings.api_key and not any(
+        value.strip() for name, value in env.items()
+        if name in known or (name.endswith(KEY_SUFFIXES) and name != "INTERP_API_KEY"))
+
+
+def prepare_local(settings: Settings, *, interactive: bool,
+                  environ: Mapping[str, str] | None = None) -> Settings:
+    """The settings with `local_model` set to a GGUF file that exists, downloading the default
+    (after asking) in a terminal. Every problem is a UsageError saying what to do."""
+    from interp.models.local import INSTALL_HINT, xllamacpp_installed
+    from interp.models.local_files import (DEFAULT_MODEL, ModelFileError, default_model_path,
+                                           resolve_model)
+
+    if not xllamacpp_installed():
+        raise UsageError(f"interp: {INSTALL_HINT}")
+    try:
+        path = resolve_model(settings.local_model, environ)
+    except ModelFileError as exc:
+        raise UsageError(f"interp: --local {exc}") from None
+    if path is None:
+        dest = default_model_path(environ)
+        if not interactive:
+            raise UsageError(no_local_model(dest))
+        path = _download(DEFAULT_MODEL, dest, environ)
+    return replace(settings, model=LOCAL, local_model=str(path))
+
+
+def _download(spec, dest: Path, environ) -> Path:
+    from rich.console import Console
+
+    from interp.models.local_download import DownloadError
+    from interp.ui.local_setup import download_with_progress, offer_download
+
+    console = Console(stderr=True)
+    url = spec.url(environ)
+    if not offer_download(console, spec, dest, url):
+        raise UsageError(no_local_model(dest))
+    try:
+        return download_with_progress(console, spec, dest, url)
+    except DownloadError as exc:
+        raise UsageError(f"interp: downloading the local model failed: {exc}") from None
+
+
+def no_local_model(dest: Path) -> str:
+    """What to do when there is no local model (and no download)."""
+    from interp.models.local_files import DEFAULT_MODEL
+    from interp.ui.local_setup import size_text
+
+    return (f"interp: no local model yet. Give one with --local PATH.gguf (or "
+            f"INTERP_LOCAL_MODEL), or run interp --local in a terminal to download "
+            f"{DEFAULT_MODEL.title} ({size_text(DEFAULT_MODEL.size)}) to {dest.parent}.")
+
+
+def local_config(settings: Settings):
+    """The server settings: threads and context from settings or measured defaults."""
+    from interp.models.local import LocalConfig, default_threads
+    from interp.models.local_files import ModelFileError, read_gguf
+
+    path = Path(settings.local_model or "")
+    try:
+        trained = read_gguf(path).context_length
+    except ModelFileError as exc:
+        raise UsageError(f"interp: --local {exc}") from None
+    context = settings.local_context or 0
+    window = context or trained or 4096
+    return LocalConfig(path, threads=settings.local_threads or default_threads(),
+                       context=context, temperature=settings.local_temperature,
+                       predict=min(MAX_REPLY_TOKENS, max(256, window // 4)))
+
+
+def startup_notice(settings: Settings) -> str:
+    """Which local model runs, and how."""
+    from interp.models.local import default_threads
+
+    threads = settings.local_threads or default_threads()
+    return (f"Local model {settings.local_model} (llama.cpp, {threads} "
+            f"thread{'s' * (threads != 1)}); it loads with your first task.")
+
+
+class ModelMaker:
+    """Makes the models of one run (`/model NAME` too): litellm models, and at most one local
+    model, whose server `close()` stops."""
+
+    def __init__(self, settings: Settings, on_status=None) -> None:
+        self.settings = settings
+        self.on_status = on_status
+        self._local = None
+
+    def __call__(self, name: str | None = None):
+        """The model called `name` (default: the configured one)."""
+        name = name or self.settings.model
+        if name != LOCAL:
+            from interp.cli.build import make_model
+
+            return make_model(self.settings, name)
+        if self._local is None:
+            from interp.models.local import LocalServer
+            from interp.models.local_model import LocalModel
+
+            settings = self.settings
+            if not settings.local_model:  # /model local in a run that did not start with it
+                settings = prepare_local(settings, interactive=sys.stdin.isatty())
+            self._local = LocalModel(LocalServer(local_config(settings),
+                                                 self.on_status or _loading_status()))
+        return self._local
+
+    def switch(self, name: str):
+        """`/model NAME`: the model and a note on what was reset (see build.switch_model)."""
+        if name == LOCAL:
+            return self(name), None
+        from interp.cli.build import switch_model
+
+        return switch_model(self.settings, name)
+
+    def close(self) -> None:
+        """Stop the local server, if one was made."""
+        if self._local is not None:
+            self._local.close()
+
+
+def _loading_status():
+    """The local model's load, shown on stderr (stdout may carry --json)."""
+    from rich.console import Console
+
+    from interp.ui.local_setup import LoadingStatus
+
+    return LoadingStatus(Console(stderr=True))

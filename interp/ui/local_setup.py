@@ -1,0 +1,104 @@
+"""`--local` in the terminal: offering it, downloading the default model, showing the load."""
+
+from __future__ import annotations
+
+import urllib.parse
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import (BarColumn, DownloadColumn, Progress, TextColumn,
+                           TimeRemainingColumn, TransferSpeedColumn)
+from rich.text import Text
+
+from interp.models.local import LoadStatus
+from interp.models.local_download import download, part_path
+from interp.models.local_files import ModelSpec
+
+OFFER = ("No model is configured and no API key was found. interp can run a model on this "
+         "machine instead (interp --local): no key, nothing leaves the machine.")
+
+
+def _ask(console: Console, question: str, default: bool = True) -> bool:
+    """A yes/no question on the terminal; end of input means no."""
+    hint = "[Y/n]" if default else "[y/N]"
+    try:
+        answer = console.input(Text(f"{question} {hint} ")).strip().lower()
+    except EOFError:
+        return False
+    return default if not answer else answer in ("y", "yes")
+
+
+def offer_local(console: Console) -> bool:
+    """Ask whether to use the local model when nothing else is configured."""
+    console.print(Text(OFFER), soft_wrap=True)
+    return _ask(console, "Use the local model?")
+
+
+def offer_download(console: Console, spec: ModelSpec, dest: Path, url: str) -> bool:
+    """Ask whether to download `spec` from `url` to `dest`."""
+    host = urllib.parse.urlsplit(url).netloc
+    part = part_path(dest)
+    resume = part.stat().st_size if part.exists() else 0
+    console.print(Text(f"The local model is not downloaded yet: {spec.title}, "
+                       f"{size_text(spec.size)} from {host}, to be kept in {dest.parent}."
+                       + (f" An earlier download stopped at {size_text(resume)}; it resumes."
+                          if resume else "")), soft_wrap=True)
+    return _ask(console, "Download it now?")
+
+
+def download_with_progress(console: Console, spec: ModelSpec, dest: Path, url: str) -> Path:
+    """Download `spec` to `dest` with a progress bar (DownloadError if it fails)."""
+    part = part_path(dest)
+    columns = (TextColumn("{task.description}"), BarColumn(), DownloadColumn(),
+               TransferSpeedColumn(), TimeRemainingColumn())
+    with Progress(*columns, console=console) as bar:
+        task = bar.add_task(spec.filename, total=spec.size,
+                            completed=part.stat().st_size if part.exists() else 0)
+        download(url, dest, sha256=spec.sha256, size=spec.size,
+                 progress=lambda done, total: bar.update(task, completed=done, total=total))
+    console.print(Text(f"Downloaded {dest} (sha256 checked)."), soft_wrap=True)
+    return dest
+
+
+def size_text(n: int) -> str:
+    """Bytes as MB or GB."""
+    return f"{n / 1e9:.1f} GB" if n >= 1e9 else f"{n / 1e6:.0f} MB"
+
+
+class LoadingStatus:
+    """Shows a local model's load: a spinner on a terminal, plain lines elsewhere."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self._status = None
+
+    def __call__(self, status: LoadStatus) -> None:
+        self._stop()
+        if status.phase == "loading":
+            if self.console.is_terminal:
+                self._status = self.console.status(Text(status.text + "…"), spinner="dots")
+                self._status.start()
+            else:
+                self.console.print(Text(f"interp: {status.text}…"), soft_wrap=True)
+            return
+        if status.phase == "ready":
+            self.console.print(Text(f"{status.text} (loaded in {status.seconds:.1f} s).",
+                                    style="dim"), soft_wrap=True)
+
+    def _stop(self) -> None:
+        if self._status is not None:
+            self._status.stop()
+            self._status = None
+
+
+def speed_text(speed) -> str | None:
+    """The /tokens line for a local model's measured speed (interp.models.local_model.Speed)."""
+    if speed is None or not (speed.prompt_rate or speed.generation_rate):
+        return None
+    parts = []
+    if speed.prompt_rate:
+        parts.append(f"prompt {speed.prompt_tokens} tokens at {speed.prompt_rate:.1f} tokens/s")
+    if speed.generation_rate:
+        parts.append(f"generation {speed.generated_tokens} tokens at "
+                     f"{speed.generation_rate:.1f} tokens/s")
+    return "Local model speed (measured by llama.cpp): " + ", ".join(parts) + "."

@@ -1,0 +1,73 @@
+"""Local model files: GGUF headers, where models live, which one runs."""
+
+from __future__ import annotations
+
+import struct
+
+import pytest
+
+from gguf_samples import _string, gguf, sample
+from interp.models.local_files import (DEFAULT_MODEL, ModelFileError, default_model_path,
+                                       models_dir, read_gguf, resolve_model)
+
+
+def test_reads_architecture_context_and_name(tmp_path):
+    path = tmp_path / "m.gguf"
+    path.write_bytes(sample(32768))
+    info = read_gguf(path)
+    assert (info.architecture, info.context_length, info.name) == ("qwen2", 32768, "Tiny Test")
+
+
+def test_a_header_without_context_length_gives_none(tmp_path):
+    path = tmp_path / "m.gguf"
+    path.write_bytes(gguf([("general.architecture", 8, _string("llama"))]))
+    assert read_gguf(path).context_length is None
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"PK\x03\x04 a zip file", "not a GGUF model file"),
+    (b"", "not a GGUF model file"),
+    (None, "cut off or damaged"),
+    (b"GGUF" + struct.pack("<IQQ", 1, 0, 0), "unsupported GGUF version 1"),
+    (b"GGUF" + struct.pack("<IQQ", 3, 0, 0), "names no model architecture"),
+])
+def test_bad_files_are_one_clear_error(tmp_path, content, message):
+    path = tmp_path / "m.gguf"
+    path.write_bytes(sample()[:60] if content is None else content)
+    with pytest.raises(ModelFileError, match=message):
+        read_gguf(path)
+
+
+def test_missing_files_and_directories(tmp_path):
+    with pytest.raises(ModelFileError, match="no such file"):
+        read_gguf(tmp_path / "absent.gguf")
+    with pytest.raises(ModelFileError, match="is a directory"):
+        read_gguf(tmp_path)
+
+
+def test_models_live_in_the_cache_dir(tmp_path):
+    env = {"XDG_CACHE_HOME": str(tmp_path)}
+    assert models_dir(env) == tmp_path / "interp" / "models"
+    assert default_model_path(env) == tmp_path / "interp" / "models" / DEFAULT_MODEL.filename
+
+
+def test_resolve_prefers_the_given_path_then_the_default(tmp_path):
+    env = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
+    assert resolve_model(None, env) is None
+    default = default_model_path(env)
+    default.parent.mkdir(parents=True)
+    default.write_bytes(sample())
+    assert resolve_model(None, env) == default
+    given = tmp_path / "mine.gguf"
+    given.write_bytes(sample())
+    assert resolve_model(str(given), env) == given
+    with pytest.raises(ModelFileError, match="no such file"):
+        resolve_model(str(tmp_path / "typo.gguf"), env)
+
+
+def test_the_default_model_comes_from_the_hub_or_a_mirror():
+    assert DEFAULT_MODEL.url({}) == (
+        "https://huggingface.co/Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF/resolve/main/"
+        "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf")
+    mirror = DEFAULT_MODEL.url({"HF_ENDPOINT": "http://127.0.0.1:9/"})
+    assert mirror.startswith("http://127.0.0.1:9/Qwen/")
