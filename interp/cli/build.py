@@ -15,7 +15,7 @@ from interp.cli.settings import Settings, default_config_path
 from interp.core.session import Session, SessionConfig
 from interp.errors import UsageError
 from interp.models.litellm_model import LiteLLMModel
-from interp.secrets import runner_env_remove_for, secrets_of
+from interp.secrets import gateway_token_env, runner_env_remove_for, secrets_of
 from interp.storage.sessions import SessionStore
 
 
@@ -136,6 +136,18 @@ def attach_files(session: Session, paths) -> list[str]:
         return [attachment_notice(session.attach(path)) for path in paths]
     except AttachmentError as exc:
         raise UsageError(f"interp: --file {exc}") from None
+
+
+def choose_runners(settings: Settings, registry) -> list[str]:
+    """Apply the per-language runner choices (--runner, [runners]); a notice per kernel language."""
+    from languages.jupyter_choice import ChoiceError, GatewaySettings, apply_choices
+
+    gateway = GatewaySettings(settings.gateway_url, gateway_token_env(settings),
+                              settings.kernel_start_timeout)
+    try:
+        return apply_choices(registry, settings.runners, gateway)
+    except ChoiceError as exc:
+        raise UsageError(f"interp: {exc}") from None
 
 
 def startup_notices(config: RunnerConfig) -> list[str]:

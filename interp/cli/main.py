@@ -65,6 +65,13 @@ def main_command(
     output_dir: Optional[str] = typer.Option(None, "--output-dir", metavar="PATH",
                                              help="Folder for saved figures "
                                              "(default ./interp-output)."),
+    runner: Optional[list[str]] = typer.Option(None, "--runner", metavar="LANG=RUNNER",
+                                               help="Where LANG's blocks run: builtin, "
+                                               "jupyter[:KERNEL] (a local kernel) or "
+                                               "gateway[:KERNEL] (repeatable)."),
+    gateway_url: Optional[str] = typer.Option(None, "--gateway-url", metavar="URL",
+                                              help="Jupyter gateway for LANG=gateway runners "
+                                              "(token in $INTERP_GATEWAY_TOKEN)."),
     file: Optional[list[str]] = typer.Option(None, "--file", metavar="PATH",
                                              help="Attach a file: the model is told its path, "
                                              "size, type and a preview (repeatable)."),
@@ -85,7 +92,8 @@ def main_command(
            "request_timeout": request_timeout, "idle_timeout": idle_timeout,
            "max_tokens": max_tokens,
            "network": network or None, "pass_env": tuple(pass_env) if pass_env else None,
-           "output_dir": output_dir, "python": python, "local_model": local or None}
+           "output_dir": output_dir, "python": python, "local_model": local or None,
+           "runners": tuple(runner) if runner else None, "gateway_url": gateway_url}
     from interp.cli.start import start
 
     raise typer.Exit(start(cli, exec_, resume, tuple(file or ())))
@@ -193,7 +201,8 @@ def rules_remove(entry: list[str] = typer.Argument(..., metavar="ENTRY|NUMBER"))
 _TAKES_VALUE = frozenset({"-e", "--exec", "--model", "--api-base", "--api-key", "--max-turns",
                           "--local", "--timeout", "--resume", "--sandbox", "--pass-env",
                           "--output-dir", "--file", "--python", "--format", "-f", "-o", "--output",
-                          "--tools", "--request-timeout", "--idle-timeout", "--max-tokens"})
+                          "--tools", "--request-timeout", "--idle-timeout", "--max-tokens",
+                          "--runner", "--gateway-url"})
 
 
 _OPTIONAL_VALUE = {"--resume": "latest", "--local": ""}

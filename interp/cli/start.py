@@ -8,7 +8,8 @@ import traceback
 from dataclasses import replace
 
 from interp.cli.settings import ConfigError, Settings, data_dir, load_settings, no_model_help
-from interp.cli.build import Request, attach_files, build_policy, build_session, new_log
+from interp.cli.build import (Request, attach_files, build_policy, build_session, choose_runners,
+                              new_log)
 from interp.cli.local import LOCAL, ModelMaker, no_key_found, prepare_local, startup_notice
 from interp.core import exits
 from interp.errors import UsageError
@@ -128,6 +129,7 @@ def run(settings: Settings, request: Request, models: ModelMaker | None = None) 
     interactive_stdin = sys.stdin.isatty()
     task = request.task
     registry = default_registry()
+    chosen = choose_runners(settings, registry)  # before the rules: they may name new languages
     policy = build_policy(settings, registry)
     auto = settings.auto_approve or policy.mode == "auto"
     if not interactive_stdin and not auto:
@@ -145,6 +147,7 @@ def run(settings: Settings, request: Request, models: ModelMaker | None = None) 
     models = models or ModelMaker(settings)
     session, notices, warnings = build_session(settings, request, approver, store, registry,
                                                models())
+    notices = chosen + notices
     for warning in warnings:
         sys.stderr.write(f"interp: warning: {warning}\n")
     if settings.model == LOCAL:

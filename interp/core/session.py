@@ -69,8 +69,8 @@ class Session(turns.TurnChecks):
         self.messages: list[dict] = list(history or [])
         self._log_reset = False  # reset() happened; the log learns of it before the next message
         if not self.messages or self.messages[0].get("role") != "system":
-            self._add({"role": "system", "content": system_prompt(self.registry.names(),
-                                                                  self.config.runner.cwd),
+            self._add({"role": "system", "content": system_prompt(
+                self.registry.names(), self.config.runner.cwd, self.registry.model_notes()),
                        "_prompt": "interp"})
         self._runners: dict[str, object] = {}
         self._current = None
