@@ -15,7 +15,7 @@ from interp.core import exits
 from interp.core import workspace
 from interp.approval.decision import Approver, Decision, Proposal, auto_approve
 from interp.core.attachments import check_attachable, describe_file
-from interp.core.steps import EXECUTE_TOOL, Step, steps_from_reply
+from interp.core.steps import EXECUTE_TOOL, Step
 from interp.core import turns
 from interp.core.textcalls import valid_arguments
 from interp.core.report import report_messages
