@@ -10,7 +10,8 @@ from dataclasses import replace
 from interp.cli.settings import ConfigError, Settings, data_dir, load_settings, no_model_help
 from interp.cli.build import (Request, attach_files, build_policy, build_session, choose_runners,
                               new_log)
-from interp.cli.local import LOCAL, ModelMaker, no_key_found, prepare_local, startup_notice
+from interp.cli.local import (LOCAL, ModelMaker, loading_status, no_key_found, prepare_local,
+                              startup_notice)
 from interp.core import exits
 from interp.errors import UsageError
 
@@ -145,6 +146,9 @@ def run(settings: Settings, request: Request, models: ModelMaker | None = None) 
                              keys=keys) if keys is not None else None
     approver = PolicyApprover(policy, human, state)
     models = models or ModelMaker(settings)
+    line = _status_line(settings, task)
+    if models.on_status is None:
+        models.on_status = loading_status(line)
     session, notices, warnings = build_session(settings, request, approver, store, registry,
                                                models())
     notices = chosen + notices
@@ -161,11 +165,23 @@ def run(settings: Settings, request: Request, models: ModelMaker | None = None) 
         return interactive(session, state, notices, banner_model=settings.model,
                            history=data_dir() / "history",
                            make_model=models.switch,
-                           new_log=lambda: new_log(settings, store), keys=keys)
+                           new_log=lambda: new_log(settings, store), keys=keys, status=line)
     if settings.json:
         from interp.ui.jsonl import run_json
 
         return run_json(session, task, notices, secrets_of(settings), keys)
     from interp.ui.oneshot import run_oneshot
 
-    return run_oneshot(session, task, notices, secrets_of(settings), keys)
+    return run_oneshot(session, task, notices, secrets_of(settings), keys, status=line)
+
+
+def _status_line(settings: Settings, task: str | None):
+    """The status line of the run (on the stream its progress goes to), None with --json."""
+    if settings.json:
+        return None
+    from rich.console import Console
+
+    from interp.ui.status import StatusLine
+
+    console = Console(stderr=task is not None)
+    return StatusLine(console.file, enabled=None if console.is_terminal else False)

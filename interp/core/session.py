@@ -235,8 +235,8 @@ class Session(turns.TurnChecks):
         return exits.INTERRUPTED, "stopped by the user"
 
     def _ask(self, turn: int) -> Iterator[ev.Event]:
-        tools = [EXECUTE_TOOL] if (yield from self._tool_choice()) else None
         yield ev.event(ev.MODEL_REQUEST, turn=turn, model=self.model.name)
+        tools = [EXECUTE_TOOL] if (yield from self._tool_choice()) else None  # may load a model
         reply, parts = None, []
         try:
             for item in self.model.stream(self.payload(tools=bool(tools)), tools):
