@@ -42,7 +42,7 @@ def start(cli: dict, task: str | None, resume: str | None, files: tuple[str, ...
             files = tuple(str(check_attachable(path)) for path in files)
         except AttachmentError as exc:
             return _fail(f"interp: --file {exc}", exits.USAGE)
-    from interp.models.loader import preload_in_background
+    from interp.models.loader import settle
 
     if settings.model == LOCAL:  # before the preload: exiting mid-import can crash Python
         try:
@@ -51,7 +51,7 @@ def start(cli: dict, task: str | None, resume: str | None, files: tuple[str, ...
             return _fail(str(exc), exits.USAGE)
         except KeyboardInterrupt:
             return _fail("interp: interrupted", exits.INTERRUPTED)
-    preload_in_background()
+    _preload(settings.model)
     models = ModelMaker(settings)
     try:
         return run(settings, Request(task=task, resume=resume, files=files), models)
@@ -63,6 +63,17 @@ def start(cli: dict, task: str | None, resume: str | None, files: tuple[str, ...
         return _report(exc, settings)
     finally:
         models.close()
+        settle()  # exiting while litellm is still being imported can crash Python
+
+
+def _preload(model: str) -> None:
+    """Start importing litellm in the background if the model needs it; models that speak the
+    OpenAI protocol (interp's own client) never wait for it, nor share the CPU with it."""
+    from interp.models.litellm_model import speaks_openai
+    from interp.models.loader import preload_in_background
+
+    if model != LOCAL and not speaks_openai(model):
+        preload_in_background()
 
 
 def _use_local_instead(settings: Settings) -> bool:

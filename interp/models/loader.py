@@ -26,11 +26,34 @@ def load_litellm() -> Any:
     return litellm
 
 
+def loaded() -> bool:
+    """Whether litellm has been imported (by load_litellm) already: using it will not wait."""
+    return load_litellm.cache_info().currsize > 0
+
+
+_PRELOAD = "interp-litellm-preload"
+
+
 def preload_in_background() -> threading.Thread:
-    """Start importing litellm in a daemon thread (e.g. while the user types) and return the thread."""
-    thread = threading.Thread(target=_preload, name="interp-litellm-preload", daemon=True)
+    """Start importing litellm in a daemon thread (e.g. while the user types) and return the
+    thread; one already importing is returned instead of starting another."""
+    for thread in threading.enumerate():
+        if thread.name == _PRELOAD:
+            return thread
+    thread = threading.Thread(target=_preload, name=_PRELOAD, daemon=True)
     thread.start()
     return thread
+
+
+def settle(timeout: float = 15.0) -> bool:
+    """Wait (at most `timeout` s) for a background import of litellm to finish: a process that
+    exits while a thread is still importing can crash at interpreter shutdown. True if none
+    is left running."""
+    for thread in threading.enumerate():
+        if thread.name == _PRELOAD:
+            thread.join(timeout)
+            return not thread.is_alive()
+    return True
 
 
 def _preload() -> None:
