@@ -134,7 +134,6 @@ def run(settings: Settings, request: Request, models: ModelMaker | None = None) 
     from interp.secrets import secrets_of
     from interp.storage.sessions import SessionStore
     from interp.ui.keys import Keys
-    from interp.ui.questions import TerminalApprover
 
     interactive_stdin = sys.stdin.isatty()
     task = request.task
@@ -150,8 +149,11 @@ def run(settings: Settings, request: Request, models: ModelMaker | None = None) 
     store = SessionStore(data_dir() / "sessions")
     state = ApprovalState(auto=auto, policy=policy)
     keys = Keys.for_stdin() if interactive_stdin else None
-    human = TerminalApprover(state, stderr=task is not None, show=settings.json,
-                             keys=keys) if keys is not None else None
+    human = None
+    if keys is not None:  # prompt_toolkit (0.4 s to import) only where someone can answer
+        from interp.ui.questions import TerminalApprover
+
+        human = TerminalApprover(state, stderr=task is not None, show=settings.json, keys=keys)
     approver = PolicyApprover(policy, human, state)
     models = models or ModelMaker(settings)
     session, notices, warnings = build_session(settings, request, approver, store, registry,
