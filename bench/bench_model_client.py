@@ -111,7 +111,7 @@ def make_model(path: Path_, server):
     if path.litellm:
         os.environ["INTERP_TRANSPORT"] = "litellm"
     try:
-        return LiteLLMModel(path.model, api_base=server.api_base, api_key=KEY)
+        return LiteLLMModel(path.model, api_base=server.api_base, api_key=KEY, request_timeout=60)
     finally:
         os.environ.pop("INTERP_TRANSPORT", None)
         if saved is not None:

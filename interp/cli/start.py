@@ -51,7 +51,7 @@ def start(cli: dict, task: str | None, resume: str | None, files: tuple[str, ...
             return _fail(str(exc), exits.USAGE)
         except KeyboardInterrupt:
             return _fail("interp: interrupted", exits.INTERRUPTED)
-    _preload(settings.model)
+    _preload(settings.model, interactive=task is None)
     models = ModelMaker(settings)
     try:
         return run(settings, Request(task=task, resume=resume, files=files), models)
@@ -66,14 +66,17 @@ def start(cli: dict, task: str | None, resume: str | None, files: tuple[str, ...
         settle()  # exiting while litellm is still being imported can crash Python
 
 
-def _preload(model: str) -> None:
+def _preload(model: str, interactive: bool) -> None:
     """Start importing litellm in the background if the model needs it; models that speak the
-    OpenAI protocol (interp's own client) never wait for it, nor share the CPU with it."""
+    OpenAI protocol (interp's own client) never wait for it, nor share the CPU with it; for
+    them only the HTTP client is imported ahead, while the person types."""
     from interp.models.litellm_model import speaks_openai
     from interp.models.loader import preload_in_background
 
     if model != LOCAL and not speaks_openai(model):
         preload_in_background()
+    elif interactive:
+        preload_in_background(litellm=False)
 
 
 def _use_local_instead(settings: Settings) -> bool:

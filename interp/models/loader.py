@@ -34,13 +34,15 @@ def loaded() -> bool:
 _PRELOAD = "interp-litellm-preload"
 
 
-def preload_in_background() -> threading.Thread:
-    """Start importing litellm in a daemon thread (e.g. while the user types) and return the
-    thread; one already importing is returned instead of starting another."""
+def preload_in_background(litellm: bool = True) -> threading.Thread:
+    """Start importing litellm (or, with `litellm=False`, only the HTTP client of interp's own
+    OpenAI-compatible path) in a daemon thread, e.g. while the user types; return the thread.
+    One already importing is returned instead of starting another."""
     for thread in threading.enumerate():
         if thread.name == _PRELOAD:
             return thread
-    thread = threading.Thread(target=_preload, name=_PRELOAD, daemon=True)
+    thread = threading.Thread(target=_preload if litellm else _preload_http, name=_PRELOAD,
+                              daemon=True)
     thread.start()
     return thread
 
@@ -54,6 +56,11 @@ def settle(timeout: float = 15.0) -> bool:
             thread.join(timeout)
             return not thread.is_alive()
     return True
+
+
+def _preload_http() -> None:
+    with contextlib.suppress(Exception):
+        import interp.models.transport  # noqa: F401  (httpx, httpcore)
 
 
 def _preload() -> None:
