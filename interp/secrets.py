@@ -42,6 +42,7 @@ _BARE = re.compile(r"(?P<openai>gpt-|chatgpt-|o[1-9]\b|ft:gpt|text-davinci|davin
                    r"|(?P<anthropic>claude)|(?P<gemini>gemini)|(?P<cohere>command)"
                    r"|(?P<mistral>mistral|codestral|open-mistral)")
 ALWAYS_REMOVED = ("INTERP_API_KEY",)
+GATEWAY_TOKEN_ENV = "INTERP_GATEWAY_TOKEN"  # the default; settings.gateway_token_env names another
 KEY_SUFFIXES = ("_API_KEY", "_API_TOKEN")
 
 
@@ -87,15 +88,23 @@ def secret_values(model: str | None, api_key: str | None,
     return values
 
 
+def gateway_token_env(settings) -> str:
+    """The variable that holds the Jupyter gateway's token for a Settings."""
+    return getattr(settings, "gateway_token_env", None) or GATEWAY_TOKEN_ENV
+
+
 def secrets_of(settings) -> list[str]:
-    """`secret_values` for a Settings."""
-    return secret_values(settings.model, settings.api_key)
+    """`secret_values` for a Settings, plus the Jupyter gateway's token."""
+    token = os.environ.get(gateway_token_env(settings))
+    return secret_values(settings.model, settings.api_key) + ([token] if token else [])
 
 
 def runner_env_remove_for(settings) -> frozenset[str]:
-    """`runner_env_remove` for a Settings (its `pass_env`, when it has one)."""
-    return runner_env_remove(settings.model, settings.api_key,
-                             getattr(settings, "pass_env", None) or ())
+    """`runner_env_remove` for a Settings (its `pass_env`, when it has one); the gateway's
+    token is left out too (code holding it could run anything on the gateway, unapproved)."""
+    passed = getattr(settings, "pass_env", None) or ()
+    token = {gateway_token_env(settings)} - set(passed)
+    return runner_env_remove(settings.model, settings.api_key, passed) | token
 
 
 class Redactor:

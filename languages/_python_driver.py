@@ -1,9 +1,10 @@
-"""Runs inside the user's python3: reads commands on fd 3, runs code files, prints end markers.
+"""Runs inside the user's python: reads commands on fd 3, runs code files, prints end markers.
 
 Kept compatible with Python 3.8 because it runs on whatever python3 the user has.
 """
 
 import ast
+import builtins
 import json
 import linecache
 import os
@@ -15,15 +16,17 @@ CO_COROUTINE = 0x80
 PREFIX = "__INTERP_"
 
 
-def read_command(buf):
-    """Read one line from fd 3; returns (line, rest)."""
-    while b"\n" not in buf:
-        chunk = os.read(3, 65536)
-        if not chunk:
+def read_command():
+    """Read one line from the command pipe on fd 3, a byte at a time: the commands behind it
+    (the run's sync marker) stay in the pipe, out of reach of the block's frames."""
+    line = b""
+    while True:
+        byte = os.read(3, 1)
+        if not byte:
             os._exit(0)
-        buf += chunk
-    line, _, rest = buf.partition(b"\n")
-    return line.decode("utf-8", "replace"), rest
+        if byte == b"\n":
+            return line.decode("utf-8", "replace")
+        line += byte
 
 
 def print_error(exc, filename):
@@ -32,6 +35,36 @@ def print_error(exc, filename):
     while tb is not None and tb.tb_frame.f_code.co_filename != filename:
         tb = tb.tb_next
     traceback.print_exception(type(exc), exc, tb)
+
+
+class Quitter(object):
+    """exit() and quit(): end the block (sys.exit), without closing standard input."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return "Use %s() or %s(code) to end this block" % (self.name, self.name)
+
+    def __call__(self, code=None):
+        raise SystemExit(code)
+
+
+def ended(exc):
+    """The status of a block that raised SystemExit: the interpreter carries on."""
+    code = exc.code
+    if code is None:
+        code = 0
+    elif not isinstance(code, int):
+        print(code, file=sys.stderr)
+        code = 1
+    shown = "" if exc.code is None else repr(exc.code)[:200]
+    note = ("the block ended itself with sys.exit(%s); only the block ended: the Python process "
+            "and its variables were kept" % shown)
+    if code == 0:
+        return {"status": "ok", "exit_code": 0, "notes": [note]}
+    return {"status": "error", "exit_code": code, "notes": [note],
+            "error": "SystemExit: %s" % shown}
 
 
 def summary(exc):
@@ -54,6 +87,8 @@ class Driver:
         self.count = 0
         self.displays = Displays()  # from _python_display.py, whose source comes first
         self.displays.install()
+        Habits(self.displays).install()  # from _python_habits.py, whose source comes first
+        builtins.exit, builtins.quit = Quitter("exit"), Quitter("quit")
 
     def execute(self, code):
         """Run a compiled code object, driving it on an event loop if it awaits."""
@@ -78,15 +113,38 @@ class Driver:
         self.displays.begin(number)
         return self.displays.finish(self.run_block(path), json.dumps)
 
+    def parse(self, path, filename):
+        """(syntax tree, notes); a block that is not Python but a console paste or IPython
+        lines is rewritten (see _python_habits.py); else the first SyntaxError is raised."""
+        with open(path, encoding="utf-8", errors="surrogateescape") as handle:
+            source = handle.read()
+        notes = []
+        pasted = console_paste(source)  # `In [1]: x = 1` parses (an annotation) but is a paste
+        if pasted is not None:
+            source, notes = pasted, [CONSOLE_NOTE]
+        try:
+            tree = ast.parse(source, filename)
+        except SyntaxError as error:
+            changed, more = rewrite(source)
+            notes = notes + more
+            if not more:
+                raise
+            try:
+                tree = ast.parse(changed, filename)
+            except SyntaxError:
+                raise error from None
+            source = changed
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        return tree, notes
+
     def run_block(self, path):
         """Run one block's code; the value of a trailing expression is displayed."""
         filename = "<block %d>" % self.count
-        with open(path, encoding="utf-8", errors="surrogateescape") as handle:
-            source = handle.read()
-        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        linecache.cache.pop(filename, None)
         flags = getattr(ast, "PyCF_ALLOW_TOP_LEVEL_AWAIT", 0)
+        notes = []
         try:
-            tree = ast.parse(source, filename)
+            tree, notes = self.parse(path, filename)
             last = None
             if tree.body and isinstance(tree.body[-1], ast.Expr):
                 last = ast.Interactive(body=[tree.body.pop()])
@@ -96,15 +154,19 @@ class Driver:
                     self.execute(compile(last, filename, "single", flags, True))
         except KeyboardInterrupt:
             print("KeyboardInterrupt", file=sys.stderr)
-            return {"status": "interrupted"}
-        except SystemExit:
-            raise
+            return {"status": "interrupted", "notes": notes}
+        except SystemExit as exc:
+            status = ended(exc)
+            return dict(status, notes=notes + status["notes"])
         except BaseException as exc:  # the user's code may raise anything
-            print_error(exc, filename)
+            if isinstance(exc, UsageError):  # a magic's own message says it all
+                print(summary(exc), file=sys.stderr)
+            else:
+                print_error(exc, filename)
             if isinstance(exc, MemoryError):  # the runner restarts: a limit was hit
                 return {"status": "error", "error": summary(exc), "limit": "memory"}
-            return {"status": "error", "error": summary(exc)}
-        return {"status": "ok"}
+            return {"status": "error", "error": summary(exc), "notes": notes}
+        return {"status": "ok", "notes": notes}
 
 
 def flush():
@@ -130,10 +192,9 @@ def main():
     os.set_inheritable(3, False)
     sys.argv = [""]
     driver = Driver()
-    buf = b""
     while True:
         try:
-            line, buf = read_command(buf)
+            line = read_command()
             parts = line.split(" ", 3)  # R TOKEN BLOCK PATH, or P TOKEN
             status = {"status": "ok"}
             if parts[0] == "R" and len(parts) == 4 and parts[2].isdigit():

@@ -6,7 +6,6 @@ import os
 import shutil
 import signal
 import tempfile
-import termios
 import threading
 import time
 from collections.abc import Iterator
@@ -18,15 +17,18 @@ import pexpect
 
 from .protocol import Runner, RunnerConfig
 from .events import Event, Output
+from .channel import CommandPipe
 from .limits import LimitGuard
-from .marker import MarkerScanner, new_token, route
+from .marker import MarkerScanner, new_token
 from .outcome import Outcome, build_result
-from .output import CapturedOutput, OutputCapture, StreamDecoder
+from .output import CapturedOutput, OutputCapture, StreamDecoder, encode_code
 from .procs import RunnerError, RunnerStartError, kill_session, signal_name, spawn
+from .terminal import SizeFollower, reading_gives_eof
 
 __all__ = ["BASE_ENV", "ProcessRunner", "Runner", "RunnerConfig", "RunnerError", "RunnerStartError"]
 
 BASE_ENV = {"NO_COLOR": "1", "PAGER": "cat", "PYTHON_BASIC_REPL": "1"}
+_NOT_INHERITED = ("COLUMNS", "LINES")  # programs must ask the terminal, which follows resizes
 _READ_SIZE = 1 << 16
 _TICK = 0.25
 
@@ -48,6 +50,7 @@ class ProcessRunner:
     name: ClassVar[str] = ""
     aliases: ClassVar[tuple[str, ...]] = ()
     suffix: ClassVar[str] = ".txt"
+    command_fd: ClassVar[int] = 3  # where the interpreter reads commands (a pipe)
 
     def __init__(self, config: RunnerConfig | None = None) -> None:
         self.config = config or RunnerConfig()
@@ -59,6 +62,8 @@ class ProcessRunner:
         self._interrupt_at: float | None = None
         self._write_lock = threading.RLock()
         self._guard: LimitGuard | None = None
+        self._commands: CommandPipe | None = None
+        self._terminal: SizeFollower | None = None
         self.block: int | None = None  # the number of the block being (or last) run
 
     # -- hooks for subclasses -------------------------------------------------
@@ -82,12 +87,26 @@ class ProcessRunner:
         """The line that makes the interpreter print the marker and nothing else."""
         return f"P {token}\n".encode()
 
+    def sync_command(self, token: str) -> bytes:
+        """The line sent right behind every run command: print the marker once the run is over
+        (see marker.py). A ping unless the driver tells the two apart."""
+        return self.ping_command(token)
+
+    def block_text(self, code: str) -> str:
+        """The text of the code file the interpreter runs."""
+        return code
+
+    def read_status(self, status: dict | None) -> dict | None:
+        """The driver's status line as the Result should see it (add `notes`, ...)."""
+        return status
+
     def child_setup(self) -> None:
-        """Runs in the child before exec: commands on fd 3, stdin at end-of-file."""
-        os.dup2(0, 3)
-        null = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(null, 0)
-        os.close(null)
+        """Runs in the child before exec, after the command pipe is on `command_fd`: stdin
+        at end-of-file unless commands come on it."""
+        if self.command_fd != 0:
+            null = os.open(os.devnull, os.O_RDONLY)
+            os.dup2(null, 0)
+            os.close(null)
 
     # -- lifecycle ------------------------------------------------------------
     @property
@@ -109,7 +128,15 @@ class ProcessRunner:
             argv = self.config.sandbox.wrap(argv, cwd, (os.fspath(self._workdir),
                                                         *hidden_by_private_tmp(argv)))
             self._guard = LimitGuard(self.config.limits)
-            self._child, self._leftover = spawn(argv, cwd, self._environment(), self._preexec), b""
+            self._commands = CommandPipe()
+            self._terminal = SizeFollower(self.config.terminal_size)
+            try:
+                self._child = spawn(argv, cwd, self._environment(), self._preexec,
+                                    size=self._terminal.size,
+                                    pass_fds=(self._commands.read_end,))
+            finally:
+                self._commands.started()
+            self._leftover = b""
             if setup := self.setup_command():
                 self._send(setup)
             self._sync(self.config.start_timeout)
@@ -157,16 +184,19 @@ class ProcessRunner:
         self._runs += 1
         self.block = block if block is not None else self._runs
         path = self._workdir / f"block-{self.block}{self.suffix}"
-        path.write_text(code, encoding="utf-8", errors="surrogateescape")
+        path.write_bytes(encode_code(self.block_text(code)))
         capture = OutputCapture(self._spool_path(block), self.config.head_chars,
                                 self.config.tail_chars)
         limit = timeout if timeout is not None else self.config.timeout
-        token = new_token()
+        token, confirm = new_token(), new_token()
+        scanner = MarkerScanner(token)
+        scanner.expect(confirm)
         self._interrupt_at = None
-        self._send(self.run_command(token, os.fspath(path)))
+        self._prepare_terminal()
+        self._send(self.run_command(token, os.fspath(path)) + self.sync_command(confirm))
         self._running = True
         try:
-            outcome = yield from self._collect(MarkerScanner(token), capture, limit)
+            outcome = yield from self._collect(scanner, capture, limit)
         finally:
             with self._write_lock:
                 self._running = False
@@ -216,25 +246,28 @@ class ProcessRunner:
 
     def _collect(self, scanner: MarkerScanner, capture: OutputCapture,
                  limit: float | None) -> Iterator[Output]:
+        """Stream output until the run's last sync marker (marker.py); Ctrl-C and the
+        deadline add a ping, which the run then waits for, at most `grace` seconds."""
         decoder = StreamDecoder()
         deadline = time.monotonic() + limit if limit else None
-        outcome, ping = Outcome(), None
+        outcome, pinged = Outcome(), False
         data, self._leftover = self._leftover, b""
         while True:
-            text = route(data, scanner, ping)
-            if text := decoder.feed(text):
+            if text := decoder.feed(scanner.feed(data)):
                 capture.feed(text)
                 yield Output(text)
-            if (ping or scanner).done:
+            if scanner.done:
                 break
             now = time.monotonic()
+            self._terminal.follow(self._child)
             if deadline and now >= deadline and not outcome.timed_out:
                 outcome.timed_out = True
                 self.interrupt()
-            if self._interrupt_at is not None and ping is None:
-                ping = MarkerScanner(new_token())
-                self._send(self.ping_command(ping.token))
-            if ping is not None and now >= self._interrupt_at + self.config.grace:
+            if self._interrupt_at is not None and not pinged:
+                pinged, ping = True, new_token()
+                scanner.expect(ping)
+                self._send(self.ping_command(ping))
+            if pinged and now >= self._interrupt_at + self.config.grace:
                 outcome.killed = True
                 break
             try:
@@ -247,12 +280,9 @@ class ProcessRunner:
         if tail := decoder.feed(scanner.flush(), final=True):
             capture.feed(tail)
             yield Output(tail)
-        outcome.status = scanner.status
+        outcome.status, outcome.fakes = self.read_status(scanner.status), scanner.fakes
         outcome.interrupted = self._interrupt_at is not None
-        if ping is not None and ping.done:
-            self._leftover = ping.rest
-        elif scanner.done:
-            self._leftover = scanner.rest
+        self._leftover = scanner.rest if scanner.done else b""
         return outcome
 
     def _wait(self, now: float, deadline: float | None) -> float:
@@ -274,6 +304,9 @@ class ProcessRunner:
 
     def _reap(self, kill: bool) -> tuple[int | None, int | None]:
         child, self._child = self._child, None
+        if self._commands is not None:
+            self._commands.close()
+            self._commands = None
         if child is None:
             return None, None
         if kill:
@@ -292,8 +325,10 @@ class ProcessRunner:
 
     def _sync(self, limit: float) -> None:
         """Wait for a ping's marker so that no earlier output is left in the pipe."""
-        scanner = MarkerScanner(new_token())
-        self._send(self.ping_command(scanner.token))
+        scanner = MarkerScanner(None)
+        ping = new_token()
+        scanner.expect(ping)
+        self._send(self.ping_command(ping))
         deadline = time.monotonic() + limit
         seen = b""
         while not scanner.done:
@@ -312,10 +347,19 @@ class ProcessRunner:
 
     def _send(self, data: bytes) -> None:
         with self._write_lock:
-            self._child.send(data)
+            if self._commands is not None:
+                self._commands.send(data)
+
+    def _prepare_terminal(self) -> None:
+        """Before each run: the user's size, and reads of the terminal at end-of-file again
+        (a block may have changed the terminal's mode)."""
+        if self._child is not None and self._terminal is not None:
+            self._terminal.follow(self._child)
+            reading_gives_eof(self._child.child_fd)
 
     def _environment(self) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items() if k not in self.config.env_remove}
+        env = {k: v for k, v in os.environ.items()
+               if k not in self.config.env_remove and k not in _NOT_INHERITED}
         env.update(self.config.env)
         env.update(BASE_ENV)
         env.update(self.env_overrides())
@@ -334,9 +378,8 @@ class ProcessRunner:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
         if self._guard is not None:
             self._guard.child_setup()
-        attrs = termios.tcgetattr(1)
-        attrs[1] &= ~termios.ONLCR
-        termios.tcsetattr(1, termios.TCSANOW, attrs)
+        reading_gives_eof(1)
+        self._commands.hand_over(self.command_fd)
         self.child_setup()
 
     def __del__(self) -> None:
@@ -345,3 +388,4 @@ class ProcessRunner:
                 self.stop()
             except Exception:  # interpreter shutdown: modules may already be gone
                 pass
+

@@ -111,6 +111,8 @@ class Result:
         if self.interrupted:
             return "interrupted"
         if self.died:
+            if self.signal is None and self.exit_code is None:  # e.g. a kernel on a gateway
+                return "the process died"
             how = f"killed by {self.signal}" if self.signal else f"exited with status {self.exit_code}"
             return f"the process {how}"
         if self.status == "error":

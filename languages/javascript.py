@@ -42,6 +42,10 @@ class NodeRunner(ProcessRunner):
         """node running the driver, which reads commands on fd 3."""
         return [self.executable(), self.driver_path()]
 
+    def sync_command(self, token: str) -> bytes:
+        """`C`: print the marker, unlike `P`, without first waiting for a Ctrl-C to land."""
+        return f"C {token}\n".encode()
+
     def stop(self) -> None:
         """Kill node and everything it started, and release the driver file."""
         super().stop()

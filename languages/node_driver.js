@@ -1,4 +1,4 @@
-// Runs inside node: reads commands on fd 3, runs code files in V8's REPL mode, prints end markers.
+// Runs inside node: reads commands on fd 3 (a pipe), runs code files in V8's REPL mode, prints end markers.
 'use strict';
 
 const fs = require('fs');
@@ -29,6 +29,8 @@ let pings = 0;
 let signals = 0;
 let signalSeen = null;
 let drainer = null;
+let running = false;
+let uncaught = null; // the first error nobody caught while a block ran
 
 function inspect(value) {
   util = util || require('util');
@@ -265,18 +267,31 @@ async function awaitSignal() {
   signals = 0;
 }
 
+// An error thrown by a callback or a promise rejection nobody handled, while a block runs (or
+// right after, before its marker), makes the block an error, as it would end a script.
+function onUncaught(err, label) {
+  write(2, `${label} ${cleanStack(inspect(err))}\n`);
+  if (running && !uncaught) uncaught = `${label} ${isError(err) ? describe(err) : inspect(err)}`.slice(0, 500);
+}
+
 async function handle(line) {
   const [kind, token = ''] = line.split(' ', 2);
   const file = line.slice(kind.length + token.length + 2);
   let status = { status: 'ok' };
   try {
-    if (kind === 'R' && file) status = await runFile(file);
-    else if (pings++ > 0) await awaitSignal();
+    if (kind === 'R' && file) {
+      running = true;
+      uncaught = null;
+      status = await runFile(file);
+    } else if (kind === 'P' && pings++ > 0) await awaitSignal();
     // Let pending signal and rejection callbacks run, so they belong to this command.
     await new Promise((resolve) => setImmediate(resolve));
   } catch (err) {
     status = { status: 'error', error: `interp driver: ${describe(err)}` };
+  } finally {
+    if (kind === 'R') running = false;
   }
+  if (kind === 'R' && uncaught && status.status === 'ok') status = { status: 'error', error: uncaught };
   write(1, `${PREFIX}${token}__${JSON.stringify(status)}\n`);
 }
 
@@ -290,7 +305,7 @@ function listen() {
     while (queue.length) await handle(queue.shift());
     busy = false;
   };
-  input = new (require('tty').ReadStream)(3);
+  input = new (require('net').Socket)({ fd: 3, readable: true, writable: false });
   input.setEncoding('utf8');
   input.on('data', (chunk) => {
     const lines = (pending + chunk).split('\n');
@@ -330,8 +345,8 @@ function main() {
   hidden(RUN, () => call());
   process.on('SIGINT', onSigint);
   process.on('beforeExit', () => { if (waiter) waiter({ unsettled: true }); });
-  process.on('uncaughtException', (err) => write(2, `Uncaught ${cleanStack(inspect(err))}\n`));
-  process.on('unhandledRejection', (err) => write(2, `Uncaught (in promise) ${cleanStack(inspect(err))}\n`));
+  process.on('uncaughtException', (err) => onUncaught(err, 'Uncaught'));
+  process.on('unhandledRejection', (err) => onUncaught(err, 'Uncaught (in promise)'));
   process.argv.splice(1, 1);
   directWrites('stdout', 1);
   directWrites('stderr', 2);

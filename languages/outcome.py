@@ -8,6 +8,8 @@ from .events import Result, parse_displays
 from .output import CapturedOutput
 
 KILLED_NOTE = "the code did not stop after Ctrl-C, so its processes were killed"
+FAKE_NOTE = ("the block printed this run's end-of-block marker itself; that line was dropped and "
+             "the block ran on to its real end")
 
 
 @dataclass
@@ -21,6 +23,7 @@ class Outcome:
     died: bool = False
     exit_code: int | None = None
     signal: str | None = None
+    fakes: int = 0  # copies of the run's marker that the block printed itself
 
 
 def build_result(outcome: Outcome, captured: CapturedOutput, restarted: bool,
@@ -42,5 +45,17 @@ def build_result(outcome: Outcome, captured: CapturedOutput, restarted: bool,
     return Result(status=state, output=captured, exit_code=code, error=status.get("error"),
                   signal=outcome.signal, interrupted=outcome.interrupted or kind == "interrupted",
                   timed_out=outcome.timed_out, died=outcome.died, restarted=restarted,
-                  duration=duration, notes=(KILLED_NOTE,) if outcome.killed else (),
+                  duration=duration, notes=_notes(outcome, status),
                   displays=parse_displays(status))
+
+
+def _notes(outcome: Outcome, status: dict) -> tuple[str, ...]:
+    """What the model is told besides the headline: the driver's notes (a string list in the
+    status line: sys.exit, `set -e`, a pasted console session), a fake marker, a kill."""
+    notes = status.get("notes")
+    found = [n for n in notes if isinstance(n, str)] if isinstance(notes, list) else []
+    if outcome.fakes:
+        found.append(FAKE_NOTE)
+    if outcome.killed:
+        found.append(KILLED_NOTE)
+    return tuple(found)

@@ -8,22 +8,26 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-# CSI, OSC (ended by BEL or ST), DCS/PM/APC strings, and two-byte escapes.
-ESCAPES = re.compile(
-    r"\x1b\[[0-?]*[ -/]*[@-~]"
-    r"|\x1b[\]P^_X][^\x07\x1b]*(?:\x07|\x1b\\|$)"
-    r"|\x1b[ -/]*[0-~]"
-    r"|\x9b[0-?]*[ -/]*[@-~]"
-)
-_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+from .escapes import SEQUENCE as ESCAPES, strip_escapes  # noqa: F401  (the one sanitizer)
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def strip_escapes(text: str) -> str:
-    """Remove ANSI/OSC escape sequences and control characters other than tab and newline."""
-    text = ESCAPES.sub("", text)
-    if "\r" in text:
-        text = "\n".join(line.rstrip("\r").rsplit("\r", 1)[-1] for line in text.split("\n"))
-    return _CONTROLS.sub("", text)
+def clean_surrogates(text: str) -> str:
+    """text with every lone surrogate (an undecodable byte kept by `surrogateescape`, a
+    `\\ud800` JSON escape) replaced by U+FFFD, and split surrogate pairs joined: safe to encode."""
+    if not _SURROGATE.search(text):
+        return text
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def encode_code(text: str) -> bytes:
+    """UTF-8 bytes of a code file: bytes kept by `surrogateescape` come back as they were,
+    other lone surrogates become U+FFFD."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return clean_surrogates(text).encode("utf-8")
 
 
 class StreamDecoder:
@@ -72,7 +76,19 @@ class CapturedOutput:
             return strip_escapes(self.head + self.tail)
         note = (f"\n[... {self.omitted_chars} characters ({self.omitted_lines} lines) omitted;"
                 f" full output in {self.spool_path} ...]\n")
-        return strip_escapes(self.head) + note + strip_escapes(self.tail)
+        return strip_escapes(self.head).rstrip("\n") + note + strip_escapes(self.tail)
+
+
+def _whole_lines_head(head: str) -> str:
+    """head up to its last line end, unless that line end is in its first half."""
+    cut = head.rfind("\n")
+    return head if head.endswith("\n") or cut < len(head) // 2 else head[:cut + 1]
+
+
+def _whole_lines_tail(tail: str, cut: bool) -> str:
+    """tail from the start of its first whole line, unless that is past its first half."""
+    start = tail.find("\n") if cut else -1
+    return tail if start < 0 or start >= len(tail) // 2 else tail[start + 1:]
 
 
 class OutputCapture:
@@ -104,8 +120,8 @@ class OutputCapture:
             self._head.append(text[:room])
             self._head_len += min(room, len(text))
             text = text[room:]
-        if text:
-            self._tail = (self._tail + text)[-self._tail_limit:] if self._tail_limit else ""
+        if text:  # one character more than the tail, to know whether the tail starts a line
+            self._tail = (self._tail + text)[-self._tail_limit - 1:] if self._tail_limit else ""
 
     def _open_spool(self) -> None:
         self._spool_path.parent.mkdir(parents=True, exist_ok=True)
@@ -113,13 +129,20 @@ class OutputCapture:
         self._file.write("".join(self._head) + self._tail)
 
     def finish(self) -> CapturedOutput:
-        """Close the spool file and describe what was captured."""
-        head = "".join(self._head)
+        """Close the spool file and describe what was captured. When output was left out,
+        the head ends and the tail starts at a line boundary (unless that would drop more
+        than half of either: one very long line is cut where the limit falls)."""
+        head, tail = "".join(self._head), self._tail
+        before = head[-1:]
+        if len(tail) > self._tail_limit:
+            before, tail = tail[:1], tail[1:]
         spool = None
         if self._file is not None:
             self._file.close()
             spool = os.fspath(self._spool_path)
-        omitted = self._total - len(head) - len(self._tail)
-        omitted_lines = max(0, self._lines - head.count("\n") - self._tail.count("\n"))
-        return CapturedOutput(head, self._tail, omitted, omitted_lines if omitted else 0,
+        if self._total > len(head) + len(tail):
+            head, tail = _whole_lines_head(head), _whole_lines_tail(tail, before not in ("", "\n"))
+        omitted = self._total - len(head) - len(tail)
+        omitted_lines = max(0, self._lines - head.count("\n") - tail.count("\n"))
+        return CapturedOutput(head, tail, omitted, omitted_lines if omitted else 0,
                               self._total, spool)

@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pexpect
+import ptyprocess
 
 
 class RunnerError(Exception):
@@ -18,12 +19,24 @@ class RunnerStartError(RunnerError):
     """The interpreter process could not be started."""
 
 
-def spawn(argv: list[str], cwd: str, env: Mapping[str, str],
-          preexec: Callable[[], None]) -> pexpect.spawn:
-    """Start argv on a fresh pty (its own session) with no echo and no artificial delays."""
+class _Spawn(pexpect.spawn):
+    """pexpect.spawn that keeps some inherited file descriptors open in the child."""
+
+    def __init__(self, *args, pass_fds: tuple[int, ...] = (), **kwargs) -> None:
+        self._pass_fds = pass_fds
+        super().__init__(*args, **kwargs)
+
+    def _spawnpty(self, args, **kwargs):
+        return ptyprocess.PtyProcess.spawn(args, pass_fds=self._pass_fds, **kwargs)
+
+
+def spawn(argv: list[str], cwd: str, env: Mapping[str, str], preexec: Callable[[], None],
+          size: tuple[int, int] = (40, 160), pass_fds: tuple[int, ...] = ()) -> pexpect.spawn:
+    """Start argv on a fresh pty (its own session, `size` rows x columns) with no echo and no
+    artificial delays; `pass_fds` stay open for `preexec`."""
     try:
-        child = pexpect.spawn(argv[0], argv[1:], cwd=cwd, env=dict(env), echo=False, encoding=None,
-                              preexec_fn=preexec, dimensions=(40, 160), timeout=None)
+        child = _Spawn(argv[0], argv[1:], cwd=cwd, env=dict(env), echo=False, encoding=None,
+                       preexec_fn=preexec, dimensions=size, timeout=None, pass_fds=pass_fds)
     except (pexpect.ExceptionPexpect, OSError) as exc:
         raise RunnerStartError(f"could not start {argv[0]}: {exc}") from None
     child.delaybeforesend = None

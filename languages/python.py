@@ -1,22 +1,41 @@
-"""The Python runner: the user's python3, kept alive between blocks."""
+"""The Python runner: a persistent interpreter (the user's choice, the active virtualenv's,
+else interp's own), kept alive between blocks."""
 
 from __future__ import annotations
 
 import os
 import shutil
 import sys
+from collections.abc import Mapping
 from functools import cache
 from importlib.resources import files
 
-from .base import ProcessRunner
+from .base import ProcessRunner, RunnerConfig
+
+
+def choose_python(config: RunnerConfig, environ: Mapping[str, str]) -> tuple[str, str]:
+    """(interpreter, why it was chosen): the configured one (--python, INTERP_PYTHON, config),
+    else the active virtualenv's (VIRTUAL_ENV), else the one interp runs in (the one that
+    `interp[data]` equips), else python3 on PATH."""
+    if config.python:
+        return config.python, "chosen with --python, INTERP_PYTHON or config.toml"
+    venv = environ.get("VIRTUAL_ENV")
+    if venv:
+        for name in ("python", "python3"):
+            path = os.path.join(venv, "bin", name)
+            if os.path.isfile(path) and os.access(path, os.X_OK):
+                return path, f"the active virtualenv {venv}"
+    if sys.executable:
+        return sys.executable, "the Python interp runs in"
+    return shutil.which("python3", path=environ.get("PATH")) or "python3", "python3 on PATH"
 
 
 @cache
 def _driver_source() -> str:
-    """The display helpers followed by the driver, run as one -c program."""
+    """The display and IPython helpers followed by the driver, run as one -c program."""
     here = files(__package__)
     return "\n".join(here.joinpath(name).read_text(encoding="utf-8")
-                     for name in ("_python_display.py", "_python_driver.py"))
+                     for name in ("_python_display.py", "_python_habits.py", "_python_driver.py"))
 
 
 class PythonRunner(ProcessRunner):
@@ -27,11 +46,8 @@ class PythonRunner(ProcessRunner):
     suffix = ".py"
 
     def executable(self) -> str:
-        """The configured python, else python3 on the runner's PATH, else interp's own."""
-        if self.config.python:
-            return self.config.python
-        path = self._environment().get("PATH")
-        return shutil.which("python3", path=path) or sys.executable
+        """The interpreter that runs the blocks (see `choose_python`)."""
+        return choose_python(self.config, self._environment())[0]
 
     def argv(self) -> list[str]:
         """python3 running the driver from -c, so sys.path[0] is the working directory."""

@@ -67,8 +67,15 @@ class Registry:
         return tag.strip().lower() in self._by_name
 
     def names(self) -> list[str]:
-        """Canonical language names in registration order."""
-        return list(self._canonical)
+        """Canonical language names in registration order, less runners marked `listed = False`
+        (the generic jupyter runner: it backs languages chosen with --runner LANG=jupyter)."""
+        return [name for name in self._canonical
+                if getattr(self._by_name[name.lower()], "listed", True)]
+
+    def model_notes(self) -> str:
+        """What runners tell the model about where their blocks run (`model_note`), one a line."""
+        notes = (getattr(self._by_name[name.lower()], "model_note", "") for name in self.names())
+        return "\n".join(note for note in notes if isinstance(note, str) and note)
 
     def create(self, tag: str, config: RunnerConfig | None = None) -> Runner:
         """A new, not yet started runner for the tag."""

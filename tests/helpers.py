@@ -59,6 +59,7 @@ def make_interp_env(tmp_path: Path) -> dict:
     })
     env.pop("EDITOR", None)
     env.pop("VISUAL", None)
+    env.pop("VIRTUAL_ENV", None)  # Python blocks run in interp's own Python
     work = tmp_path / "work"
     work.mkdir()
     return {"env": env, "cwd": work, "data": tmp_path / "data"}

@@ -15,7 +15,7 @@ from interp.cli.settings import Settings, default_config_path
 from interp.core.session import Session, SessionConfig
 from interp.errors import UsageError
 from interp.models.litellm_model import LiteLLMModel
-from interp.secrets import runner_env_remove_for, secrets_of
+from interp.secrets import gateway_token_env, runner_env_remove_for, secrets_of
 from interp.storage.sessions import SessionStore
 
 
@@ -105,6 +105,7 @@ def build_session(settings: Settings, request: Request, approver, store: Session
     if resumed is not None:
         notices.append(resumed.notice)
         warnings += [resumed.warning] if resumed.warning else []
+        warnings += resumed.skipped
         session.tell(resumed.note)
     return session, notices, warnings
 
@@ -137,9 +138,25 @@ def attach_files(session: Session, paths) -> list[str]:
         raise UsageError(f"interp: --file {exc}") from None
 
 
+def choose_runners(settings: Settings, registry) -> list[str]:
+    """Apply the per-language runner choices (--runner, [runners]); a notice per kernel language."""
+    from languages.jupyter_choice import ChoiceError, GatewaySettings, apply_choices
+
+    gateway = GatewaySettings(settings.gateway_url, gateway_token_env(settings),
+                              settings.kernel_start_timeout)
+    try:
+        return apply_choices(registry, settings.runners, gateway)
+    except ChoiceError as exc:
+        raise UsageError(f"interp: {exc}") from None
+
+
 def startup_notices(config: RunnerConfig) -> list[str]:
-    """What the person should know before anything runs: sandbox and unenforceable limits."""
-    notices = []
+    """What the person should know before anything runs: the Python that runs Python blocks,
+    the sandbox and unenforceable limits."""
+    from languages.python import choose_python
+
+    python, why = choose_python(config, {**os.environ, **config.env})
+    notices = [f"Python blocks run with {python} ({why})."]
     if config.sandbox.mode != "off":
         notices.append(f"Code runs in a {config.sandbox.describe()}.")
     if warning := config.limits.warning():

@@ -65,6 +65,13 @@ def main_command(
     output_dir: Optional[str] = typer.Option(None, "--output-dir", metavar="PATH",
                                              help="Folder for saved figures "
                                              "(default ./interp-output)."),
+    runner: Optional[list[str]] = typer.Option(None, "--runner", metavar="LANG=RUNNER",
+                                               help="Where LANG's blocks run: builtin, "
+                                               "jupyter[:KERNEL] (a local kernel) or "
+                                               "gateway[:KERNEL] (repeatable)."),
+    gateway_url: Optional[str] = typer.Option(None, "--gateway-url", metavar="URL",
+                                              help="Jupyter gateway for LANG=gateway runners "
+                                              "(token in $INTERP_GATEWAY_TOKEN)."),
     file: Optional[list[str]] = typer.Option(None, "--file", metavar="PATH",
                                              help="Attach a file: the model is told its path, "
                                              "size, type and a preview (repeatable)."),
@@ -85,7 +92,8 @@ def main_command(
            "request_timeout": request_timeout, "idle_timeout": idle_timeout,
            "max_tokens": max_tokens,
            "network": network or None, "pass_env": tuple(pass_env) if pass_env else None,
-           "output_dir": output_dir, "python": python, "local_model": local or None}
+           "output_dir": output_dir, "python": python, "local_model": local or None,
+           "runners": tuple(runner) if runner else None, "gateway_url": gateway_url}
     from interp.cli.start import start
 
     raise typer.Exit(start(cli, exec_, resume, tuple(file or ())))
@@ -123,6 +131,9 @@ def eval_command(
     benchmark: str = typer.Argument(..., metavar="BENCHMARK",
                                     help="humaneval, humaneval+, mbpp or mbpp+."),
     model: Optional[str] = typer.Option(None, "--model", help="Any litellm model string."),
+    local: Optional[str] = typer.Option(None, "--local", metavar="[PATH.gguf]",
+                                        help="Score a GGUF model run here by llama.cpp "
+                                        "(default: the downloaded one); needs interp[local]."),
     api_base: Optional[str] = typer.Option(None, "--api-base", help="Model endpoint URL."),
     api_key: Optional[str] = typer.Option(None, "--api-key", help="Model API key."),
     feedback: Optional[list[str]] = typer.Option(None, "--feedback", metavar="none|self|oracle",
@@ -145,8 +156,12 @@ def eval_command(
     args = EvalArgs(benchmark=benchmark.lower(), feedback=tuple(feedback or ()), limit=limit,
                     jobs=jobs, out=out, json=json_, turns=turns, data=data,
                     temperature=temperature, max_tokens=max_tokens)
-    raise typer.Exit(run_eval_command(args, {"model": model, "api_base": api_base,
-                                             "api_key": api_key}))
+    if local is not None and model:
+        typer.echo("interp eval: use --model or --local, not both", err=True)
+        raise typer.Exit(2)
+    raise typer.Exit(run_eval_command(args, {"model": "local" if local is not None else model,
+                                             "local_model": local or None,
+                                             "api_base": api_base, "api_key": api_key}))
 
 
 rules_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False,
@@ -193,7 +208,8 @@ def rules_remove(entry: list[str] = typer.Argument(..., metavar="ENTRY|NUMBER"))
 _TAKES_VALUE = frozenset({"-e", "--exec", "--model", "--api-base", "--api-key", "--max-turns",
                           "--local", "--timeout", "--resume", "--sandbox", "--pass-env",
                           "--output-dir", "--file", "--python", "--format", "-f", "-o", "--output",
-                          "--tools", "--request-timeout", "--idle-timeout", "--max-tokens"})
+                          "--tools", "--request-timeout", "--idle-timeout", "--max-tokens",
+                          "--runner", "--gateway-url"})
 
 
 _OPTIONAL_VALUE = {"--resume": "latest", "--local": ""}
@@ -222,8 +238,13 @@ def optional_resume(args: list[str]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point."""
+    from interp.cli.process import ending_signals, harden_streams
+
+    harden_streams()
     try:
-        app(args=optional_resume(sys.argv[1:] if argv is None else list(argv)), prog_name="interp")
+        with ending_signals():
+            app(args=optional_resume(sys.argv[1:] if argv is None else list(argv)),
+                prog_name="interp")
     finally:
         gc.freeze()  # skip collecting litellm's large heap at exit (about a second)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from interp.errors import UsageError
 from interp.storage.sessions import SessionLog, SessionStore, same_dir
@@ -20,6 +20,7 @@ class Resumed:
     notice: str  # for the person
     note: str  # for the model, with the next task
     warning: str | None = None  # it was started in another directory
+    skipped: list[str] = field(default_factory=list)  # saved lines that could not be used
 
 
 def find_session(store: SessionStore, which: str, cwd: str) -> str:
@@ -39,7 +40,7 @@ def resume(store: SessionStore, which: str, cwd: str, secrets: Iterable[str | No
            ) -> Resumed:
     """Reopen a saved conversation (an id, a unique prefix, or "latest" in `cwd`)."""
     sid = find_session(store, which, cwd)
-    messages = store.load(sid)
+    messages, skipped = store.load_checked(sid)
     started = store.started_in(sid)
     elsewhere = started is not None and not same_dir(started, cwd)
     notice = (f"Resumed conversation {sid} ({len(messages)} messages). Runner state "
@@ -52,5 +53,6 @@ def resume(store: SessionStore, which: str, cwd: str, secrets: Iterable[str | No
         warning = (f"conversation {sid} was started in {started}, not in this directory "
                    f"({cwd}); its blocks will run here.")
         note += f" The conversation was started in {started}; the working directory is now {cwd}."
-    return Resumed(sid, messages, store.open(sid, secrets), started, notice, note + "]", warning)
+    return Resumed(sid, messages, store.open(sid, secrets), started, notice, note + "]", warning,
+                   skipped)
 

@@ -28,8 +28,14 @@ FILE_KEYS = frozenset(
     {"model", "api_base", "api_key", "max_turns", "timeout", "auto_approve", "python", "tools", "debug",
      "sandbox", "network", "memory_limit", "process_limit", "pass_env", "output_dir",
      "request_timeout", "idle_timeout", "max_tokens",
+     "gateway_url", "gateway_token_env", "kernel_start_timeout",
      "local_model", "local_threads", "local_context", "local_temperature"}
 )
+RUNNERS_TABLE = "runners"  # [runners] LANGUAGE = "RUNNER" (see languages.jupyter_choice)
+# Never read from config.toml, with the reason the user is told.
+REFUSED_KEYS = {"gateway_token": "tokens are not read from config.toml (it is stored in plain "
+                                 "text); put the gateway's token in INTERP_GATEWAY_TOKEN, or name "
+                                 "another variable with gateway_token_env"}
 
 NO_MODEL_HELP = """\
 No model is configured. Pick one with --model, for example:
@@ -77,6 +83,10 @@ class Settings:
     process_limit: int | None = None  # processes per runner; 0 turns it off; None = default
     pass_env: tuple[str, ...] = ()
     output_dir: str | None = None  # where figures are saved; None = ./interp-output
+    runners: tuple[str, ...] = ()  # "LANGUAGE=RUNNER" entries, in order; later ones win
+    gateway_url: str | None = None  # the Jupyter gateway for LANGUAGE=gateway runners
+    gateway_token_env: str | None = None  # the variable holding its token (never the token)
+    kernel_start_timeout: float = 60.0  # seconds a kernel may take to start
     local_model: str | None = None  # --local PATH.gguf; None = the downloaded default
     local_threads: int | None = None  # None = physical cores not busy with other work
     local_context: int | None = None  # tokens; None = the model's trained context length
@@ -92,6 +102,7 @@ _TYPES: dict[str, type] = {
     "request_timeout": float, "idle_timeout": float, "max_tokens": int,
     "max_turns": int, "timeout": float, "sandbox": str, "network": bool,
     "memory_limit": int, "process_limit": int, "pass_env": tuple, "output_dir": str,
+    "runners": tuple, "gateway_url": str, "gateway_token_env": str, "kernel_start_timeout": float,
     "local_model": str, "local_threads": int, "local_context": int, "local_temperature": float,
 }
 SANDBOX_MODES = ("off", "workspace", "read-only")
@@ -166,12 +177,17 @@ def _check_value(name: str, value: Any, source: str) -> Any:
         raise ConfigError(f"{source}: expected {kind.__name__}, got {value!r}")
     if name == "max_turns" and value < 1:
         raise ConfigError(f"{source}: must be at least 1, got {value}")
-    if name in ("timeout", "request_timeout", "idle_timeout") and not value > 0:
+    if name in ("timeout", "request_timeout", "idle_timeout", "kernel_start_timeout") \
+            and not value > 0:
         raise ConfigError(f"{source}: must be a positive number of seconds, got {value}")
     if name == "max_tokens" and value < 0:
         raise ConfigError(f"{source}: must be 0 (no cap) or a positive number, got {value}")
     if name == "sandbox" and value not in SANDBOX_MODES:
         raise ConfigError(f"{source}: must be one of {', '.join(SANDBOX_MODES)}, got {value!r}")
+    if name == "runners" and not all("=" in entry for entry in value):
+        raise ConfigError(f"{source}: expected LANGUAGE=RUNNER entries, got {list(value)!r}")
+    if name == "gateway_token_env" and not value.replace("_", "a").isalnum():
+        raise ConfigError(f"{source}: expected the name of an environment variable, got {value!r}")
     if name in ("memory_limit", "process_limit") and value < 0:
         raise ConfigError(f"{source}: must be 0 (no limit) or a positive number, got {value}")
     if name in ("local_threads", "local_context") and value < 1:
@@ -211,11 +227,22 @@ def _from_file(path: Path) -> tuple[dict[str, Any], list[str]]:
     for key, value in data.items():
         if key == APPROVAL_TABLE:
             values[key] = value
+        elif key == RUNNERS_TABLE:
+            values[key] = _runners_table(value, f"{path}: [{key}]")
+        elif key in REFUSED_KEYS:
+            warnings.append(f"{path}: {key} ignored: {REFUSED_KEYS[key]}")
         elif key in FILE_KEYS:
             values[key] = _check_value(key, value, f"{path}: {key}")
         elif not isinstance(value, dict):
             warnings.append(f"{path}: unknown key {key!r} ignored")
     return values, warnings
+
+
+def _runners_table(table: Any, source: str) -> tuple[str, ...]:
+    """[runners] python = "gateway" -> ("python=gateway",)."""
+    if not isinstance(table, dict) or not all(isinstance(v, str) for v in table.values()):
+        raise ConfigError(f"{source}: expected a table of LANGUAGE = \"RUNNER\" strings")
+    return tuple(f"{language}={runner}" for language, runner in table.items())
 
 
 def _from_env(environ: Mapping[str, str]) -> dict[str, Any]:
@@ -248,7 +275,10 @@ def load_settings(
     env = _environ(environ)
     path = default_config_path(env) if config_path is None else Path(config_path)
     merged, warnings = _from_file(path)
-    merged.update(_from_env(env))
-    merged.update(_from_cli(cli or {}))
+    sources = (dict(merged), _from_env(env), _from_cli(cli or {}))
+    for values in sources[1:]:
+        merged.update(values)
+    # runner choices add up per language (file, then environment, then CLI): later ones win
+    merged["runners"] = tuple(entry for values in sources for entry in values.get("runners", ()))
     known = {f.name for f in fields(Settings)}
     return Settings(**{k: v for k, v in merged.items() if k in known}, warnings=tuple(warnings))

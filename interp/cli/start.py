@@ -8,8 +8,10 @@ import traceback
 from dataclasses import replace
 
 from interp.cli.settings import ConfigError, Settings, data_dir, load_settings, no_model_help
-from interp.cli.build import Request, attach_files, build_policy, build_session, new_log
-from interp.cli.local import LOCAL, ModelMaker, no_key_found, prepare_local, startup_notice
+from interp.cli.build import (Request, attach_files, build_policy, build_session, choose_runners,
+                              new_log)
+from interp.cli.local import (LOCAL, ModelMaker, loading_status, no_key_found, prepare_local,
+                              startup_notice)
 from interp.core import exits
 from interp.errors import UsageError
 
@@ -141,6 +143,7 @@ def run(settings: Settings, request: Request, models: ModelMaker | None = None) 
     interactive_stdin = sys.stdin.isatty()
     task = request.task
     registry = default_registry()
+    chosen = choose_runners(settings, registry)  # before the rules: they may name new languages
     policy = build_policy(settings, registry)
     auto = settings.auto_approve or policy.mode == "auto"
     if not interactive_stdin and not auto:
@@ -159,8 +162,12 @@ def run(settings: Settings, request: Request, models: ModelMaker | None = None) 
         human = TerminalApprover(state, stderr=task is not None, show=settings.json, keys=keys)
     approver = PolicyApprover(policy, human, state)
     models = models or ModelMaker(settings)
+    line = _status_line(settings, task)
+    if models.on_status is None:
+        models.on_status = loading_status(line)
     session, notices, warnings = build_session(settings, request, approver, store, registry,
                                                models())
+    notices = chosen + notices
     for warning in warnings:
         sys.stderr.write(f"interp: warning: {warning}\n")
     if settings.model == LOCAL:
@@ -174,11 +181,23 @@ def run(settings: Settings, request: Request, models: ModelMaker | None = None) 
         return interactive(session, state, notices, banner_model=settings.model,
                            history=data_dir() / "history",
                            make_model=models.switch,
-                           new_log=lambda: new_log(settings, store), keys=keys)
+                           new_log=lambda: new_log(settings, store), keys=keys, status=line)
     if settings.json:
         from interp.ui.jsonl import run_json
 
         return run_json(session, task, notices, secrets_of(settings), keys)
     from interp.ui.oneshot import run_oneshot
 
-    return run_oneshot(session, task, notices, secrets_of(settings), keys)
+    return run_oneshot(session, task, notices, secrets_of(settings), keys, status=line)
+
+
+def _status_line(settings: Settings, task: str | None):
+    """The status line of the run (on the stream its progress goes to), None with --json."""
+    if settings.json:
+        return None
+    from rich.console import Console
+
+    from interp.ui.status import StatusLine
+
+    console = Console(stderr=task is not None)
+    return StatusLine(console.file, enabled=None if console.is_terminal else False)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from interp.core.text import clean
+
 
 @dataclass(frozen=True)
 class Event:
@@ -19,8 +21,9 @@ class Event:
 
 
 def event(kind: str, /, **data: Any) -> Event:
-    """Build an event (`kind` is positional-only, so `data` may hold a "kind" field)."""
-    return Event(kind, data)
+    """Build an event (`kind` is positional-only, so `data` may hold a "kind" field); its
+    strings are made encodable (interp/core/text.py), so every front end can show them."""
+    return Event(kind, clean(data))
 
 
 # Event types; documented in README ("JSON output").

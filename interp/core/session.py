@@ -15,13 +15,14 @@ from interp.core import exits
 from interp.core import workspace
 from interp.approval.decision import Approver, Decision, Proposal, auto_approve
 from interp.core.attachments import check_attachable, describe_file
-from interp.core.steps import EXECUTE_TOOL, Step, steps_from_reply
+from interp.core.steps import EXECUTE_TOOL, Step
 from interp.core import turns
 from interp.core.textcalls import valid_arguments
 from interp.core.report import report_messages
 from interp.models.base import Model, ModelError, Reply, Retrying
 from interp.core.system_prompt import system_prompt
 from interp.core.payload import build_payload, has_images
+from interp.core.text import clean, clean_reply
 
 
 
@@ -68,8 +69,8 @@ class Session(turns.TurnChecks):
         self.messages: list[dict] = list(history or [])
         self._log_reset = False  # reset() happened; the log learns of it before the next message
         if not self.messages or self.messages[0].get("role") != "system":
-            self._add({"role": "system", "content": system_prompt(self.registry.names(),
-                                                                  self.config.runner.cwd),
+            self._add({"role": "system", "content": system_prompt(
+                self.registry.names(), self.config.runner.cwd, self.registry.model_notes()),
                        "_prompt": "interp"})
         self._runners: dict[str, object] = {}
         self._current = None
@@ -88,6 +89,7 @@ class Session(turns.TurnChecks):
     # -- public API -----------------------------------------------------------
     def run(self, task: str) -> Iterator[ev.Event]:
         """Work on a task until the model stops proposing code; ends with task.finished."""
+        task = clean(task)
         if not self._started:
             self._started = True
             yield ev.event(ev.SESSION_STARTED, session_id=self.id, model=self.model.name,
@@ -233,8 +235,8 @@ class Session(turns.TurnChecks):
         return exits.INTERRUPTED, "stopped by the user"
 
     def _ask(self, turn: int) -> Iterator[ev.Event]:
-        tools = [EXECUTE_TOOL] if (yield from self._tool_choice()) else None
         yield ev.event(ev.MODEL_REQUEST, turn=turn, model=self.model.name)
+        tools = [EXECUTE_TOOL] if (yield from self._tool_choice()) else None  # may load a model
         reply, parts = None, []
         try:
             for item in self.model.stream(self.payload(tools=bool(tools)), tools):
@@ -251,10 +253,12 @@ class Session(turns.TurnChecks):
         except KeyboardInterrupt:
             self._save_partial("".join(parts), "[reply interrupted by the user]")
             raise
-        except ModelError:
-            self._save_partial("".join(parts), "[reply cut off by an error]")
+        except ModelError as exc:  # an attempt that started over may have received more
+            text = "".join(parts)
+            self._save_partial(exc.partial if len(exc.partial) > len(text) else text,
+                               "[reply cut off by an error]")
             raise
-        reply = reply or Reply("".join(parts), (), None, None)
+        reply = clean_reply(reply or Reply("".join(parts), (), None, None))
         self._add(_assistant_message(reply) if not turns.is_empty(reply) else
                   {"role": "assistant", "content": turns.EMPTY_REPLY})  # APIs reject an empty one
         return reply
@@ -410,6 +414,7 @@ class Session(turns.TurnChecks):
             self._add({"role": "assistant", "content": f"{text}\n{note}"})
 
     def _add(self, message: dict, task: bool = False) -> None:
+        message = clean(message)
         if task:
             message = dict(message, _task=True)
         self.messages.append(message)

@@ -208,6 +208,7 @@ class TurnChecks:
         if not messages or messages[0].get("role") != "system" or \
                 self.messages[0].get("_prompt") != "interp":
             return messages
-        prompt = system_prompt(self.registry.names(), self.config.runner.cwd, tools=True)
+        prompt = system_prompt(self.registry.names(), self.config.runner.cwd,
+                               self.registry.model_notes(), tools=True)
         return [dict(messages[0], content=prompt), *messages[1:]]
 

@@ -57,13 +57,14 @@ class LiteLLMModel:
         raise ModelError on failure."""
         if not self.direct:
             load_litellm()  # before any deadline starts: the import takes seconds
-        retries, waited = 0, 0.0
+        retries, waited, received = 0, 0.0, ""  # received: the longest text of any attempt
         while True:
             acc = Accumulator()
             try:
                 yield from self._attempt(messages, tools, acc)
             except Exception as exc:  # classified below; nothing but ModelError leaves this method
                 kind = classify(exc)
+                received = acc.text if len(acc.text) > len(received) else received
                 midstream = acc.started or acc.chunks > 0
                 if kind == "bad_request" and acc.started:
                     kind = "server"  # an error line in the middle of a reply is not our request's fault
@@ -71,7 +72,7 @@ class LiteLLMModel:
                 if not isinstance(exc, DeadlineExceeded):
                     delay = self.retry.delay(kind, exc, retries, waited, midstream)
                 if delay is None:
-                    raise self._error(kind, exc, retries + 1, acc) from exc
+                    raise self._error(kind, exc, retries + 1, acc, received) from exc
                 retries += 1
                 waited += delay
                 yield Retrying(retries, self.retry.max_retries, round(delay, 2), kind,
@@ -149,14 +150,15 @@ class LiteLLMModel:
             self._http = transport.tracked_client(self.request_timeout)
         return self._http
 
-    def _error(self, kind: str, exc: BaseException, attempts: int, acc: Accumulator) -> ModelError:
+    def _error(self, kind: str, exc: BaseException, attempts: int, acc: Accumulator,
+               received: str) -> ModelError:
         if isinstance(exc, DeadlineExceeded):
             message = self._deadline_message(exc, acc)
         else:
             message = explain(self, kind, exc, attempts)
             if acc.parts:
                 message += " (reply cut off)"
-        return ModelError(kind, message, detail=self._detail(exc), partial=acc.text,
+        return ModelError(kind, message, detail=self._detail(exc), partial=received,
                           attempts=attempts)
 
     def _deadline_message(self, exc: DeadlineExceeded, acc: Accumulator) -> str:

@@ -4,7 +4,9 @@ Each line is one record: a ``meta`` record first, then ``message``, ``event``,
 ``undo`` (drop the last n messages) and ``reset`` (drop all messages) records.
 Every line is flushed as soon as it is written, so a killed process loses at
 most the line being written; there is no fsync, so a power loss may lose the
-tail. Loading skips lines that are truncated or corrupt instead of failing.
+tail. Loading skips lines that are truncated or corrupt, and messages that a
+model would refuse (a content that is not text, a role it does not know),
+instead of failing, with a warning that names each line (`load_checked`).
 
 Session ids look like ``20261122-153012-ab12cd`` (UTC time + 6 hex chars), so
 they sort by creation time.
@@ -22,7 +24,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from interp.core.text import clean
 from interp.secrets import Redactor
+from interp.storage.validate import message_problem
 
 FORMAT_VERSION = 1
 _ID_RE = re.compile(r"^[0-9A-Za-z][0-9A-Za-z_-]*$")
@@ -81,7 +85,8 @@ class SessionLog:
         self._redactor = Redactor(secrets)
         try:
             needs_newline = _ends_mid_line(path)
-            self._fh = open(path, "a", encoding="utf-8", buffering=1)
+            # a lone surrogate that got this far is written as its JSON escape, never a crash
+            self._fh = open(path, "a", encoding="utf-8", errors="backslashreplace", buffering=1)
             if needs_newline:  # a crash left a partial line: start a fresh one after it
                 self._fh.write("\n")
         except OSError as exc:
@@ -146,27 +151,38 @@ def _meta(path: Path) -> dict[str, Any]:
     return record if isinstance(record, dict) and record.get("type") == "meta" else {}
 
 
-def _records(path: Path) -> Iterator[dict[str, Any]]:
-    """Yield the well-formed records of a file, skipping corrupt lines."""
+def _records(path: Path) -> Iterator[tuple[int, dict[str, Any] | None, str]]:
+    """(line number, record or None, why it is unusable) for each non-blank line."""
     with open(path, encoding="utf-8", errors="replace") as fh:
-        for line in fh:
+        for number, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
             try:
                 record = json.loads(line)
             except ValueError:
+                yield number, None, "not JSON: a truncated or corrupt line"
                 continue
             if isinstance(record, dict):
-                yield record
+                yield number, clean(record), ""
+            else:
+                yield number, None, "not a JSON object"
 
 
-def _replay(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Return (meta record, messages) after applying undo and reset records."""
+def _replay(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]], list[str]]:
+    """(meta record, messages, warnings) after applying undo and reset records; each line that
+    cannot be used is skipped with a warning that names it."""
     meta: dict[str, Any] = {}
     messages: list[dict[str, Any]] = []
-    for record in _records(path):
-        kind = record.get("type")
-        if kind == "meta" and not meta:
+    warnings: list[str] = []
+    for number, record, problem in _records(path):
+        kind = record.get("type") if record is not None else None
+        if record is not None and kind == "message":
+            problem = message_problem(record.get("message"))
+        if problem:
+            warnings.append(f"line {number} of {path.name} was skipped: {problem}")
+        elif kind == "meta" and not meta:
             meta = record
-        elif kind == "message" and isinstance(record.get("message"), dict):
+        elif kind == "message":
             messages.append(record["message"])
         elif kind == "undo":
             count = record.get("count")
@@ -174,7 +190,7 @@ def _replay(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
                 del messages[max(0, len(messages) - count):]
         elif kind == "reset":
             messages.clear()
-    return meta, messages
+    return meta, messages, warnings
 
 
 def _content_text(content: Any) -> str:
@@ -293,17 +309,22 @@ class SessionStore:
 
     def load(self, id: str) -> list[dict[str, Any]]:
         """Messages of a session (id or unique prefix), with undo/reset applied."""
+        return self.load_checked(id)[0]
+
+    def load_checked(self, id: str) -> tuple[list[dict[str, Any]], list[str]]:
+        """(messages, a warning for each line that was skipped) of a session."""
         path = self.path_for(self.resolve(id))
         try:
-            return _replay(path)[1]
+            _, messages, warnings = _replay(path)
         except OSError as exc:
             raise StoreError(f"cannot read session file {path}: {exc.strerror or exc}") from None
+        return messages, warnings
 
     def info(self, id: str) -> SessionInfo:
         """Summary of one session (exact id); raises OSError if unreadable."""
         path = self.path_for(id)
         mtime_ns = path.stat().st_mtime_ns
-        meta, messages = _replay(path)
+        meta, messages, _ = _replay(path)
         model = meta.get("model")
         created = meta.get("created")
         return SessionInfo(

@@ -1,9 +1,10 @@
 """Making untrusted text safe to show: no escape sequence may reach the terminal.
 
 Model text and program output lose every escape sequence (CSI, OSC, DCS, SOS, PM, APC, in
-their 7-bit and 8-bit forms), every other C0/C1 control except tab and newline (program
-output keeps carriage returns for progress lines; they cannot leave the current row), and
-bidi overrides/isolates. Code shown for approval is never altered that way: `visible` turns
+their 7-bit and 8-bit forms; the patterns are languages/escapes.py's, shared with what the
+model is given, so an unterminated string ends at the end of its line in both), every other
+C0/C1 control except tab and newline (program output keeps carriage returns for progress
+lines; they cannot leave the current row), and bidi overrides/isolates. Code shown for approval is never altered that way: `visible` turns
 each control, invisible or look-alike-space character into a visible escape instead.
 """
 
@@ -12,25 +13,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-# Escape sequences, complete or cut off by the end of the text. A string (OSC, DCS, ...)
-# ends at BEL or ST; like a terminal, an ESC or C1 control that is not ST aborts it.
-_STRING_START = r"(?:\x1b[\]P^_X]|[\x90\x98\x9d\x9e\x9f])"
-_BODY = r"[^\x07\x1b\x90\x98\x9b-\x9f]*"  # any C1 or ESC ends the string
-_SEQUENCE = re.compile(
-    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"
-    rf"|{_STRING_START}{_BODY}(?:\x07|\x1b\\|\x9c|(?=[\x1b\x90\x98\x9b\x9d-\x9f])|\Z)"
-    r"|\x1b[ -/]*[0-~]"
-)
-# An escape sequence that the next chunk may complete.
-_PARTIAL = re.compile(
-    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*\Z"
-    rf"|{_STRING_START}{_BODY}\x1b?\Z"
-    r"|\x1b[ -/]*\Z"
-)
-_BIDI = "\u202a-\u202e\u2066-\u2069"
-_CONTROLS = re.compile(rf"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}]")
-_CONTROLS_KEEP_CR = re.compile(rf"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f{_BIDI}]")
-MAX_CARRY = 256  # longest cut-off sequence held back between chunks
+from languages.escapes import BIDI, EscapeStream, collapse_cr, drop_sequences
+
+_CONTROLS = re.compile(rf"[\x00-\x08\x0b-\x1f\x7f-\x9f{BIDI}]")
+_CONTROLS_KEEP_CR = re.compile(rf"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f{BIDI}]")
 
 # Shown as escapes in code: C0 (not tab/newline), DEL, C1, spaces other than U+0020, format
 # characters (zero-width, bidi, tags, BOM, ...), invisible fillers and variation selectors,
@@ -95,26 +81,14 @@ def has_hidden(code: str) -> bool:
     return visible(code) != code
 
 
-def _strip(text: str, keep_cr: bool) -> str:
-    text = _SEQUENCE.sub("", text)
-    return (_CONTROLS_KEEP_CR if keep_cr else _CONTROLS).sub("", text)
-
-
-def _collapse_cr(text: str) -> str:
-    """What a terminal would leave of each line after carriage returns (roughly)."""
-    if "\r" not in text:
-        return text
-    return "\n".join(line.rstrip("\r").rsplit("\r", 1)[-1] for line in text.split("\n"))
-
-
 def safe_output(text: str) -> str:
     """Program output without escape sequences or controls; carriage returns kept."""
-    return _strip(text, keep_cr=True)
+    return _CONTROLS_KEEP_CR.sub("", drop_sequences(text))
 
 
 def safe_text(text: str) -> str:
     """Model or message text without escape sequences, controls or bidi overrides."""
-    return _CONTROLS.sub("", _collapse_cr(_SEQUENCE.sub("", text)))
+    return _CONTROLS.sub("", collapse_cr(drop_sequences(text)))
 
 
 class OutputFilter:
@@ -127,27 +101,19 @@ class OutputFilter:
         self._secrets = sorted({s for s in secrets if s}, key=len, reverse=True)
         self._replacement = replacement
         self._sanitize = sanitize
-        self._raw = ""  # a cut-off escape sequence
+        self._escapes = EscapeStream()  # holds a cut-off escape sequence
         self._clean = ""  # sanitised text that may begin a secret
 
     def feed(self, chunk: str) -> str:
         """The part of the stream so far that is safe to show now."""
         if not self._sanitize:
             return self._redact(self._clean + chunk, final=False)
-        text = self._raw + chunk
-        self._raw = ""
-        if match := _PARTIAL.search(text):  # linear: a string's body stops at any introducer
-            self._raw = text[match.start():]
-            text = text[:match.start()]
-            if len(self._raw) > MAX_CARRY:  # an endless string: drop its body, as a terminal does
-                self._raw = self._raw[:2] if self._raw[0] == "\x1b" else self._raw[:1]
+        text = self._escapes.feed(chunk)
         return self._redact(self._clean + safe_output(text), final=False)
 
     def flush(self) -> str:
         """Whatever is held back, sanitised (the stream has ended)."""
-        text = self._clean + safe_output(self._raw)
-        self._raw = ""
-        return self._redact(text, final=True)
+        return self._redact(self._clean + safe_output(self._escapes.flush()), final=True)
 
     def _redact(self, text: str, final: bool) -> str:
         for secret in self._secrets:

@@ -240,20 +240,34 @@ def test_process_exit_restarts_the_runner(fresh):
 
 def test_uncaught_async_error_is_reported_and_the_runner_survives(fresh):
     assert run(fresh, "let kept = 3")[0].ok
-    result, _ = run(fresh, "setTimeout(() => { throw new Error('late') }, 10)")
-    assert result.ok
-    result, out = run(fresh, "await new Promise(r => setTimeout(r, 200)); kept")
-    assert result.ok
-    assert "Uncaught Error: late" in out
-    assert out.endswith("3\n")
+    first, out1 = run(fresh, "setTimeout(() => { throw new Error('late') }, 10); 'scheduled'")
+    assert first.ok  # it ended before the error: the error is shown, with it or with the next
+    result, out2 = run(fresh, "await new Promise(r => setTimeout(r, 200)); kept")
+    assert "Uncaught Error: late" in out1 + out2
+    assert out2.endswith("3\n")
 
 
-def test_unhandled_rejection_is_reported_with_its_block(fresh):
-    result, out = run(fresh, "Promise.reject(new Error('nobody caught me')); 'next'")
-    assert result.ok
-    assert "'next'" in out
-    assert "Uncaught (in promise) Error: nobody caught me" in out
-    assert run(fresh, "1")[1] == "1\n"
+def test_error_thrown_by_a_callback_while_the_block_runs_is_an_error(fresh):
+    code = "setTimeout(() => { throw new Error('in a timer') }, 10); await new Promise(r => setTimeout(r, 300)); 'end'"
+    result, out = run(fresh, code)
+    assert result.status == "error" and result.error == "Uncaught Error: in a timer"
+    assert "'end'" in out and "Uncaught Error: in a timer" in out
+
+
+@pytest.mark.parametrize("code, error", [
+    ("Promise.reject(new Error('nobody caught me')); 'next'",
+     "Uncaught (in promise) Error: nobody caught me"),
+    ("async function boom() { throw new Error('boom') }\nboom(); 'next'",
+     "Uncaught (in promise) Error: boom"),
+    ("Promise.reject(42); 'next'", "Uncaught (in promise) 42"),
+])
+def test_unhandled_rejection_is_an_error_of_its_block(fresh, code, error):
+    result, out = run(fresh, code)
+    assert result.status == "error" and not result.ok
+    assert result.error == error
+    assert "'next'" in out and error in out
+    result, out = run(fresh, "1")
+    assert result.ok and out == "1\n"
 
 
 def test_spoofed_markers_are_plain_output(node):

@@ -212,3 +212,90 @@ def test_scanner_survives_unreadable_status(raw):
     scanner = MarkerScanner("tt")
     scanner.feed(f"{PREFIX}tt__".encode() + raw + b"\n")
     assert scanner.done and isinstance(scanner.status, dict)
+
+
+# -- the model's head and tail at line boundaries ---------------------------------------------------
+
+def test_head_and_tail_are_cut_at_line_boundaries(tmp_path):
+    capture = OutputCapture(tmp_path / "s.log", head_chars=25, tail_chars=25)
+    lines = [f"line number {i:03d}\n" for i in range(100)]  # 16 characters each
+    capture.feed("".join(lines))
+    out = capture.finish()
+    assert out.head == "line number 000\n"  # not "line number 000\nline numbe"
+    assert out.tail == "line number 099\n"  # not "er 098\nline number 099\n"
+    assert out.omitted_chars == 1600 - 32 and out.omitted_lines == 98
+    model = out.for_model()
+    assert model.startswith("line number 000\n[... 1568 characters (98 lines) omitted;")
+    assert model.endswith("...]\nline number 099\n")
+
+
+def test_one_long_line_is_still_cut_where_the_limit_falls(tmp_path):
+    capture = OutputCapture(tmp_path / "s.log", head_chars=10, tail_chars=10)
+    capture.feed("a" * 100 + "\n" + "b" * 100)
+    out = capture.finish()
+    assert (out.head, out.tail) == ("a" * 10, "b" * 10)
+
+
+def test_tail_that_starts_a_line_keeps_it(tmp_path):
+    capture = OutputCapture(tmp_path / "s.log", head_chars=4, tail_chars=9)
+    capture.feed("head\n" + "x" * 30 + "\nabc\ndefg\n")
+    out = capture.finish()
+    assert out.head == "head" and out.tail == "abc\ndefg\n"
+
+
+# -- the run's sync marker -------------------------------------------------------------------------
+
+def test_a_run_with_a_sync_token_ends_at_the_sync_marker():
+    scanner = MarkerScanner("run")
+    scanner.expect("sync")
+    out = scanner.feed(b"hello\n" + marker("run", {"exit_code": 1}) + b"late\n")
+    assert out == b"hello\nlate\n" and not scanner.done and scanner.status == {"exit_code": 1}
+    assert scanner.feed(marker("sync", {}) + b"next") == b""
+    assert scanner.done and scanner.rest == b"next" and scanner.fakes == 0
+
+
+def test_an_early_copy_of_the_run_marker_is_dropped_and_counted():
+    scanner = MarkerScanner("run")
+    scanner.expect("sync")
+    stream = (b"a\n" + marker("run", {"status": "ok"}) + b"rest of the block\n"
+              + marker("run", {"status": "error"}) + marker("sync", {}))
+    out = b"".join(scanner.feed(stream[i:i + 3]) for i in range(0, len(stream), 3))
+    assert out == b"a\nrest of the block\n"
+    assert scanner.done and scanner.status == {"status": "error"} and scanner.fakes == 1
+
+
+def test_the_last_sync_expected_ends_the_run_and_earlier_ones_are_dropped():
+    scanner = MarkerScanner("run")
+    scanner.expect("first")
+    scanner.expect("second")
+    assert scanner.feed(marker("first", {}) + b"between\n") == b"between\n"
+    assert not scanner.done
+    scanner.feed(marker("second", {}))
+    assert scanner.done and scanner.status is None
+
+
+def test_status_strings_with_lone_surrogates_are_replaced():
+    scanner = MarkerScanner("t")
+    scanner.feed(b'__INTERP_t__{"error": "bad \\ud800 name"}\n')
+    assert scanner.status == {"error": "bad \ufffd name"}
+
+
+# -- one sanitizer ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("raw, clean", [
+    ("visible \x1b]0;t\nhidden\n", "visible \nhidden\n"),
+    ("a \x1bPq#0;2\r\nb\n", "a \nb\n"),
+    ("a \x1b_apc\nb", "a \nb"),
+    ("\x9d0;c1 osc\nafter", "\nafter"),
+    ("t \x1b]0;title\x07same line", "t same line"),
+])
+def test_an_unterminated_string_ends_at_its_line(raw, clean):
+    assert strip_escapes(raw) == clean
+
+
+def test_the_screen_uses_the_same_patterns():
+    from interp.ui import sanitize
+    from languages import escapes
+
+    assert sanitize.drop_sequences is escapes.drop_sequences
+    assert sanitize.safe_output("x \x1b]0;t\ny\n") == "x \ny\n"

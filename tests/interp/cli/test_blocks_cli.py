@@ -165,7 +165,7 @@ def test_spool(outcome):
     got = outcome("spool")
     assert got["first"].returncode == 0 and got["second"].returncode == 0, got["first"].stderr
     first = events_of(got["first"])
-    sid = first[0]["session_id"]
+    sid = next(e for e in first if e["type"] == "session.started")["session_id"]
     done = next(e for e in first if e["type"] == "block.finished")
     sessions = got["env"]["data"] / "interp" / "sessions"
     assert done["truncated"] and done["spool_path"] == str(sessions / sid / "block-1-output.txt")

@@ -153,7 +153,7 @@ def chart_and_exports(server, env):
     server.script(["Plotting.\n" + py(CHART), "The chart is saved."])
     run = run_interp(["-y", "--json", "--output-dir", "charts", "-e", "plot quarterly sales",
                       *model_args(server)], env)
-    sid = events_of(run)[0]["session_id"]
+    sid = next(e for e in events_of(run) if e["type"] == "session.started")["session_id"]
     exports = {
         "ipynb": run_interp(["export", "latest", "--format", "ipynb", "-o", "x.ipynb"], env),
         "md": run_interp(["export", sid[:-2], "--format", "md", "-o", "-"], env),

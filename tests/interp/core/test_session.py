@@ -37,7 +37,7 @@ def test_blocks_run_in_order_outputs_go_back_and_task_ends_without_code(server, 
     session = make_session(server)
     events = run(session, "compute 42 twice")
 
-    assert [e.type for e in events][:4] == ["session.started", "notice", "model.request", "message"]
+    assert [e.type for e in events][:4] == ["session.started", "model.request", "notice", "message"]
     assert of(events, "notice")[0]["text"].startswith("tools: off (litellm does not know")
     proposed = of(events, "block.proposed")
     assert [(p["index"], p["language"]) for p in proposed] == [(1, "python"), (2, "shell")]
@@ -457,3 +457,14 @@ def test_unanswered_tool_calls_get_a_result_before_the_next_task(server, make_se
     messages = server.requests[-1]["messages"]
     assert [m["role"] for m in messages[i:]] == ["assistant", "tool", "user"]
     assert messages[i + 1]["tool_call_id"] == "call_cut"
+
+
+def test_clean_replaces_lone_surrogates_everywhere_and_joins_pairs():
+    from interp.core.text import clean, clean_reply
+    from interp.models.base import Reply, ToolCall
+
+    assert clean({"a\ud800": ["x\udcff", ("\ud83d\ude00",)], "n": 1}) == \
+        {"a\ufffd": ["x\ufffd", ("\U0001f600",)], "n": 1}
+    reply = clean_reply(Reply("t\ud800", (ToolCall("i", "execute", '{"code": "\udcff"}'),), None, None))
+    assert reply.text == "t\ufffd" and reply.tool_calls[0].arguments == '{"code": "\ufffd"}'
+    assert clean_reply(Reply(None, (), None, None)).text is None

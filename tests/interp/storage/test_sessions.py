@@ -194,6 +194,55 @@ def test_default_store_honours_xdg_data_home(tmp_path):
     assert s.root == tmp_path / "interp" / "sessions"
 
 
+def test_lines_of_the_wrong_shape_are_skipped_with_a_warning_naming_them(store):
+    log = store.create({"model": "m"})
+    log.append_message(user("kept"))
+    log.close()
+    with open(log.path, "a") as handle:
+        handle.write('{"type":"message","message":{"role":"user","content":123}}\n'
+                     '{"type":"message","message":{"role":"robot","content":"x"}}\n'
+                     '{"type":"message","message":{"role":"tool","content":"no id"}}\n'
+                     '{"type":"message","message":{"role":"assistant","content":null,'
+                     '"tool_calls":[{"id":"c1","function":{"name":"f","arguments":{}}}]}}\n'
+                     '{"type":"message","message":{"role":"user","content":"x","_images":[1]}}\n'
+                     '\n"just a string"\n{"type": "mess\n')
+    log = store.open(log.id)
+    log.append_message(user("after"))
+    log.close()
+    messages, warnings = store.load_checked(log.id)
+    assert messages == [user("kept"), user("after")]
+    reasons = ["content is int", "unknown role 'robot'", "without a tool_call_id",
+               "malformed tool calls", "figure list", "not a JSON object", "not JSON"]
+    assert len(warnings) == len(reasons)
+    for number, (warning, reason) in enumerate(zip(warnings, reasons), 3):
+        number += number >= 8  # the blank line is not counted as a problem
+        assert warning.startswith(f"line {number} of {log.path.name} was skipped: ")
+        assert reason in warning
+    assert store.load(log.id) == messages
+
+
+def test_valid_messages_of_every_kind_load(store):
+    msgs = [user("hi"), {"role": "user", "content": [{"type": "text", "text": "look"},
+                                                     {"type": "image_url", "image_url": {"url": "x"}}]},
+            {"role": "assistant", "content": None,
+             "tool_calls": [{"id": "c1", "type": "function",
+                             "function": {"name": "execute", "arguments": "{}"}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": "out", "_images": ["/a.png"]},
+            {"role": "assistant", "content": "done", "tool_calls": None}]
+    log = store.create({"model": "m"})
+    for m in msgs:
+        log.append_message(m)
+    log.close()
+    assert store.load_checked(log.id) == (msgs, [])
+
+
+def test_lone_surrogates_are_stored_without_a_crash(store):
+    log = store.create({"model": "m", "cwd": "/w\udcff"})
+    log.append_message(user("bad \ud800 text"))
+    log.close()
+    assert store.load(log.id) == [user("bad \ufffd text")]
+
+
 def test_latest_and_list_per_directory(store, tmp_path):
     here, there = tmp_path / "here", tmp_path / "there"
     here.mkdir()

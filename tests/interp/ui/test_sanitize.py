@@ -78,7 +78,7 @@ def test_stream_drops_an_endless_string_body_and_keeps_memory_bounded():
     shown = stream.feed("before \x1b]52;c;")
     for _ in range(100):
         shown += stream.feed("QUFB" * 1000)
-        assert len(stream._raw) <= 300
+        assert len(stream._escapes._raw) <= 300
     shown += stream.feed("\x07after") + stream.flush()
     assert shown == "before after"
 

@@ -1,0 +1,76 @@
+"""The interp process itself: standard streams that never crash on text, and SIGTERM/SIGHUP
+turned into an orderly exit (runners stopped, the conversation file closed)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+ENDING_SIGNALS = ("SIGTERM", "SIGHUP")
+
+
+class Terminated(BaseException):
+    """SIGTERM or SIGHUP arrived: unwind (every `finally` runs), then die of that signal."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def harden_streams() -> None:
+    """stdout and stderr escape what they cannot encode (a lone surrogate, a character the
+    terminal's encoding lacks) instead of raising; stdin keeps bytes that are not UTF-8 as
+    surrogates, which the session then replaces (interp/core/text.py)."""
+    for stream, errors in ((sys.stdout, "backslashreplace"), (sys.stderr, "backslashreplace"),
+                           (sys.stdin, "surrogateescape")):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is None:
+            continue
+        try:
+            reconfigure(errors=errors)
+        except (ValueError, OSError):  # a closed or unusual stream: leave it as it is
+            pass
+
+
+@contextmanager
+def ending_signals() -> Iterator[None]:
+    """Within the block, SIGTERM and SIGHUP raise Terminated (once: a second one during the
+    clean-up is ignored); after the unwinding the process dies of the signal, as it would have
+    without the handler, so its parent sees the usual status."""
+    numbers = [getattr(signal, name) for name in ENDING_SIGNALS if hasattr(signal, name)]
+
+    def handler(signum, frame) -> None:
+        for number in numbers:
+            signal.signal(number, signal.SIG_IGN)
+        if signum == getattr(signal, "SIGHUP", None):
+            _detach_terminal()  # it hung up: writing to it would fail the clean-up
+        raise Terminated(signum)
+
+    previous = {number: signal.signal(number, handler) for number in numbers}
+    try:
+        yield
+    except Terminated as exc:
+        signal.signal(exc.signum, signal.SIG_DFL)
+        os.kill(os.getpid(), exc.signum)
+        raise SystemExit(128 + exc.signum) from None  # only if the signal did not end us
+    finally:
+        for number, action in previous.items():
+            if signal.getsignal(number) is handler:
+                signal.signal(number, action)
+
+
+def _detach_terminal() -> None:
+    """Point standard input, output and error at /dev/null."""
+    try:
+        null = os.open(os.devnull, os.O_RDWR)
+    except OSError:
+        return
+    for fd in (0, 1, 2):
+        try:
+            os.dup2(null, fd)
+        except OSError:
+            pass
+    os.close(null)
