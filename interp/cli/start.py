@@ -44,7 +44,7 @@ def start(cli: dict, task: str | None, resume: str | None, files: tuple[str, ...
             files = tuple(str(check_attachable(path)) for path in files)
         except AttachmentError as exc:
             return _fail(f"interp: --file {exc}", exits.USAGE)
-    from interp.models.loader import preload_in_background
+    from interp.models.loader import settle
 
     if settings.model == LOCAL:  # before the preload: exiting mid-import can crash Python
         try:
@@ -53,7 +53,7 @@ def start(cli: dict, task: str | None, resume: str | None, files: tuple[str, ...
             return _fail(str(exc), exits.USAGE)
         except KeyboardInterrupt:
             return _fail("interp: interrupted", exits.INTERRUPTED)
-    preload_in_background()
+    _preload(settings.model, interactive=task is None)
     models = ModelMaker(settings)
     try:
         return run(settings, Request(task=task, resume=resume, files=files), models)
@@ -65,6 +65,20 @@ def start(cli: dict, task: str | None, resume: str | None, files: tuple[str, ...
         return _report(exc, settings)
     finally:
         models.close()
+        settle()  # exiting while litellm is still being imported can crash Python
+
+
+def _preload(model: str, interactive: bool) -> None:
+    """Start importing litellm in the background if the model needs it; models that speak the
+    OpenAI protocol (interp's own client) never wait for it, nor share the CPU with it; for
+    them only the HTTP client is imported ahead, while the person types."""
+    from interp.models.litellm_model import speaks_openai
+    from interp.models.loader import preload_in_background
+
+    if model != LOCAL and not speaks_openai(model):
+        preload_in_background()
+    elif interactive:
+        preload_in_background(litellm=False)
 
 
 def _use_local_instead(settings: Settings) -> bool:
@@ -125,7 +139,6 @@ def run(settings: Settings, request: Request, models: ModelMaker | None = None) 
     from interp.secrets import secrets_of
     from interp.storage.sessions import SessionStore
     from interp.ui.keys import Keys
-    from interp.ui.questions import TerminalApprover
 
     interactive_stdin = sys.stdin.isatty()
     task = request.task
@@ -142,8 +155,11 @@ def run(settings: Settings, request: Request, models: ModelMaker | None = None) 
     store = SessionStore(data_dir() / "sessions")
     state = ApprovalState(auto=auto, policy=policy)
     keys = Keys.for_stdin() if interactive_stdin else None
-    human = TerminalApprover(state, stderr=task is not None, show=settings.json,
-                             keys=keys) if keys is not None else None
+    human = None
+    if keys is not None:  # prompt_toolkit (0.4 s to import) only where someone can answer
+        from interp.ui.questions import TerminalApprover
+
+        human = TerminalApprover(state, stderr=task is not None, show=settings.json, keys=keys)
     approver = PolicyApprover(policy, human, state)
     models = models or ModelMaker(settings)
     line = _status_line(settings, task)
