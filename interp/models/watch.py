@@ -43,8 +43,23 @@ class Wire:
 
     def __init__(self) -> None:
         self._sockets: list[socket.socket] = []
+        self._responses: list[Any] = []  # the call's httpx responses, closed when it ends
         self._lock = threading.Lock()
         self.abandoned = False
+
+    def keep(self, response: Any) -> None:
+        """Remember an HTTP response of the call, for release()."""
+        with self._lock:
+            self._responses.append(response)
+
+    def release(self) -> None:
+        """Close the call's responses: a stream its reader left unfinished (litellm stops at
+        Anthropic's message_stop) would otherwise hold its pooled connection forever."""
+        with self._lock:
+            responses, self._responses = self._responses, []
+        for response in responses:
+            with contextlib.suppress(Exception):
+                response.close()
 
     def track(self, response: Any) -> None:
         """Remember the socket under an httpx response, if it can be found."""
@@ -92,6 +107,7 @@ def on_response(response: Any) -> None:
     wire = getattr(threading.current_thread(), WIRE_ATTRIBUTE, None)
     if wire is not None:
         wire.track(response)
+        wire.keep(response)
 
 
 def _shut(sock: socket.socket) -> None:
@@ -128,6 +144,7 @@ class _Pump(threading.Thread):
         finally:
             if response is not None:
                 self.close_call(response)
+            self.wire.release()
 
     def cancel(self) -> None:
         self.cancelled = True

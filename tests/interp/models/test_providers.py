@@ -335,3 +335,27 @@ def test_ollama_missing_model_is_not_found():
     with OllamaServer([Turn(status=404)]) as server:
         error, _ = failure(model_of(PROVIDERS[2], server))
     assert error.kind == "not_found" and "'ollama/llama3.1'" in str(error)
+
+
+def long_history(turns: int = 200) -> list[dict]:
+    """A task worked through in `turns` rounds of an execute call and its output."""
+    messages = list(MESSAGES)
+    for i in range(turns):
+        args = json.dumps({"language": "python", "code": f"print({i} * 2)"})
+        messages.append({"role": "assistant", "content": f"Step {i}.", "tool_calls": [
+            {"id": f"call_{i}", "type": "function",
+             "function": {"name": "execute", "arguments": args}}]})
+        messages.append({"role": "tool", "tool_call_id": f"call_{i}", "content": "x" * 600})
+    return messages + [{"role": "user", "content": "Go on."}]
+
+
+def test_every_call_gives_its_connection_back(wire):
+    """A long conversation, many calls on one model: none waits for a connection (litellm
+    stops reading Anthropic's stream at message_stop; the pool had 10 connections)."""
+    provider, server = wire
+    model, messages = model_of(provider, server, request_timeout=30), long_history()
+    with hang_guard(300):
+        for _ in range(14):
+            replies = [item for item in model.stream(messages) if isinstance(item, Reply)]
+            assert len(replies) == 1
+    assert len(server.bodies) == 14
