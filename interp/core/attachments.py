@@ -18,6 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from xml.etree import ElementTree
 
+from languages.escapes import controls
+
+from interp.core import png
+from interp.core.fences import fence
+from interp.core.workspace import format_size
+
 HEAD_BYTES = 64 * 1024
 COUNT_LIMIT = 10 * 1024 * 1024
 JSON_LIMIT = 5 * 1024 * 1024
@@ -28,7 +34,7 @@ PREVIEW_ROWS = 10
 PREVIEW_LINES = 40
 HEADER_CHARS = 300  # each header line is cut to this; the whole is max_preview_chars + ~1 KiB
 
-MAGIC = ((b"\x89PNG\r\n\x1a\n", "PNG image"), (b"\xff\xd8\xff", "JPEG image"),
+MAGIC = ((png.SIGNATURE, "PNG image"), (b"\xff\xd8\xff", "JPEG image"),
          (b"GIF87a", "GIF image"), (b"GIF89a", "GIF image"), (b"PK\x03\x04", "ZIP archive"),
          (b"PK\x05\x06", "ZIP archive"), (b"\x1f\x8b", "gzip data"), (b"%PDF-", "PDF document"),
          (b"\x7fELF", "ELF executable"))
@@ -36,7 +42,8 @@ KINDS = {".csv": "CSV", ".tsv": "TSV", ".tab": "TSV", ".json": "JSON", ".jsonl":
          ".ndjson": "JSON Lines", ".md": "Markdown", ".py": "Python source",
          ".sh": "shell script", ".js": "JavaScript source", ".html": "HTML", ".xml": "XML",
          ".yaml": "YAML", ".yml": "YAML", ".toml": "TOML", ".log": "log", ".sql": "SQL"}
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_CONTROL = controls()  # all but tab and newline
+_ANY_CONTROL = controls(keep="")
 _SHEET_NS = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
 
 
@@ -74,7 +81,7 @@ def describe_file(path: Path | str, *, max_preview_chars: int = 2000) -> str:
         kind, details, preview = _describe(resolved, size, head)
     except (OSError, ValueError, csv.Error, zipfile.BadZipFile, RecursionError) as exc:
         return f"File {_clean(str(resolved))}: cannot attach: {_reason(exc)}."
-    shown = human_size(size) + (f" ({size:,} bytes)" if size >= 1024 else "")
+    shown = format_size(size) + (f" ({size:,} bytes)" if size >= 1024 else "")
     lines = [f"File: {resolved}", f"Size: {shown}", f"Type: {kind}", *details]
     text = "\n".join(_clean(line)[:HEADER_CHARS] for line in lines)
     preview = _clean(preview, keep_newlines=True).rstrip("\n")
@@ -82,9 +89,8 @@ def describe_file(path: Path | str, *, max_preview_chars: int = 2000) -> str:
         preview = preview[:max_preview_chars]
         preview = preview[:preview.rfind("\n")] if "\n" in preview else preview
     if preview:
-        fence = "`" * max(3, max(map(len, re.findall("`+", preview)), default=0) + 1)
         count = preview.count("\n") + 1
-        text += f"\nPreview (first {count} line{'s' * (count > 1)}):\n{fence}\n{preview}\n{fence}"
+        text += f"\nPreview (first {count} line{'s' * (count > 1)}):\n{fence(preview)}"
     return text
 
 
@@ -102,18 +108,6 @@ def attachment_notice(description: str) -> str:
     kind = fields.get("Type", "").split(";")[0]
     size = fields.get("Size", "").split(" (")[0]
     return f"Attached {fields['File']} ({', '.join(p for p in (kind, size) if p)})."
-
-
-def human_size(size: int) -> str:
-    """A size in bytes as a short human-readable string ("1.5 MiB")."""
-    if size < 1024:
-        return f"{size} bytes"
-    value, unit = size / 1024, "KiB"
-    for bigger in ("MiB", "GiB", "TiB"):
-        if value < 1024:
-            break
-        value, unit = value / 1024, bigger
-    return f"{value:.1f} {unit}"
 
 
 def sniff(head: bytes) -> Sniff:
@@ -156,9 +150,8 @@ def _describe(path: Path, size: int, head: bytes) -> tuple[str, list[str], str]:
 
 def _binary(info: Sniff, head: bytes) -> tuple[str, list[str], str]:
     details = []
-    if info.magic == "PNG image" and len(head) >= 24:
-        details.append(f"Dimensions: {int.from_bytes(head[16:20], 'big')}x"
-                       f"{int.from_bytes(head[20:24], 'big')} pixels")
+    if info.magic == "PNG image" and (size := png.png_size(head)):
+        details.append(f"Dimensions: {size[0]}x{size[1]} pixels")
     elif info.magic == "GIF image" and len(head) >= 10:
         details.append(f"Dimensions: {int.from_bytes(head[6:8], 'little')}x"
                        f"{int.from_bytes(head[8:10], 'little')} pixels")
@@ -310,7 +303,7 @@ def _clean(text: str, keep_newlines: bool = False) -> str:
     text = text.encode("utf-8", "replace").decode("utf-8")
     if keep_newlines:
         return _CONTROL.sub("\ufffd", text.replace("\r\n", "\n").replace("\r", "\n"))
-    return re.sub(r"[\x00-\x1f\x7f]", "\ufffd", text)
+    return _ANY_CONTROL.sub("\ufffd", text)
 
 
 def _reason(exc: BaseException) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -16,7 +15,7 @@ from rich.text import Text
 from interp.core import events as ev
 from interp.ui import images
 from interp.core.steps import DISPLAY_ONLY
-from interp.core.fences import CodeBlock, split_text
+from interp.core.fences import CodeBlock, fence, split_text
 from interp.ui.tables import data_table, files_line, read_png
 from interp.secrets import Redactor
 from interp.ui.output_view import OutputView, left_out_line
@@ -356,8 +355,7 @@ def reply_markdown(text: str, blocks: object = None) -> Markdown:
             language = safe_text(str(block.get("language") or part.language))
             parts.append(f"\n\n*▶ {language} block {block.get('index')}, shown below*\n\n")
         elif isinstance(part, CodeBlock):
-            fence = "`" * max(4, max(map(len, re.findall("`+", part.code)), default=0) + 1)
-            parts.append(f"\n{fence}{part.language}\n{part.code}\n{fence}\n")
+            parts.append(f"\n{fence(part.code, part.language, shortest=4)}\n")
         else:
             parts.append(part)
     return Markdown("".join(parts), hyperlinks=False)

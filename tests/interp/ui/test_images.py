@@ -7,27 +7,15 @@ import os
 import re
 import socket
 import stat
-import struct
-import zlib
 from pathlib import Path
 
 import pytest
 
 from interp.ui import images
-from interp.ui.images import detect, file_link, inline_image, png_size, show
+from png_kit import make_png
+from interp.ui.images import detect, file_link, inline_image, show
 
 
-def make_png(width: int, height: int, noise: bool = False) -> bytes:
-    """A valid RGB PNG built with zlib and struct; noisy pixels make it incompressible."""
-    def chunk(kind: bytes, body: bytes) -> bytes:
-        return (struct.pack(">I", len(body)) + kind + body
-                + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF))
-    row = width * 3
-    raw = b"".join(b"\0" + (os.urandom(row) if noise else bytes([y % 256]) * row)
-                   for y in range(height))
-    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return (images.PNG_SIGNATURE + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(raw))
-            + chunk(b"IEND", b""))
 
 
 @pytest.mark.parametrize("env, expected", [
@@ -58,11 +46,6 @@ def test_detect(env, expected):
     assert detect(env) == expected
 
 
-def test_png_size():
-    assert png_size(make_png(37, 11)) == (37, 11)
-    assert png_size(b"") is None
-    assert png_size(b"GIF89a" + b"\0" * 30) is None
-    assert png_size(make_png(3, 2)[:20]) is None
 
 
 KITTY = re.compile(r"\x1b_G([^;]*);([A-Za-z0-9+/=]*)\x1b\\")

@@ -6,10 +6,8 @@ import base64
 import os
 import re
 import socket
-import struct
 import sys
 import threading
-import zlib
 from io import StringIO
 from pathlib import Path
 
@@ -20,6 +18,7 @@ from rich.console import Console
 from pty_terminal import Term, fenced
 
 from interp.core import events as ev
+from png_kit import make_png
 from interp.ui import images
 from interp.ui.render import Renderer
 from interp.ui.tables import data_table
@@ -34,14 +33,6 @@ KITTY = re.compile(r"\x1b_G([^;\x1b]*);([A-Za-z0-9+/=]*)\x1b\\")
 OSC8 = re.compile(r"\x1b\]8;;([^\x1b\x07]*)\x1b\\(.*?)\x1b\]8;;\x1b\\")
 
 
-def make_png(width: int = 4, height: int = 3) -> bytes:
-    def chunk(kind: bytes, body: bytes) -> bytes:
-        return (struct.pack(">I", len(body)) + kind + body
-                + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF))
-    raw = b"".join(b"\0" + bytes([y]) * width * 3 for y in range(height))
-    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return (images.PNG_SIGNATURE + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(raw))
-            + chunk(b"IEND", b""))
 
 
 def render(events: list[ev.Event], terminal: bool = True, **kwargs) -> str:
