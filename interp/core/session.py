@@ -110,7 +110,7 @@ class Session(turns.TurnChecks):
         if code == exits.OK and self._denied:
             code, reason = exits.POLICY, "denied by policy"
         self.exit_code = code
-        yield ev.event("task.finished", exit_code=code, reason=reason)
+        yield ev.event(ev.TASK_FINISHED, exit_code=code, reason=reason)
 
     def attach(self, path: str | os.PathLike) -> str:
         """Queue a file for the next task; returns its description (path, size, type, preview).
@@ -334,8 +334,7 @@ class Session(turns.TurnChecks):
                 runner.start()
             if self._stop_requested:
                 result = _not_run()
-            for item in () if self._stop_requested else _run(runner, code, self.config.timeout,
-                                                              index):
+            for item in () if self._stop_requested else runner.run(code, block=index):
                 if isinstance(item, Output):
                     yield ev.event(ev.BLOCK_OUTPUT, index=index, text=item.text)
                     if self._stop_requested:  # stopped just as the block started
@@ -366,7 +365,7 @@ class Session(turns.TurnChecks):
         return self.config.runner.cwd or os.getcwd()
 
     def _runner(self, language: str):
-        if language not in self._runners:
+        if language not in self._runners:  # the block timeout reaches runners only this way
             config = replace(self.config.runner, timeout=self.config.timeout,
                              spool_dir=self._spool_dir())
             self._runners[language] = self.registry.create(language, config)
@@ -443,14 +442,6 @@ class Session(turns.TurnChecks):
                     self._add({"role": "tool", "tool_call_id": call.get("id"), "_output": True,
                                "content": "Not run or not finished: the turn was interrupted."})
             return
-
-
-def _run(runner, code: str, timeout: float | None, block: int):
-    """runner.run with the block number; a runner written before `block` existed gets none."""
-    try:
-        return runner.run(code, timeout=timeout, block=block)
-    except TypeError:
-        return runner.run(code, timeout=timeout)
 
 
 def _python_of(runner) -> str | None:

@@ -100,7 +100,7 @@ def drive(session: Session, task: str, on_event: Callable[[ev.Event], None],
                 finally:
                     control.in_session = False
                 control.observe(item)
-                if item.type == "task.finished":
+                if item.type == ev.TASK_FINISHED:
                     code = item.data["exit_code"]
                 try:
                     on_event(item)

@@ -58,7 +58,7 @@ class TerminalApprover:
             if self._show:
                 from rich.console import Console
 
-                from interp.ui.render import code_panel
+                from interp.ui.panels import code_panel
 
                 Console(stderr=True).print(code_panel(proposal.language, proposal.code,
                                                       "proposed"))

@@ -8,6 +8,7 @@ import textwrap
 
 import pytest
 
+from helpers import model_args, run_interp
 from languages.base import ProcessRunner, RunnerConfig
 from languages.events import Result
 from languages.python import PythonRunner
@@ -179,3 +180,15 @@ def test_broken_plugins_are_reported_not_raised(plugins):
 def test_plugins_can_be_skipped(plugins):
     registry = default_registry(plugins=False)
     assert "tinylang" not in registry and registry.errors == []
+
+
+def test_the_cli_reports_broken_plugins_and_goes_on(tmp_path, fake_server, interp_env):
+    (tmp_path / "tinylang_raises.py").write_text("raise RuntimeError('plugin exploded on import')\n")
+    _install_plugin(tmp_path, "brokenlang", {"exploding": "tinylang_raises:Runner"})
+    interp_env["env"]["PYTHONPATH"] = str(tmp_path)
+    fake_server.script(["Nothing to run."])
+    proc = run_interp(["-y", "-e", "hello", *model_args(fake_server)], interp_env)
+    assert proc.returncode == 0, proc.stderr
+    assert ("interp: warning: language plugin 'exploding' could not be loaded: "
+            "plugin exploded on import") in proc.stderr
+    assert "Nothing to run." in proc.stdout

@@ -10,7 +10,8 @@ import pytest
 from rich.console import Console
 
 from interp.core import events as ev
-from interp.ui.render import Renderer, code_panel, reply_markdown
+from interp.ui.panels import code_panel, reply_markdown
+from interp.ui.render import Renderer
 from interp.ui.sanitize import OutputFilter, has_hidden, safe_output, safe_text, visible
 
 ATTACKS = {
