@@ -65,7 +65,7 @@ class DisplayPainter:
         label = self.scrub(safe_text(path)).replace("\n", " ")
         console = self.console
         if not console.is_terminal or console.is_dumb_terminal:
-            console.print(Text(f"figure saved: {label}", style="dim"))
+            console.print(Text(f"figure saved: {label}", style="dim"), soft_wrap=True)  # whole path
             return
         link = None
         if self.scrub(path) == path:  # never put a secret into a link target

@@ -258,7 +258,7 @@ def test_modes():
 
 def test_interpreter_files_under_tmp_stay_visible_in_the_private_tmp(tmp_path):
     """A venv or a driver script under /tmp is bound read-only into the sandbox's private /tmp."""
-    from languages.base import hidden_by_private_tmp
+    from languages.process import hidden_by_private_tmp
 
     venv_python = tmp_path / "venv" / "bin" / "python"
     venv_python.parent.mkdir(parents=True)
