@@ -18,7 +18,7 @@ from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.output import create_output
 
 from interp.approval.decision import RUN, ApprovalState, Decision, Proposal, decline
-from interp.approval.rules import prefix_rules
+from interp.approval.prefixes import prefix_rules
 from interp.ui.keys import Keys
 from interp.ui.sanitize import visible
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from interp.approval.decision import RUN, ApprovalState, Decision, Proposal
 from interp.approval.policy import Policy, PolicyApprover, registry_resolver
-from interp.approval.rules import RuleSet, prefix_rules
+from interp.approval.prefixes import prefix_rules
+from interp.approval.rules import RuleSet
 from languages import default_registry
 
 RESOLVE = registry_resolver(default_registry(plugins=False))

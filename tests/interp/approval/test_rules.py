@@ -9,9 +9,9 @@ from interp.approval.rules import (
     RulesError,
     Verdict,
     load_rules,
-    prefix_rule,
     save_rules,
 )
+from interp.approval.prefixes import prefix_rule
 from interp.approval.tomledit import toml_string
 
 ALIASES = {"shell": "shell", "bash": "shell", "sh": "shell", "zsh": "shell",
