@@ -20,7 +20,7 @@ from .channel import CommandPipe
 from .limits import LimitGuard
 from .marker import MarkerScanner, new_token
 from .outcome import Outcome, build_result
-from .output import CapturedOutput, OutputCapture, StreamDecoder, encode_code
+from .output import CapturedOutput, OutputCapture, StreamDecoder, encode_code, spool_path
 from .process import BASE_ENV, READ_SIZE, ProcessPlumbing, hidden_by_private_tmp
 from .procs import RunnerError, RunnerStartError, signal_name, spawn
 from .terminal import SizeFollower
@@ -204,13 +204,8 @@ class ProcessRunner(ProcessPlumbing):
         yield result
 
     def _spool_path(self, block: int | None) -> Path:
-        """Where a long output is spooled: config.spool_dir (kept when the runner stops) or
-        the runner's temporary folder (removed with it)."""
-        if self.config.spool_dir is None:
-            return self._workdir / f"output-{self._runs}.log"
-        name = f"block-{block}-output.txt" if block is not None else \
-            f"{self.name}-{os.getpid()}-{id(self):x}-{self._runs}-output.txt"
-        return Path(self.config.spool_dir) / name
+        return spool_path(self.config.spool_dir, self._workdir, self._runs, block,
+                          f"{self.name}-{os.getpid()}-{id(self):x}")
 
     def _breach(self, outcome: Outcome, captured: CapturedOutput) -> str | None:
         """The note for a block that hit a resource limit (the runner is then restarted), or None."""
