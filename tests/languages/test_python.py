@@ -78,13 +78,6 @@ def test_output_is_streamed_before_the_block_ends(py, guard, tmp_path):
     assert firsts[0] < seconds[0] < len(seen) - 1
 
 
-def test_sleep_between_prints_yields_first_line_first(py, events):
-    evs = events(py, "import time\nprint('one', flush=True)\ntime.sleep(0.3)\nprint('two')")
-    outputs = [e.text for e in evs if isinstance(e, Output)]
-    assert outputs[0].startswith("one") and "two" not in outputs[0]
-    assert "".join(outputs) == "one\ntwo\n"
-
-
 # -- state ----------------------------------------------------------------------
 
 def test_state_persists_between_blocks(py, collect):

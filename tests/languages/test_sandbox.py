@@ -205,9 +205,14 @@ def test_death_by_signal_is_reported(boxed, collect):
 # -- preflight and errors -------------------------------------------------------------------------
 
 @pytest.mark.parametrize("mode", ["workspace", "read-only"])
-def test_check_sandbox_passes(mode, tmp_path):
-    check_sandbox(Sandbox(mode), cwd=str(tmp_path))
-    check_sandbox(Sandbox("off"))
+def test_check_sandbox_runs_bwrap_and_reports_its_failure(mode, tmp_path):
+    assert check_sandbox(Sandbox(mode), cwd=str(tmp_path)) is None  # the real bwrap works
+    broken = tmp_path / "bwrap"
+    broken.write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n")
+    broken.chmod(0o755)
+    with pytest.raises(SandboxError, match=r"could not start \(bwrap: No permissions to create new namespace\)"):
+        check_sandbox(Sandbox(mode, bwrap=str(broken)), cwd=str(tmp_path))
+    assert check_sandbox(Sandbox("off", bwrap=str(tmp_path / "missing"))) is None  # not run
 
 
 def test_missing_bwrap_on_path(monkeypatch, tmp_path):
