@@ -10,6 +10,8 @@ import pytest
 from languages.marker import PREFIX, MarkerScanner, new_token
 from languages.output import OutputCapture, StreamDecoder, strip_escapes
 
+pytestmark = pytest.mark.fast  # pure units: no process, pty or server (see conftest.py)
+
 # -- strip_escapes ---------------------------------------------------------------------
 
 

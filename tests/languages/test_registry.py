@@ -23,6 +23,7 @@ def registry():
     return default_registry(plugins=False)
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("tag, name", [
     ("python", "python"), ("py", "python"), ("python3", "python"),
     ("shell", "shell"), ("bash", "shell"), ("sh", "shell"), ("zsh", "shell"),
@@ -38,12 +39,14 @@ def test_builtin_names_and_aliases_resolve(registry, tag, name):
     assert tag in registry
 
 
+@pytest.mark.fast
 def test_builtin_classes(registry):
     assert registry.resolve("python") is PythonRunner
     assert registry.resolve("bash") is ShellRunner
     assert registry.names()[:3] == ["python", "shell", "javascript"]
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("tag", ["cobol", "", "pythonn", "java"])
 def test_unknown_language_lists_available_names(registry, tag):
     assert tag not in registry
@@ -55,6 +58,7 @@ def test_unknown_language_lists_available_names(registry, tag):
     assert isinstance(info.value, LookupError)
 
 
+@pytest.mark.fast
 def test_create_returns_an_unstarted_runner_with_the_config(registry):
     config = RunnerConfig(timeout=3.0)
     runner = registry.create("py", config)
@@ -62,6 +66,7 @@ def test_create_returns_an_unstarted_runner_with_the_config(registry):
     assert runner.config is config and not runner.alive
 
 
+@pytest.mark.fast
 def test_later_registration_wins():
     class OtherShell(ShellRunner):
         aliases = ("bash",)
@@ -163,6 +168,7 @@ def test_entry_point_runner_resolves_and_runs(plugins, collect):
         runner.stop()
 
 
+@pytest.mark.fast
 def test_broken_plugins_are_reported_not_raised(plugins):
     registry = default_registry()
     assert "tinylang" in registry  # a good plugin next to broken ones still loads
@@ -177,6 +183,7 @@ def test_broken_plugins_are_reported_not_raised(plugins):
         registry.resolve("nameless")
 
 
+@pytest.mark.fast
 def test_plugins_can_be_skipped(plugins):
     registry = default_registry(plugins=False)
     assert "tinylang" not in registry and registry.errors == []

@@ -10,7 +10,10 @@ from pathlib import Path
 import pytest
 
 from interp.core.attachments import (HEAD_BYTES, AttachmentError, check_attachable, describe_file,
+
                                 describe_files, sniff)
+
+pytestmark = pytest.mark.fast  # pure units: no process, pty or server (see conftest.py)
 
 PNG_1X1 = bytes.fromhex(
     "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489"

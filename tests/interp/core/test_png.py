@@ -1,5 +1,8 @@
+import pytest
 from interp.core.png import SIGNATURE, is_png, png_size
 from png_kit import make_png
+
+pytestmark = pytest.mark.fast  # pure units: no process, pty or server (see conftest.py)
 
 
 def test_png_size_reads_the_header():

@@ -10,6 +10,8 @@ from interp.secrets import REDACTED
 
 from interp.storage.sessions import SessionStore, StoreError, new_session_id
 
+pytestmark = pytest.mark.fast  # pure units: no process, pty or server (see conftest.py)
+
 
 @pytest.fixture
 def store(tmp_path):

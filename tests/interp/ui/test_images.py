@@ -42,6 +42,7 @@ from interp.ui.images import detect, file_link, inline_image, show
     ({"TERM": "xterm-kitty", "INTERP_IMAGES": "auto"}, "kitty"),
     ({"TERM": "xterm-kitty", "INTERP_IMAGES": "bogus"}, "kitty"),
 ])
+@pytest.mark.fast
 def test_detect(env, expected):
     assert detect(env) == expected
 
@@ -51,6 +52,7 @@ def test_detect(env, expected):
 KITTY = re.compile(r"\x1b_G([^;]*);([A-Za-z0-9+/=]*)\x1b\\")
 
 
+@pytest.mark.fast
 def test_kitty_chunking_reassembles():
     png = make_png(120, 90, noise=True)
     out = inline_image(png, "kitty")
@@ -65,12 +67,14 @@ def test_kitty_chunking_reassembles():
     assert base64.b64decode("".join(p for _, p in parts)) == png
 
 
+@pytest.mark.fast
 def test_kitty_single_chunk_and_width_cap():
     png = make_png(2000, 1)
     parts = KITTY.findall(inline_image(png, "kitty", max_width_cells=40))
     assert len(parts) == 1 and parts[0][0] == "f=100,a=T,q=2,c=40,m=0"
 
 
+@pytest.mark.fast
 def test_iterm2_format():
     png = make_png(25, 5)
     out = inline_image(png, "iterm2")
@@ -80,6 +84,7 @@ def test_iterm2_format():
     assert base64.b64decode(match[3]) == png
 
 
+@pytest.mark.fast
 def test_inline_refuses_non_png_oversize_and_none():
     png = make_png(4, 4)
     assert inline_image(b"not a png", "kitty") is None
@@ -90,6 +95,7 @@ def test_inline_refuses_non_png_oversize_and_none():
     assert inline_image(big, "iterm2") is None
 
 
+@pytest.mark.fast
 def test_sixel_without_img2sixel(monkeypatch):
     monkeypatch.setattr(images.shutil, "which", lambda name: None)
     assert inline_image(make_png(4, 4), "sixel") is None
@@ -127,6 +133,7 @@ def test_sixel_failure_and_timeout(tmp_path, monkeypatch):
     assert inline_image(make_png(4, 4), "sixel") is None
 
 
+@pytest.mark.fast
 def test_file_link_format(tmp_path):
     path = tmp_path / "my charts" / "résumé #1.png"
     out = file_link(path)
@@ -139,6 +146,7 @@ def test_file_link_format(tmp_path):
     assert all(32 < ord(c) < 127 for c in url)
 
 
+@pytest.mark.fast
 def test_file_link_relative_path_and_text(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     out = file_link(Path("out.png"), "chart\x1b[31m")
@@ -146,6 +154,7 @@ def test_file_link_relative_path_and_text(tmp_path, monkeypatch):
     assert out.endswith("\x1b\\chart?[31m\x1b]8;;\x1b\\")
 
 
+@pytest.mark.fast
 def test_show_falls_back_to_link(tmp_path, monkeypatch):
     png = make_png(4, 4)
     assert show(png, "kitty").startswith("\x1b_G")

@@ -11,6 +11,8 @@ from rich.console import Console
 from interp.core import events as ev
 from interp.ui.render import UNSHOWN, Renderer
 
+pytestmark = pytest.mark.fast  # pure units: no process, pty or server (see conftest.py)
+
 
 def renderer() -> tuple[Renderer, StringIO]:
     out = StringIO()

@@ -14,6 +14,8 @@ from interp.ui.panels import code_panel, reply_markdown
 from interp.ui.render import Renderer
 from interp.ui.sanitize import OutputFilter, has_hidden, safe_output, safe_text, visible
 
+pytestmark = pytest.mark.fast  # pure units: no process, pty or server (see conftest.py)
+
 ATTACKS = {
     "clear": "\x1b[2J\x1b[H",
     "title": "\x1b]0;pwned\x07",

@@ -64,6 +64,7 @@ def leftover(raw: str) -> str:
 
 
 # -- tables --------------------------------------------------------------------------------
+@pytest.mark.fast
 def test_table_shows_headers_rows_gap_and_caption():
     raw = render([display("table", "plain text form", data=frame_data())], terminal=False)
     lines = raw.splitlines()
@@ -79,6 +80,7 @@ def test_table_shows_headers_rows_gap_and_caption():
     assert "\x1b" not in raw
 
 
+@pytest.mark.fast
 def test_wide_table_stays_within_the_console_width():
     columns = [f"column_{i}_" + "w" * 40 for i in range(20)]
     data = {"type": "DataFrame", "shape": [5, 500], "columns": columns, "dtypes": ["object"] * 20,
@@ -92,6 +94,7 @@ def test_wide_table_stays_within_the_console_width():
     assert "500 columns (showing 5 × 1; 499 columns left out)" in plain
 
 
+@pytest.mark.fast
 def test_series_and_ndarray_captions():
     series = {"type": "Series", "shape": [3], "columns": ["total"], "dtypes": ["int64"],
               "index": ["a", "b", "c"], "rows": [["1"], ["2"], ["3"]], "row_gap": None,
@@ -106,6 +109,7 @@ def test_series_and_ndarray_captions():
     assert "ndarray (float64): 2 rows × 2 columns\n" in raw
 
 
+@pytest.mark.fast
 def test_real_driver_shapes_render():
     pd = pytest.importorskip("pandas")
     np = pytest.importorskip("numpy")
@@ -205,6 +209,7 @@ def test_malformed_table_data_falls_back_to_text(data):
     assert "fallback text\nsecond line" in raw
 
 
+@pytest.mark.fast
 def test_odd_but_usable_data_is_drawn_leniently():
     data = {"columns": ["a", 2, None], "rows": [["x", 1, 2.5]], "index": "nope",
             "dtypes": [1], "row_gap": 99, "col_gap": True, "index_names": "x"}
@@ -212,6 +217,7 @@ def test_odd_but_usable_data_is_drawn_leniently():
     assert "fallback" not in raw and "2.5" in raw and "1 row × 3 columns" in raw
 
 
+@pytest.mark.fast
 def test_unknown_kind_or_missing_text_never_crashes():
     raw = render([display("audio", "[audio saved]"), display("table"),
                   ev.event(ev.BLOCK_DISPLAY, index=1),
@@ -220,6 +226,7 @@ def test_unknown_kind_or_missing_text_never_crashes():
     assert "[audio saved]" in raw and "[figure saved]" in raw
 
 
+@pytest.mark.fast
 def test_data_table_is_bounded_even_when_the_driver_is_not():
     data = {"columns": [str(i) for i in range(200)], "rows": [["x" * 1000] * 200] * 500}
     group = data_table(data)
@@ -230,6 +237,7 @@ def test_data_table_is_bounded_even_when_the_driver_is_not():
             in str(group.renderables[1]))
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("terminal", [True, False])
 def test_planted_sequences_in_a_table_are_neutralised(terminal):
     data = frame_data(planted=PLANTED)
@@ -244,6 +252,7 @@ def test_planted_sequences_in_a_table_are_neutralised(terminal):
     assert "item 0" in raw and "[REDACTED]" in raw and SECRET not in raw
 
 
+@pytest.mark.fast
 def test_secrets_in_cells_are_redacted():
     data = frame_data()
     data["rows"][0][2] = f"key={SECRET}"
@@ -261,6 +270,7 @@ def figure(tmp_path) -> tuple[Path, bytes]:
     return path, png
 
 
+@pytest.mark.fast
 def test_kitty_shows_the_real_png_inline_and_the_path(figure, monkeypatch):
     path, png = figure
     monkeypatch.setenv("INTERP_IMAGES", "kitty")
@@ -275,6 +285,7 @@ def test_kitty_shows_the_real_png_inline_and_the_path(figure, monkeypatch):
     assert not BAD.search(leftover(raw))
 
 
+@pytest.mark.fast
 def test_without_inline_images_the_path_is_a_percent_encoded_file_link(figure, monkeypatch):
     path, _ = figure
     monkeypatch.setenv("INTERP_IMAGES", "none")
@@ -288,6 +299,7 @@ def test_without_inline_images_the_path_is_a_percent_encoded_file_link(figure, m
     assert "figure saved: " in SGR.sub("", raw)
 
 
+@pytest.mark.fast
 def test_a_planted_path_cannot_escape_the_link(tmp_path, monkeypatch):
     monkeypatch.setenv("INTERP_IMAGES", "iterm2")
     path = tmp_path / ("fig" + PLANTED.replace("/", "") + ".png")
@@ -301,6 +313,7 @@ def test_a_planted_path_cannot_escape_the_link(tmp_path, monkeypatch):
     assert not BAD.search(leftover(rest))
 
 
+@pytest.mark.fast
 def test_secret_in_a_path_is_never_put_in_a_link(tmp_path, monkeypatch):
     monkeypatch.setenv("INTERP_IMAGES", "none")
     path = tmp_path / f"{SECRET}.png"
@@ -308,6 +321,7 @@ def test_secret_in_a_path_is_never_put_in_a_link(tmp_path, monkeypatch):
     assert SECRET not in raw and "[REDACTED].png" in raw and "\x1b]8" not in raw
 
 
+@pytest.mark.fast
 def test_not_a_terminal_prints_the_plain_path(figure, monkeypatch):
     path, _ = figure
     monkeypatch.setenv("INTERP_IMAGES", "kitty")
@@ -315,6 +329,7 @@ def test_not_a_terminal_prints_the_plain_path(figure, monkeypatch):
     assert raw == f"figure saved: {path}\n"
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("content", [b"not a png", None, "big", "fifo"])
 def test_unshowable_files_fall_back_to_the_link(tmp_path, content):
     path = tmp_path / "f.png"
@@ -333,6 +348,7 @@ def test_unshowable_files_fall_back_to_the_link(tmp_path, content):
     assert "\x1b_G" not in result[0] and len(OSC8.findall(result[0])) == 1
 
 
+@pytest.mark.fast
 def test_displays_start_on_their_own_line(figure):
     path, _ = figure
     events = [ev.event(ev.BLOCK_APPROVED, index=1, language="python", code="x", edited=False),
@@ -351,6 +367,7 @@ def test_displays_start_on_their_own_line(figure):
 
 
 # -- created files -------------------------------------------------------------------------
+@pytest.mark.fast
 def test_files_line_is_dim_and_sanitised():
     text = "Files created: out.json (1.2 KiB), chart.png; modified: data.csv"
     raw = render([ev.event(ev.BLOCK_FILES, index=1, created=["out.json", "chart.png"],
@@ -362,6 +379,7 @@ def test_files_line_is_dim_and_sanitised():
     assert SECRET not in raw and "[REDACTED]" in raw
 
 
+@pytest.mark.fast
 def test_files_line_without_text_is_built_from_the_lists():
     raw = render([ev.event(ev.BLOCK_FILES, index=1, created=["a.csv", "b\x1b[2J.png"],
                            modified=[], deleted=["old.txt"]),
