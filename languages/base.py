@@ -1,4 +1,4 @@
-"""The runner interface and the process core shared by every built-in language."""
+"""ProcessRunner: a long-lived interpreter on a pty that every built-in language runs in, and its run loop."""
 
 from __future__ import annotations
 
@@ -14,18 +14,18 @@ from typing import ClassVar
 
 import pexpect
 
-from .protocol import Runner, RunnerConfig
+from .protocol import RunnerConfig
 from .events import Event, Output
 from .channel import CommandPipe
 from .limits import LimitGuard
 from .marker import MarkerScanner, new_token
 from .outcome import Outcome, build_result
 from .output import CapturedOutput, OutputCapture, StreamDecoder, encode_code, spool_path
-from .process import BASE_ENV, READ_SIZE, ProcessPlumbing, hidden_by_private_tmp
-from .procs import RunnerError, RunnerStartError, signal_name, spawn
+from .process import READ_SIZE, ProcessPlumbing, hidden_by_private_tmp
+from .procs import RunnerStartError, signal_name, spawn
 from .terminal import SizeFollower
 
-__all__ = ["BASE_ENV", "ProcessRunner", "Runner", "RunnerConfig", "RunnerError", "RunnerStartError"]
+__all__ = ["ProcessRunner"]
 
 
 

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 from .events import Display, Result
 from .jupyter_bundle import BundleReader
-from .output import CapturedOutput, strip_escapes
+from .escapes import strip_escapes
+from .output import CapturedOutput
 from .procs import signal_name
 
 STUCK_NOTE = "the code did not stop after the interrupt, so the kernel was restarted"

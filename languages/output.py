@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .escapes import SEQUENCE as ESCAPES, strip_escapes  # noqa: F401  (the one sanitizer)
+from .escapes import strip_escapes
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 

@@ -10,7 +10,8 @@ from collections.abc import Mapping
 from functools import cache
 from importlib.resources import files
 
-from .base import ProcessRunner, RunnerConfig
+from .base import ProcessRunner
+from .protocol import RunnerConfig
 
 
 def choose_python(config: RunnerConfig, environ: Mapping[str, str]) -> tuple[str, str]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import re
 import secrets as _secrets
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -143,13 +143,6 @@ class SessionStore:
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
-
-    @classmethod
-    def default(cls, environ: Mapping[str, str] | None = None) -> SessionStore:
-        """The store under the user data dir (honours XDG_DATA_HOME)."""
-        from interp.cli.settings import data_dir
-
-        return cls(data_dir(environ) / "sessions")
 
     def path_for(self, id: str) -> Path:
         """File path of session `id` (the id is validated, not resolved)."""

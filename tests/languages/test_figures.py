@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from languages.base import RunnerConfig
+from languages.protocol import RunnerConfig
 from languages.events import Display
 from languages.python import PythonRunner
 

@@ -12,7 +12,8 @@ import threading
 
 import pytest
 
-from languages.base import Runner, RunnerConfig, RunnerStartError
+from languages.procs import RunnerStartError
+from languages.protocol import Runner, RunnerConfig
 from languages.events import Output, Result
 from languages.python import PythonRunner
 

@@ -9,7 +9,8 @@ import textwrap
 import pytest
 
 from helpers import model_args, run_interp
-from languages.base import ProcessRunner, RunnerConfig
+from languages.base import ProcessRunner
+from languages.protocol import RunnerConfig
 from languages.events import Result
 from languages.python import PythonRunner
 from languages.registry import ENTRY_POINT_GROUP, Registry, UnknownLanguage, default_registry

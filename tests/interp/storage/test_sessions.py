@@ -191,11 +191,6 @@ def test_prefix_resolution(store):
         store.path_for("../etc/passwd")
 
 
-def test_default_store_honours_xdg_data_home(tmp_path):
-    s = SessionStore.default({"XDG_DATA_HOME": str(tmp_path)})
-    assert s.root == tmp_path / "interp" / "sessions"
-
-
 def test_lines_of_the_wrong_shape_are_skipped_with_a_warning_naming_them(store):
     log = store.create({"model": "m"})
     log.append_message(user("kept"))
