@@ -3,6 +3,7 @@ and the `fast` tier's rule: a test marked fast starts no process and opens no so
 
 from __future__ import annotations
 
+import signal
 import sys
 
 import pexpect
@@ -96,3 +97,15 @@ def pytest_runtest_makereport(item, call):
         report.outcome = "failed"
         report.longrepr = (f"{item.nodeid} is marked fast but used {', '.join(sorted(set(seen)))}: "
                            f"a fast test starts no process and opens no socket (drop the mark)")
+
+
+@pytest.fixture(autouse=True)
+def _sigint_left_alone():
+    """A test must leave SIGINT as it found it: an ignored SIGINT is inherited by every process
+    started later in this worker, and Ctrl-C tests elsewhere would fail for no reason of theirs."""
+    before = signal.getsignal(signal.SIGINT)
+    yield
+    after = signal.getsignal(signal.SIGINT)
+    if after is not before:
+        signal.signal(signal.SIGINT, before)
+        pytest.fail(f"the test left the SIGINT handler set to {after!r} (restored)")
