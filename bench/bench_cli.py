@@ -163,7 +163,13 @@ def bench_turns(turns: int, rounds: int, model_name: str, label: str) -> None:
 
     litellm = load_litellm()
     with FakeOpenAI() as server, tempfile.TemporaryDirectory() as cwd:
-        model = LiteLLMModel(model_name, api_base=server.api_base, api_key="sk-bench-123456")
+        # Through litellm (INTERP_TRANSPORT=litellm), whose completion calls are timed and
+        # subtracted: this measures the loop; bench_model_client.py measures the model client.
+        os.environ["INTERP_TRANSPORT"] = "litellm"
+        try:
+            model = LiteLLMModel(model_name, api_base=server.api_base, api_key="sk-bench-123456")
+        finally:
+            del os.environ["INTERP_TRANSPORT"]
         config = SessionConfig(max_turns=turns + 1, timeout=60, runner=RunnerConfig(cwd=cwd))
         session = Session(model, auto_approve, config=config)
         results = []

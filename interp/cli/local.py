@@ -124,7 +124,7 @@ class ModelMaker:
             if not settings.local_model:  # /model local in a run that did not start with it
                 settings = prepare_local(settings, interactive=sys.stdin.isatty())
             self._local = LocalModel(LocalServer(local_config(settings),
-                                                 self.on_status or _loading_status()))
+                                                 self.on_status or loading_status()))
         return self._local
 
     def switch(self, name: str):
@@ -141,10 +141,12 @@ class ModelMaker:
             self._local.close()
 
 
-def _loading_status():
-    """The local model's load, shown on stderr (stdout may carry --json)."""
+def loading_status(line=None):
+    """The local model's load, shown on the run's status line `line` when it has one, else
+    on stderr (stdout may carry --json)."""
     from rich.console import Console
 
     from interp.ui.local_setup import LoadingStatus
 
-    return LoadingStatus(Console(stderr=True))
+    console = Console(file=line.stream) if line is not None else Console(stderr=True)
+    return LoadingStatus(console, line)

@@ -132,6 +132,9 @@ def eval_command(
     benchmark: str = typer.Argument(..., metavar="BENCHMARK",
                                     help="humaneval, humaneval+, mbpp or mbpp+."),
     model: Optional[str] = typer.Option(None, "--model", help="Any litellm model string."),
+    local: Optional[str] = typer.Option(None, "--local", metavar="[PATH.gguf]",
+                                        help="Score a GGUF model run here by llama.cpp "
+                                        "(default: the downloaded one); needs interp[local]."),
     api_base: Optional[str] = typer.Option(None, "--api-base", help="Model endpoint URL."),
     api_key: Optional[str] = typer.Option(None, "--api-key", help="Model API key."),
     feedback: Optional[list[str]] = typer.Option(None, "--feedback", metavar="none|self|oracle",
@@ -154,8 +157,12 @@ def eval_command(
     args = EvalArgs(benchmark=benchmark.lower(), feedback=tuple(feedback or ()), limit=limit,
                     jobs=jobs, out=out, json=json_, turns=turns, data=data,
                     temperature=temperature, max_tokens=max_tokens)
-    raise typer.Exit(run_eval_command(args, {"model": model, "api_base": api_base,
-                                             "api_key": api_key}))
+    if local is not None and model:
+        typer.echo("interp eval: use --model or --local, not both", err=True)
+        raise typer.Exit(2)
+    raise typer.Exit(run_eval_command(args, {"model": "local" if local is not None else model,
+                                             "local_model": local or None,
+                                             "api_base": api_base, "api_key": api_key}))
 
 
 rules_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False,

@@ -10,7 +10,8 @@ from dataclasses import replace
 from interp.cli.settings import ConfigError, Settings, data_dir, load_settings, no_model_help
 from interp.cli.build import (Request, attach_files, build_policy, build_session, choose_runners,
                               new_log)
-from interp.cli.local import LOCAL, ModelMaker, no_key_found, prepare_local, startup_notice
+from interp.cli.local import (LOCAL, ModelMaker, loading_status, no_key_found, prepare_local,
+                              startup_notice)
 from interp.core import exits
 from interp.errors import UsageError
 
@@ -43,7 +44,7 @@ def start(cli: dict, task: str | None, resume: str | None, files: tuple[str, ...
             files = tuple(str(check_attachable(path)) for path in files)
         except AttachmentError as exc:
             return _fail(f"interp: --file {exc}", exits.USAGE)
-    from interp.models.loader import preload_in_background
+    from interp.models.loader import settle
 
     if settings.model == LOCAL:  # before the preload: exiting mid-import can crash Python
         try:
@@ -52,7 +53,7 @@ def start(cli: dict, task: str | None, resume: str | None, files: tuple[str, ...
             return _fail(str(exc), exits.USAGE)
         except KeyboardInterrupt:
             return _fail("interp: interrupted", exits.INTERRUPTED)
-    preload_in_background()
+    _preload(settings.model, interactive=task is None)
     models = ModelMaker(settings)
     try:
         return run(settings, Request(task=task, resume=resume, files=files), models)
@@ -64,6 +65,20 @@ def start(cli: dict, task: str | None, resume: str | None, files: tuple[str, ...
         return _report(exc, settings)
     finally:
         models.close()
+        settle()  # exiting while litellm is still being imported can crash Python
+
+
+def _preload(model: str, interactive: bool) -> None:
+    """Start importing litellm in the background if the model needs it; models that speak the
+    OpenAI protocol (interp's own client) never wait for it, nor share the CPU with it; for
+    them only the HTTP client is imported ahead, while the person types."""
+    from interp.models.litellm_model import speaks_openai
+    from interp.models.loader import preload_in_background
+
+    if model != LOCAL and not speaks_openai(model):
+        preload_in_background()
+    elif interactive:
+        preload_in_background(litellm=False)
 
 
 def _use_local_instead(settings: Settings) -> bool:
@@ -124,7 +139,6 @@ def run(settings: Settings, request: Request, models: ModelMaker | None = None) 
     from interp.secrets import secrets_of
     from interp.storage.sessions import SessionStore
     from interp.ui.keys import Keys
-    from interp.ui.questions import TerminalApprover
 
     interactive_stdin = sys.stdin.isatty()
     task = request.task
@@ -141,10 +155,16 @@ def run(settings: Settings, request: Request, models: ModelMaker | None = None) 
     store = SessionStore(data_dir() / "sessions")
     state = ApprovalState(auto=auto, policy=policy)
     keys = Keys.for_stdin() if interactive_stdin else None
-    human = TerminalApprover(state, stderr=task is not None, show=settings.json,
-                             keys=keys) if keys is not None else None
+    human = None
+    if keys is not None:  # prompt_toolkit (0.4 s to import) only where someone can answer
+        from interp.ui.questions import TerminalApprover
+
+        human = TerminalApprover(state, stderr=task is not None, show=settings.json, keys=keys)
     approver = PolicyApprover(policy, human, state)
     models = models or ModelMaker(settings)
+    line = _status_line(settings, task)
+    if models.on_status is None:
+        models.on_status = loading_status(line)
     session, notices, warnings = build_session(settings, request, approver, store, registry,
                                                models())
     notices = chosen + notices
@@ -161,11 +181,23 @@ def run(settings: Settings, request: Request, models: ModelMaker | None = None) 
         return interactive(session, state, notices, banner_model=settings.model,
                            history=data_dir() / "history",
                            make_model=models.switch,
-                           new_log=lambda: new_log(settings, store), keys=keys)
+                           new_log=lambda: new_log(settings, store), keys=keys, status=line)
     if settings.json:
         from interp.ui.jsonl import run_json
 
         return run_json(session, task, notices, secrets_of(settings), keys)
     from interp.ui.oneshot import run_oneshot
 
-    return run_oneshot(session, task, notices, secrets_of(settings), keys)
+    return run_oneshot(session, task, notices, secrets_of(settings), keys, status=line)
+
+
+def _status_line(settings: Settings, task: str | None):
+    """The status line of the run (on the stream its progress goes to), None with --json."""
+    if settings.json:
+        return None
+    from rich.console import Console
+
+    from interp.ui.status import StatusLine
+
+    console = Console(stderr=task is not None)
+    return StatusLine(console.file, enabled=None if console.is_terminal else False)

@@ -49,8 +49,8 @@ class ModelTurns:
             self._add({"role": "assistant", "content": f"{text}\n{note}"})
 
     def _ask(self, turn: int) -> Iterator[ev.Event]:
-        tools = [EXECUTE_TOOL] if (yield from self._tool_choice()) else None
         yield ev.event(ev.MODEL_REQUEST, turn=turn, model=self.model.name)
+        tools = [EXECUTE_TOOL] if (yield from self._tool_choice()) else None  # may load a model
         reply, parts = None, []
         try:
             for item in self.model.stream(self.payload(tools=bool(tools)), tools):

@@ -93,11 +93,19 @@ def _call_of(item: Any) -> TextCall | None:
     if isinstance(name, str):
         raw = next((item[key] for key in _ARGUMENT_KEYS if key in item), None)
         arguments = _object(raw) if isinstance(raw, str) else raw
-        return TextCall(name, arguments if isinstance(arguments, dict) else None,
-                        json.dumps(item))
+        arguments = arguments if isinstance(arguments, dict) else None
+        if name not in ALIASES and _execute_shaped(arguments):  # a made-up name, our arguments
+            name = TOOL_NAME
+        return TextCall(name, arguments, json.dumps(item))
     if isinstance(item.get("code"), str):  # the arguments alone
         return TextCall(TOOL_NAME, item, json.dumps(item))
     return None
+
+
+def _execute_shaped(arguments: dict | None) -> bool:
+    """The execute tool's arguments: a `language` and a `code` string."""
+    return bool(arguments) and isinstance(arguments.get("code"), str) and \
+        isinstance(arguments.get("language"), str)
 
 
 def _object(text: str) -> dict | None:

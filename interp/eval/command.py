@@ -5,14 +5,17 @@ from __future__ import annotations
 import json
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from interp.core import exits
+from interp.errors import UsageError
 from interp.eval.data import DataError, load_problems
 from interp.eval.modes import MODES, ModeConfig
 from interp.eval.report import LEAK_NOTE, notes, summary_table
 from interp.eval.results import slug
+
+LOCAL = "local"  # interp.cli.local.LOCAL, without importing the CLI's wiring here
 
 
 @dataclass(frozen=True)
@@ -65,18 +68,26 @@ def run_eval_command(args: EvalArgs, cli: dict) -> int:
         problems = load_problems(args.benchmark, args.data)[:args.limit]
     except (EvalUsageError, ConfigError, DataError) as exc:
         return _fail(str(exc))
+    if not settings.model and settings.local_model:  # INTERP_LOCAL_MODEL alone
+        settings = replace(settings, model=LOCAL)
     if not settings.model:
         sys.stderr.write(no_model_help())
         return exits.USAGE
+    try:
+        settings, model = _model(settings, args)
+    except UsageError as exc:
+        return _fail(str(exc).removeprefix("interp: "))
     plan = _plan(args, settings, problems, modes)
-    model = _model(settings, args)
     try:
         summaries = _run(plan, model, show_progress=not args.json and sys.stderr.isatty())
     except KeyboardInterrupt:
         sys.stderr.write(f"interp eval: interrupted; results so far are in {plan.out} "
                          "(run the same command again to resume)\n")
         sys.stderr.flush()
+        _close(model)
         os._exit(exits.INTERRUPTED)  # worker threads may be waiting on the model: do not join them
+    finally:
+        _close(model)
     _print(summaries, plan, args.json)
     return exits.OK
 
@@ -86,21 +97,50 @@ def _plan(args: EvalArgs, settings, problems, modes):
     from interp.eval.run import EvalPlan
     from interp.secrets import runner_env_remove_for
 
-    out = Path(args.out) if args.out else Path("interp-eval") / slug(settings.model)
+    name = settings.model
+    if name == LOCAL:  # named after the model file: results of two local models stay apart
+        name = f"local-{Path(settings.local_model or 'model').stem}"
+    out = Path(args.out) if args.out else Path("interp-eval") / slug(name)
     config = ModeConfig(plus=args.benchmark.endswith("+"), turns=args.turns,
                         sandbox=bwrap_works(), env_remove=runner_env_remove_for(settings))
     if not config.sandbox:
         sys.stderr.write("interp eval: bubblewrap is not usable here: checks and the self mode's "
                          "code run without the sandbox (limits and guards only)\n")
     return EvalPlan(benchmark=args.benchmark, problems=tuple(problems), modes=modes, out=out,
-                    model_name=settings.model, jobs=args.jobs, mode_config=config)
+                    model_name=name, jobs=args.jobs, mode_config=config)
 
 
 def _model(settings, args: EvalArgs):
+    """The settings (a local model's file found) and the model to score; UsageError if the
+    local model cannot be had."""
+    params = {"temperature": args.temperature, "max_tokens": args.max_tokens}
+    if settings.model == LOCAL:
+        from interp.cli.local import ModelMaker, prepare_local
+
+        settings = prepare_local(settings, interactive=False)
+        if settings.local_temperature is None:
+            settings = replace(settings, local_temperature=args.temperature)
+        model = ModelMaker(settings, on_status=_local_status)()
+        model.params = params
+        return settings, model
     from interp.models.litellm_model import LiteLLMModel
 
-    return LiteLLMModel(settings.model, api_base=settings.api_base, api_key=settings.api_key,
-                        params={"temperature": args.temperature, "max_tokens": args.max_tokens})
+    return settings, LiteLLMModel(settings.model, api_base=settings.api_base,
+                                  api_key=settings.api_key, params=params)
+
+
+def _local_status(status) -> None:
+    """A local model's load, one line on stderr (a progress bar may be drawing there)."""
+    if status.phase == "loading":
+        sys.stderr.write(f"interp eval: {status.text}...\n")
+    elif status.phase == "ready":
+        sys.stderr.write(f"interp eval: {status.text} (loaded in {status.seconds:.1f} s)\n")
+
+
+def _close(model) -> None:
+    close = getattr(model, "close", None)
+    if close is not None:
+        close()
 
 
 def _run(plan, model, show_progress: bool):

@@ -6,11 +6,14 @@ import json
 
 from interp.models import routes
 from interp.models.loader import load_litellm
+from interp.models.openai_wire import WireError
 from interp.models.retry import server_delay
 
 NO_PROVIDER = "llm provider not provided"
 _KEY_MISSING = ("missing credentials", "api_key client option must be set", "missing api key")
 _MODEL_MISSING = ("model_not_found", "model not found", "does not exist", "unknown model", "no such model")
+_TOO_LONG = ("context_length_exceeded", "maximum context length", "context length",
+             "exceed_context_size", "context window", "too many tokens")
 
 
 def classify(exc: BaseException) -> str:
@@ -20,6 +23,10 @@ def classify(exc: BaseException) -> str:
         return "not_found"
     if isinstance(exc, ImportError):  # litellm itself is missing or broken
         return "other"
+    if isinstance(exc, WireError):
+        return exc.kind or _status_kind(exc.status_code or 0, text)
+    if not from_litellm(exc):  # interp's own OpenAI client: httpx and socket errors
+        return _plain_kind(exc, text)
     litellm = load_litellm()
     if isinstance(exc, (litellm.AuthenticationError, litellm.PermissionDeniedError)) or any(
         s in text for s in _KEY_MISSING  # the openai client refuses to send without a key: litellm says "500"
@@ -48,6 +55,50 @@ def classify(exc: BaseException) -> str:
 
 
 
+def _status_kind(status: int, text: str) -> str:
+    """The kind of an error status from an OpenAI-compatible server, sorted as litellm does."""
+    if status in (401, 403):
+        return "auth"
+    if status == 404 or (status == 400 and "model" in text and any(s in text for s in _MODEL_MISSING)):
+        return "not_found"
+    if status in (400, 413, 422):
+        return "bad_request"
+    if status == 408:
+        return "timeout"
+    if status == 429:
+        return "rate_limit"
+    return "server" if status >= 500 else "other"
+
+
+def _plain_kind(exc: BaseException, text: str) -> str:
+    """The kind of an error that did not come through litellm (httpx, sockets, deadlines)."""
+    import httpx
+
+    if any(s in text for s in _KEY_MISSING):
+        return "auth"
+    if in_chain(exc, (TimeoutError, httpx.TimeoutException)):
+        return "timeout"
+    if status_of(exc) == 429:
+        return "rate_limit"
+    if in_chain(exc, (ConnectionError, httpx.NetworkError, httpx.RemoteProtocolError)):
+        return "connection"
+    if (status_of(exc) or 0) >= 500:
+        return "server"
+    return "connection" if isinstance(exc, (OSError, httpx.HTTPError)) else "other"
+
+
+def from_litellm(exc: BaseException) -> bool:
+    """Whether litellm (or the OpenAI SDK under it) raised or wrapped this error."""
+    return any(type(c).__module__.split(".")[0] in ("litellm", "openai") for c in _chain(exc))
+
+
+def too_long(exc: BaseException) -> bool:
+    """Whether the server said the conversation does not fit the model's context window."""
+    if isinstance(exc, WireError):
+        return exc.status_code in (400, 413) and any(s in str(exc).lower() for s in _TOO_LONG)
+    return from_litellm(exc) and isinstance(exc, load_litellm().ContextWindowExceededError)
+
+
 def explain(model, kind: str, exc: BaseException, attempts: int) -> str:
     """A one-line, key-free explanation naming the model / api_base and what to do."""
     provider = getattr(model, "provider", "") or (model.name.split("/")[0] if "/" in model.name else "")
@@ -58,7 +109,7 @@ def explain(model, kind: str, exc: BaseException, attempts: int) -> str:
     if kind == "not_found" and NO_PROVIDER in str(exc).lower():
         return (f"Unknown provider for model '{model.name}': use provider/model, e.g. openai/gpt-4o, "
                 "anthropic/claude-sonnet-4-5 or ollama/llama3.1 (--model)")
-    if kind == "bad_request" and isinstance(exc, load_litellm().ContextWindowExceededError):
+    if kind == "bad_request" and too_long(exc):
         return f"The conversation is too long for {model.name}'s context window: start a new conversation"
     key_var = routes.key_variable(model.name, provider)
     at = f" at {model.api_base}" if model.api_base else ""

@@ -11,11 +11,11 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from interp.models import routes
+from interp.models import modelmap, openai_wire, routes
 from interp.models.base import ModelError, Reply, Retrying
 from interp.models.chunks import Accumulator, is_progress
 from interp.models.errors import classify, explain
-from interp.models.loader import load_litellm
+from interp.models.loader import load_litellm, loaded, preload_in_background
 from interp.models.retry import RetryPolicy, describe
 from interp.models.watch import DeadlineExceeded, Deadlines, Wire, watched
 
@@ -40,6 +40,7 @@ class LiteLLMModel:
         self.retry = RetryPolicy(max_retries=max_retries, budget=max_retry_seconds)
         self._http = None  # the tracked httpx client, made on first use
         self._provider: str | None = None
+        self.direct = speaks_openai(name)  # our own OpenAI wire client, not litellm's
 
     def __repr__(self) -> str:
         return f"LiteLLMModel({self.name!r}, api_base={self.api_base!r})"
@@ -48,13 +49,14 @@ class LiteLLMModel:
     def provider(self) -> str:
         """litellm's provider for this model ('' if unknown)."""
         if self._provider is None:
-            self._provider = routes.provider_of(self.name, self.api_base)
+            self._provider = "openai" if self.direct else routes.provider_of(self.name, self.api_base)
         return self._provider
 
     def stream(self, messages: list[dict], tools: list[dict] | None = None) -> Iterator[str | Retrying | Reply]:
         """Yield text deltas as they arrive, a Retrying before each retry, then one Reply;
         raise ModelError on failure."""
-        load_litellm()  # before any deadline starts: the import takes seconds
+        if not self.direct:
+            load_litellm()  # before any deadline starts: the import takes seconds
         retries, waited, received = 0, 0.0, ""  # received: the longest text of any attempt
         while True:
             acc = Accumulator()
@@ -84,12 +86,23 @@ class LiteLLMModel:
 
     def _attempt(self, messages: list[dict], tools: list[dict] | None, acc: Accumulator) -> Iterator[str]:
         """One streamed request, within the deadlines; yields text deltas and fills ``acc``."""
-        kwargs = self._request(messages, tools)
         deadlines = Deadlines(self.request_timeout, self.idle_timeout)
+        if self.direct:
+            url = openai_wire.base_url(self.api_base)
+            body = openai_wire.body(self.name.removeprefix("openai/"), messages, tools,
+                                    self.output_cap(), self.params,
+                                    url == openai_wire.OPENAI_DEFAULT_BASE)
 
-        def start(wire: Wire):
-            client = self._client()
-            return load_litellm().completion(**kwargs, **({"client": client} if client else {}))
+            def start(wire: Wire):
+                key = self._key() or os.environ.get("OPENAI_API_KEY")
+                return openai_wire.open_stream(self._tracked(), url + "/chat/completions", key,
+                                               body)
+        else:
+            kwargs = self._request(messages, tools)
+
+            def start(wire: Wire):
+                client = self._client()
+                return load_litellm().completion(**kwargs, **({"client": client} if client else {}))
 
         for chunk in watched(start, deadlines, is_progress, _close):
             text = acc.add(chunk)
@@ -114,7 +127,8 @@ class LiteLLMModel:
         """The max_tokens sent: the setting, clipped to the model's known output limit."""
         if not self.max_tokens:
             return None
-        known = routes.max_output_tokens(self.name)
+        known = (modelmap.limit(self.name, "max_output_tokens", "max_tokens") if self.direct
+                 else routes.max_output_tokens(self.name))
         return min(self.max_tokens, known) if known else self.max_tokens
 
     def _client(self) -> Any:
@@ -123,12 +137,18 @@ class LiteLLMModel:
 
         if self.provider not in transport.HANDLER_PROVIDERS and self.provider != "openai":
             return None
-        if self._http is None:
-            self._http = transport.tracked_client(self.request_timeout)
         key = self._key() if self.provider == "openai" else None
         if self.provider == "openai" and key is None:
             key = os.environ.get("OPENAI_API_KEY")
-        return transport.client_for(self.provider, self._http, self.api_base, key)
+        return transport.client_for(self.provider, self._tracked(), self.api_base, key)
+
+    def _tracked(self) -> Any:
+        """The tracked httpx client of this model, made on first use."""
+        from interp.models import transport
+
+        if self._http is None:
+            self._http = transport.tracked_client(self.request_timeout)
+        return self._http
 
     def _error(self, kind: str, exc: BaseException, attempts: int, acc: Accumulator,
                received: str) -> ModelError:
@@ -167,6 +187,8 @@ class LiteLLMModel:
 
     def _cost(self, prompt: int, completion: int) -> float | None:
         """USD cost from litellm's price list, or None for unknown models."""
+        if self.direct:
+            return modelmap.cost(self.name, prompt, completion)
         try:
             costs = load_litellm().cost_per_token(model=self.name, prompt_tokens=prompt, completion_tokens=completion)
             return float(sum(costs))
@@ -175,14 +197,16 @@ class LiteLLMModel:
 
     def supports_tools(self) -> bool:
         """Whether litellm says the model supports function calling (False if unknown)."""
-        return bool(routes.tool_support(self.name))
+        return bool(self.tool_support())
 
     def tool_support(self) -> bool | None:
         """Whether litellm says the model supports function calling; None if it does not know."""
-        return routes.tool_support(self.name)
+        return modelmap.tool_support(self.name) if self.direct else routes.tool_support(self.name)
 
     def supports_vision(self) -> bool:
         """Whether litellm says the model accepts images (False if unknown)."""
+        if self.direct:
+            return bool((modelmap.openai_entry(self.name) or {}).get("supports_vision"))
         try:
             return bool(load_litellm().supports_vision(model=self.name))
         except Exception:  # unknown model: litellm raises assorted types
@@ -190,15 +214,33 @@ class LiteLLMModel:
 
     def context_window(self) -> int | None:
         """Maximum input tokens from litellm's model map, or None if unknown."""
+        if self.direct:
+            return modelmap.limit(self.name, "max_input_tokens")
         value = (routes.model_info(self.name) or {}).get("max_input_tokens")
         return value if isinstance(value, int) and value > 0 else None
 
     def count_tokens(self, messages: list[dict]) -> int:
-        """Token count via litellm's tokenizer, falling back to JSON length / 4."""
+        """Token count via litellm's tokenizer, falling back to JSON length / 4 (also on the
+        direct path while litellm is still loading in the background: never wait for it)."""
+        if self.direct and not loaded():
+            preload_in_background()
+            return len(json.dumps(messages, default=str)) // 4
         try:
             return int(load_litellm().token_counter(model=self.name, messages=messages))
         except Exception:  # tokenizer trouble must never break the loop
             return len(json.dumps(messages, default=str)) // 4
+
+
+def speaks_openai(name: str) -> bool:
+    """Whether the model is reached over the OpenAI chat-completions protocol, which interp
+    speaks itself: `openai/...` names (OpenAI or an OpenAI-compatible --api-base server) and
+    OpenAI's own chat models by bare name; not with INTERP_TRANSPORT=litellm."""
+    if openai_wire.forced_litellm():
+        return False
+    if not (name.startswith("openai/") or modelmap.is_openai_model(name)):
+        return False
+    entry = modelmap.openai_entry(name)
+    return entry is None or entry.get("mode", "chat") == "chat"  # not the Responses-API models
 
 
 def _close(response: Any) -> None:

@@ -26,11 +26,41 @@ def load_litellm() -> Any:
     return litellm
 
 
-def preload_in_background() -> threading.Thread:
-    """Start importing litellm in a daemon thread (e.g. while the user types) and return the thread."""
-    thread = threading.Thread(target=_preload, name="interp-litellm-preload", daemon=True)
+def loaded() -> bool:
+    """Whether litellm has been imported (by load_litellm) already: using it will not wait."""
+    return load_litellm.cache_info().currsize > 0
+
+
+_PRELOAD = "interp-litellm-preload"
+
+
+def preload_in_background(litellm: bool = True) -> threading.Thread:
+    """Start importing litellm (or, with `litellm=False`, only the HTTP client of interp's own
+    OpenAI-compatible path) in a daemon thread, e.g. while the user types; return the thread.
+    One already importing is returned instead of starting another."""
+    for thread in threading.enumerate():
+        if thread.name == _PRELOAD:
+            return thread
+    thread = threading.Thread(target=_preload if litellm else _preload_http, name=_PRELOAD,
+                              daemon=True)
     thread.start()
     return thread
+
+
+def settle(timeout: float = 15.0) -> bool:
+    """Wait (at most `timeout` s) for a background import of litellm to finish: a process that
+    exits while a thread is still importing can crash at interpreter shutdown. True if none
+    is left running."""
+    for thread in threading.enumerate():
+        if thread.name == _PRELOAD:
+            thread.join(timeout)
+            return not thread.is_alive()
+    return True
+
+
+def _preload_http() -> None:
+    with contextlib.suppress(Exception):
+        import interp.models.transport  # noqa: F401  (httpx, httpcore)
 
 
 def _preload() -> None:

@@ -52,6 +52,7 @@ class LocalModel:
     def __init__(self, server: LocalServer, *, name: str = LOCAL) -> None:
         self.name = name
         self.server = server
+        self.params: dict = {}  # extra request parameters, e.g. temperature (as LiteLLMModel's)
         self._inner: LiteLLMModel | None = None
         try:
             header = read_gguf(server.config.model)
@@ -73,7 +74,8 @@ class LocalModel:
             self._inner = LiteLLMModel("openai/" + LOCAL, api_base=base,
                                        api_key="sk-no-key-required",
                                        request_timeout=REQUEST_TIMEOUT,
-                                       max_tokens=self.server.config.predict or 0)
+                                       max_tokens=self.server.config.predict or 0,
+                                       params=self.params)
         return self._inner
 
     def stream(self, messages: list[dict], tools: list[dict] | None = None) -> Iterator[str | Reply]:

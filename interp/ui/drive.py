@@ -18,7 +18,7 @@ from interp.core import exits
 from interp.core.session import Session
 from interp.ui.keys import Keys
 
-_MODEL_PHASE_ENDS = frozenset({ev.MESSAGE, ev.NOTICE, ev.BLOCK_PROPOSED, "task.finished"})
+_MODEL_PHASE_ENDS = frozenset({ev.MESSAGE, ev.NOTICE, ev.BLOCK_PROPOSED, ev.TASK_FINISHED})
 
 
 class TurnControl:

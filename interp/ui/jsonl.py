@@ -36,12 +36,18 @@ def run_json(session: Session, task: str, notices: list[str], secrets: list[str]
                 write(ev.event(ev.BLOCK_OUTPUT, index=index, text=rest))
         if item.type not in ev.JSON_HIDDEN:
             write(item)
+        if item.type == ev.SESSION_STARTED:
+            flush_notices()
 
-    for text in notices:
-        emit(ev.event(ev.NOTICE, level="info", text=text))
+    def flush_notices() -> None:  # start-up notices follow session.started, the first line
+        while pending:
+            write(pending.pop(0))
+
+    pending = [ev.event(ev.NOTICE, level="info", text=text) for text in notices]
     try:
         code = drive(session, task, emit, keys)
     finally:
+        flush_notices()
         final = session.close()
     emit(ev.event(final.type, **dict(final.data, exit_code=code)))
     return code

@@ -13,6 +13,7 @@ from rich.text import Text
 from interp.models.local import LoadStatus
 from interp.models.local_download import download, part_path
 from interp.models.local_files import ModelSpec
+from interp.ui.status import StatusLine
 
 OFFER = ("No model is configured and no API key was found. interp can run a model on this "
          "machine instead (interp --local): no key, nothing leaves the machine.")
@@ -66,29 +67,52 @@ def size_text(n: int) -> str:
 
 
 class LoadingStatus:
-    """Shows a local model's load: a spinner on a terminal, plain lines elsewhere."""
+    """Shows a local model's load: on the run's status line when it has one (the load is
+    then a part of it), else a spinner on a terminal, plain lines elsewhere."""
 
-    def __init__(self, console: Console) -> None:
+    def __init__(self, console: Console, line: StatusLine | None = None) -> None:
         self.console = console
+        self.line = line if line is not None and line.enabled else None
         self._status = None
+        self._started_line = False  # the status line was shown for the load alone
 
     def __call__(self, status: LoadStatus) -> None:
         self._stop()
         if status.phase == "loading":
-            if self.console.is_terminal:
-                self._status = self.console.status(Text(status.text + "…"), spinner="dots")
-                self._status.start()
+            self._loading(status.text + "…")
+        elif status.phase == "ready":
+            self._print(Text(f"{status.text} (loaded in {status.seconds:.1f} s).", style="dim"))
+
+    def _loading(self, text: str) -> None:
+        if self.line is not None:
+            if self.line.active:
+                self.line.note(text)
             else:
-                self.console.print(Text(f"interp: {status.text}…"), soft_wrap=True)
+                self.line.start(text, hint="ctrl-c to stop")
+                self._started_line = True
+        elif self.console.is_terminal:
+            self._status = self.console.status(Text(text), spinner="dots")
+            self._status.start()
+        else:
+            self.console.print(Text(f"interp: {text}"), soft_wrap=True)
+
+    def _print(self, text: Text) -> None:
+        if self.line is None:
+            self.console.print(text, soft_wrap=True)
             return
-        if status.phase == "ready":
-            self.console.print(Text(f"{status.text} (loaded in {status.seconds:.1f} s).",
-                                    style="dim"), soft_wrap=True)
+        with self.line.hidden():
+            self.console.print(text, soft_wrap=True)
 
     def _stop(self) -> None:
         if self._status is not None:
             self._status.stop()
             self._status = None
+        if self.line is not None:
+            if self._started_line:
+                self.line.stop()
+                self._started_line = False
+            else:
+                self.line.note(None)
 
 
 def speed_text(speed) -> str | None:

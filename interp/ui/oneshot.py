@@ -13,16 +13,17 @@ from interp.core.session import Session
 from interp.ui.drive import drive
 from interp.ui.keys import Keys
 from interp.ui.render import Renderer
+from interp.ui.status import StatusLine
 from interp.ui.sanitize import safe_text
 from interp.ui.usage import session_line
 
 
 def run_oneshot(session: Session, task: str, notices: list[str], secrets: list[str] = (),
-                keys: Keys | None = None) -> int:
+                keys: Keys | None = None, status: StatusLine | None = None) -> int:
     """Progress on stderr, the final answer on stdout; both sanitised, secrets redacted.
     With `keys` (a terminal), Esc stops the task as Ctrl-C does."""
     console = Console(stderr=True)
-    renderer = Renderer(console, show_final=False, secrets=secrets)
+    renderer = Renderer(console, show_final=False, secrets=secrets, status=status)
     for text in notices:
         renderer.handle(ev.event(ev.NOTICE, level="info", text=text))
     answers: list[str] = []

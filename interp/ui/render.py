@@ -151,6 +151,9 @@ class Renderer:
         self.stop()
 
     def _on_notice(self, data: dict) -> None:
+        if self._phase == "model" and not self._stream.text and data.get("level") == "info":
+            self.print(Text(self._clean(data["text"]), style="cyan"))  # e.g. the tools mode
+            return
         if self._phase == "model":  # a reply cut off (stop, error): keep what came
             printed, rest = self._end_model_phase()
             if rest.strip():

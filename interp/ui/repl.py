@@ -18,6 +18,7 @@ from interp.ui.drive import drive, interrupt_main
 from interp.ui.keys import Keys
 from interp.ui.questions import task_prompt
 from interp.ui.render import Renderer
+from interp.ui.status import StatusLine
 from interp.ui.slash import CommandContext, command_names, dispatch
 from interp.ui.usage import session_line
 
@@ -27,12 +28,13 @@ _COMMAND = re.compile(r"/[a-zA-Z]+(\s|$)")
 def interactive(session: Session, state: ApprovalState, notices: list[str], *,
                 banner_model: str, history: Path | None,
                 make_model: Callable[[str], tuple[object, str | None]],
-                new_log: Callable[[], object], keys: Keys | None = None) -> int:
+                new_log: Callable[[], object], keys: Keys | None = None,
+                status: StatusLine | None = None) -> int:
     """Read tasks until /exit or Ctrl-D; returns 0. `make_model` builds the model /model
     switches to (and says what it reset), `new_log` the session file /reset starts; `keys`
-    is the keyboard watched while a task runs (Esc stops it)."""
+    is the keyboard watched while a task runs (Esc stops it); `status` the status line."""
     console = Console()
-    renderer = Renderer(console)
+    renderer = Renderer(console, status=status)
     console.print(Text(f"interp {__version__} · model {banner_model} · /help for commands, "
                        f"Ctrl-D to exit", style="dim"))
     for text in notices:

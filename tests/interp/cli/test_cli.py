@@ -225,11 +225,10 @@ def test_json_lines(outcome):
     assert proc.returncode == 0, proc.stderr
     events = [json.loads(line) for line in proc.stdout.splitlines()]  # every line is JSON
     assert all(isinstance(e, dict) and e.get("type") in JSON_TYPES for e in events), events
-    notices = [e for e in events[:1] if e["type"] == "notice"]  # start-up: the Python in use
+    notices = [e for e in events[1:2] if e["type"] == "notice"]  # start-up: the Python in use
     assert len(notices) == 1 and notices[0]["text"].endswith(" (the Python interp runs in).")
     python = notices[0]["text"].split()[4]  # interp's own: this venv's python or python3
     assert os.path.dirname(python) == os.path.dirname(sys.executable)
-    events = events[len(notices):]
     types = [e["type"] for e in events]
     assert types[0] == "session.started" and types[-1] == "session.finished"
     assert types[-2] == "task.finished" and events[-2]["exit_code"] == 0
@@ -351,7 +350,8 @@ def test_resume_by_prefix_and_bare(outcome):
     assert "ALPHA task" in " ".join(texts) and "GAMMA task" in " ".join(texts)
     assert texts[-1].startswith("DELTA task\n\n")
     events = [json.loads(line) for line in got["runs"]["delta"].stdout.splitlines()]
-    notices = [e["text"] for e in events[:2] if e["type"] == "notice"]
+    assert events[0]["type"] == "session.started"  # the first line; start-up notices follow
+    notices = [e["text"] for e in events[1:3] if e["type"] == "notice"]
     assert notices[0].startswith("Python blocks run with ") and "Resumed" in notices[1]
     started = next(e for e in events if e["type"] == "session.started")
     assert started["resumed"] is True and started["session_id"] in got["ids"]

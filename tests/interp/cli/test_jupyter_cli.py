@@ -191,7 +191,7 @@ def test_ctrl_c_interrupts_a_local_kernel_and_keeps_its_variables(spawn, fake_se
     from pty_terminal import fenced
 
     sleeper = "import time\nprint('sleeping', flush=True)\ntime.sleep(100)"
-    fake_server.script([fenced("python", "x = 5"), fenced("python", sleeper), "Interrupted.",
+    fake_server.script([fenced("python", "x = 5"), fenced("python", sleeper),
                         fenced("python", "print('x is', x)"), "Done."])
     term = spawn("--runner", "python=jupyter")
     term.expect("python blocks run in the local kernel python3")
@@ -203,7 +203,7 @@ def test_ctrl_c_interrupts_a_local_kernel_and_keeps_its_variables(spawn, fake_se
     term.expect("^sleeping$")
     term.send("\x03")
     term.expect("interrupted")
-    term.expect("Interrupted.")
+    term.expect("Stopped: nothing more runs in this turn.")  # the turn ends with the block
     term.task("show x")
     term.question()
     term.line("y")

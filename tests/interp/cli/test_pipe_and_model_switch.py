@@ -23,7 +23,7 @@ def test_json_into_head_exits_quietly(fake_server, interp_env):
                           capture_output=True, text=True, cwd=interp_env["cwd"],
                           env=interp_env["env"], timeout=120)
     lines = proc.stdout.splitlines()
-    assert [json.loads(line)["type"] for line in lines[:2]] == ["session.started", "model.request"]
+    assert [json.loads(line)["type"] for line in lines[:2]] == ["session.started", "notice"]
     assert lines[2] == "141"  # as if killed by SIGPIPE
     err = (interp_env["cwd"] / "err.txt").read_text()
     assert "BrokenPipe" not in err and "unexpected error" not in err and "Exception" not in err

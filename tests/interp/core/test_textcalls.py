@@ -34,6 +34,15 @@ def test_openai_shaped_object_and_string_arguments():
     assert text_calls(text)[0].arguments == ARGS
 
 
+def test_a_made_up_name_with_the_execute_arguments_is_an_execute_call():
+    """Qwen2.5-Coder-0.5B names the call after the task ("multiply") but fills in our arguments."""
+    args = {"language": "python", "code": "123456789 * 987654321"}
+    text = "```json\n" + json.dumps({"name": "multiply", "arguments": args}, indent=2) + "\n```"
+    assert text_calls(text) == [TextCall("execute", args, text_calls(text)[0].raw)]
+    config = '```json\n{"name": "config", "arguments": {"language": "en", "size": 3}}\n```'
+    assert text_calls(config) == []  # data that only shares a key is left alone
+
+
 @pytest.mark.parametrize("text", [
     "Just an answer: 42.",
     '```json\n{"name": "config", "arguments": {"a": 1}}\n```',

@@ -10,6 +10,7 @@ import pytest
 from fake_openai import FakeOpenAI, Reply
 from helpers import model_args, run_interp
 from interp.eval.data import load_problems
+from local_fixtures import needs_xllamacpp, servers_for
 
 PROBLEMS = load_problems("humaneval")
 
@@ -151,3 +152,30 @@ def test_bad_flags_are_one_clear_line(interp_env, fake_server, args, message):
 def test_mbpp_without_data_says_how_to_get_it(interp_env, fake_server):
     done = run_interp(["eval", "mbpp+", *model_args(fake_server)], interp_env)
     assert done.returncode == 2 and "--data PATH" in done.stderr and "Traceback" not in done.stderr
+
+
+@needs_xllamacpp
+def test_local_scores_a_model_run_by_llama_cpp_and_stops_it(interp_env, tmp_path, smol_gguf,
+                                                           own_copy):
+    model = own_copy(smol_gguf)
+    done = run_interp(["eval", "humaneval", "--local", str(model), "--limit", "2", "--json",
+                       "--max-tokens", "64", "--out", str(tmp_path / "out")], interp_env,
+                      timeout=600)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    (summary,) = out["summaries"]
+    assert out["model"] == f"local-{model.stem}"
+    assert summary["problems"] == 2 and summary["model_errors"] == 0
+    assert [r["task_id"] for r in records(tmp_path / "out", "none")] == ["HumanEval/0",
+                                                                         "HumanEval/1"]
+    assert all(r["completion_tokens"] > 0 for r in records(tmp_path / "out", "none"))
+    assert "ready: context" in done.stderr and "loaded in" in done.stderr
+    assert servers_for(model) == []  # the server stopped with the run
+
+
+def test_local_without_a_model_file_is_one_clear_line(interp_env, tmp_path):
+    done = run_interp(["eval", "humaneval", "--local", str(tmp_path / "missing.gguf"),
+                       "--limit", "1"], interp_env, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr.startswith("interp eval: ") and "missing.gguf" in done.stderr
+    assert "Traceback" not in done.stderr

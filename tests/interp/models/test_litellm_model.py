@@ -25,6 +25,16 @@ TOOLS = [{"type": "function", "function": {"name": "execute", "description": "Ru
                                                           "code": {"type": "string"}}}}}]
 
 
+@pytest.fixture(autouse=True, params=["direct", "litellm"])
+def transport(request, monkeypatch):
+    """Every test on both paths: interp's own OpenAI client, and litellm (INTERP_TRANSPORT)."""
+    if request.param == "litellm":
+        monkeypatch.setenv("INTERP_TRANSPORT", "litellm")
+    else:
+        monkeypatch.delenv("INTERP_TRANSPORT", raising=False)
+    return request.param
+
+
 @pytest.fixture
 def server():
     with FakeOpenAI() as fake:

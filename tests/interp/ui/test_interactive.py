@@ -401,13 +401,15 @@ sys.meta_path.insert(0, _Gate())
 
 
 def test_prompt_appears_while_litellm_is_still_loading(spawn, fake_server, tmp_path):
-    """Ordering, not timing: `import litellm` is held back until the prompt has been seen."""
+    """Ordering, not timing: `import litellm` is held back until the prompt has been seen.
+    (Through litellm: an OpenAI-compatible model on interp's own client never imports it.)"""
     hook = tmp_path / "hook"
     hook.mkdir()
     (hook / "sitecustomize.py").write_text(GATE)
     gate = tmp_path / "gate"
     fake_server.script(["Loaded."])
-    term = spawn(env={"PYTHONPATH": str(hook), "GATE_FILE": str(gate)})
+    term = spawn(env={"PYTHONPATH": str(hook), "GATE_FILE": str(gate),
+                      "INTERP_TRANSPORT": "litellm"})
     term.prompt()  # litellm cannot have finished importing: the gate is still closed
     term.send("/help\r")
     term.expect("/tokens")
