@@ -247,9 +247,9 @@ def test_file_and_export_commands(spawn, fake_server, interp_env):
     fake_server.script([py("print(sum([1, 2, 3]))"), "The sum is 6."])
     term = spawn("-y")
     term.task("/file missing.csv")
-    term.expect(r"Cannot attach \S*missing\.csv:\s+no\s+such\s+file")  # lines may wrap
+    term.expect(r"Cannot attach\s+[\S\r\n]*missing\.csv:\s+no\s+such\s+file")  # the path may wrap
     term.task("/file data.csv")
-    term.expect(r"Attached \S*data\.csv\s+\(CSV")
+    term.expect(r"Attached\s+[\S\r\n]*data\.csv\s+\(CSV")
     term.task("add things up")
     term.expect("The sum is 6.")
     task = fake_server.requests[0]["messages"][-1]["content"]
