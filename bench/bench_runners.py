@@ -23,7 +23,7 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent)]
 
 import _baseline as raw  # noqa: E402
-from languages.base import RunnerConfig  # noqa: E402
+from languages.protocol import RunnerConfig  # noqa: E402
 from languages.events import Result  # noqa: E402
 
 CLASSES = {"python": ("languages.python", "PythonRunner"), "shell": ("languages.shell", "ShellRunner"),

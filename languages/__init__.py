@@ -1,9 +1,11 @@
 """Persistent language runners for interp: Python, shell (bash) and Node, plus a registry."""
 
-from .base import ProcessRunner, Runner, RunnerConfig, RunnerError, RunnerStartError
+from .base import ProcessRunner
 from .events import Display, Event, Output, Result
 from .limits import Limits
 from .output import CapturedOutput
+from .procs import RunnerError, RunnerStartError
+from .protocol import Runner, RunnerConfig
 from .registry import Registry, UnknownLanguage, default_registry
 from .sandbox import Sandbox, SandboxError, check_sandbox
 

@@ -26,9 +26,17 @@ PARTIAL = re.compile(
     r"|\x1b[ -/]*\Z"
 )
 BIDI = "\u202a-\u202e\u2066-\u2069"
-# C0 controls except tab and newline, DEL and C1 (the model's text keeps bidi marks: they
-# may be what it is looking for).
-CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def controls(keep: str = "\t\n", extra: str = "") -> re.Pattern[str]:
+    """A pattern for one control character: C0, DEL and C1, less those in `keep`, plus the
+    characters (or ranges) of the character-class body `extra`."""
+    chars = "".join(chr(c) for c in (*range(0x20), *range(0x7F, 0xA0)) if chr(c) not in keep)
+    return re.compile(f"[{re.escape(chars)}{extra}]")
+
+
+# The model's text keeps bidi marks: they may be what it is looking for.
+CONTROLS = controls()
 MAX_CARRY = 256  # longest cut-off sequence a stream holds back between chunks
 
 

@@ -6,7 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .output import CapturedOutput, strip_escapes
+from .escapes import strip_escapes
+from .output import CapturedOutput
 
 
 @dataclass(frozen=True)

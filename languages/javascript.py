@@ -7,7 +7,9 @@ import shutil
 from contextlib import ExitStack
 from importlib.resources import as_file, files
 
-from .base import ProcessRunner, RunnerConfig, RunnerStartError
+from .base import ProcessRunner
+from .procs import RunnerStartError
+from .protocol import RunnerConfig
 
 _DRIVER = "node_driver.js"
 

@@ -22,9 +22,9 @@ from .events import Event, Output
 from .jupyter_bundle import BundleReader, setup_source
 from .jupyter_kernel import (DEAD_STATES, DEFAULT_KERNELS, DEFAULT_TOKEN_ENV, Kernel,
                              KernelChoice, KernelError, parent_id)
-from .jupyter_result import KernelOutcome, kernel_result
+from .jupyter_result import KernelOutcome, is_idle, kernel_result, message_state, message_text
 from .limits import LimitGuard
-from .output import OutputCapture, strip_escapes
+from .output import OutputCapture, spool_path
 from .protocol import RunnerConfig
 
 __all__ = ["DEFAULT_KERNELS", "DEFAULT_TOKEN_ENV", "JupyterRunner", "KernelChoice"]
@@ -117,7 +117,7 @@ class JupyterRunner:
         deadline = time.monotonic() + self.choice.start_timeout
         while time.monotonic() < deadline:
             message = kernel.next_message(min(1.0, deadline - time.monotonic()))
-            if message is not None and parent_id(message) == request and _idle(message):
+            if message is not None and parent_id(message) == request and is_idle(message):
                 return
 
     def stop(self) -> None:
@@ -221,40 +221,20 @@ class JupyterRunner:
                         outcome.died = True
                         return outcome
                 continue
-            if message.get("msg_type") == "status" and _state(message) in DEAD_STATES:
+            if message.get("msg_type") == "status" and message_state(message) in DEAD_STATES:
                 outcome.died = True
                 return outcome
             if parent_id(message) != request:
                 continue
-            if text := self._text_of(message, outcome, reader):
+            if text := message_text(message, outcome, reader):
                 capture.feed(text)
                 yield Output(text)
-            if _idle(message):
+            if is_idle(message):
                 return outcome
 
-    @staticmethod
-    def _text_of(message: dict, outcome: KernelOutcome, reader: BundleReader) -> str:
-        """The output text of one message of the block (displays go to the reader)."""
-        kind, content = message.get("msg_type"), message.get("content") or {}
-        if kind == "stream":
-            return content.get("text") if isinstance(content.get("text"), str) else ""
-        if kind == "error":
-            outcome.error_name = str(content.get("ename") or "Error")
-            outcome.error = f"{outcome.error_name}: {content.get('evalue', '')}".strip()[:500]
-            lines = content.get("traceback") or [outcome.error]
-            return strip_escapes("\n".join(str(line) for line in lines)) + "\n"
-        if kind in ("execute_result", "display_data"):
-            return reader.read(content.get("data")).text
-        return ""
-
     def _spool_path(self, block: int | None) -> Path:
-        """Where a long output is spooled, named as the process runners name it:
-        config.spool_dir (kept with the session) or the runner's temporary folder."""
-        if self.config.spool_dir is None:
-            return self._workdir / f"output-{self._runs}.log"
-        name = f"block-{block}-output.txt" if block is not None else \
-            f"{self.name}-{os.getpid()}-{id(self):x}-{self._runs}-output.txt"
-        return Path(self.config.spool_dir) / name
+        return spool_path(self.config.spool_dir, self._workdir, self._runs, block,
+                          f"{self.name}-{os.getpid()}-{id(self):x}")
 
     # -- after a block --------------------------------------------------------
     def _lost_note(self) -> str | None:
@@ -299,12 +279,3 @@ class JupyterRunner:
                 self.stop()
             except Exception:  # interpreter shutdown: modules may already be gone
                 pass
-
-
-def _state(message: dict) -> object:
-    content = message.get("content")
-    return content.get("execution_state") if isinstance(content, dict) else None
-
-
-def _idle(message: dict) -> bool:
-    return message.get("msg_type") == "status" and _state(message) == "idle"

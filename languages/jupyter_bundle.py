@@ -16,7 +16,8 @@ from functools import cache
 from html.parser import HTMLParser
 from importlib.resources import files
 
-from . import _python_display as shape
+from . import _python_display as figures
+from . import _python_tables as shape
 from .events import Display
 
 TABLE_MIME = "application/vnd.interp.table+json"
@@ -64,7 +65,7 @@ class BundleReader:
         return Shown(display=display)
 
     def _add(self, display: Display) -> None:
-        if len(self.displays) < shape.MAX_DISPLAYS:
+        if len(self.displays) < figures.MAX_DISPLAYS:
             self.displays.append(display)
         else:
             self.omitted += 1
@@ -82,7 +83,7 @@ class BundleReader:
                 handle.write(png)
         except OSError as exc:
             return f"[interp: figure {self.figures} could not be saved: {exc.strerror or exc}]\n"
-        width, height = shape.png_size(path)
+        width, height = figures.png_size(path)
         return Display("image", f"[figure saved: {path}]", path,
                        {"format": "png", "mime": "image/png", "width": width, "height": height,
                         "figure": self.figures})
@@ -100,7 +101,7 @@ def setup_source() -> str:
     """Python-kernel setup: the Python runner's display code plus the table formatter."""
     here = files(__package__)
     source = "\n".join(here.joinpath(name).read_text(encoding="utf-8")
-                       for name in ("_python_display.py", "_ipython_tables.py"))
+                       for name in ("_python_tables.py", "_python_display.py", "_ipython_tables.py"))
     return ("def __interp_setup(source):\n"
             "    import sys, types\n"
             "    module = types.ModuleType('_interp_display')\n"

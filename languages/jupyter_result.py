@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .events import Display, Result
+from .jupyter_bundle import BundleReader
+from .escapes import strip_escapes
 from .output import CapturedOutput
 from .procs import signal_name
 
@@ -56,3 +58,29 @@ def kernel_result(outcome: KernelOutcome, captured: CapturedOutput, displays: tu
                   timed_out=outcome.timed_out, died=outcome.died,
                   restarted=outcome.restarted or bool(lost), duration=duration,
                   notes=tuple(notes), displays=displays)
+
+
+def message_text(message: dict, outcome: KernelOutcome, reader: BundleReader) -> str:
+    """The output text of one message of the block (displays go to the reader)."""
+    kind, content = message.get("msg_type"), message.get("content") or {}
+    if kind == "stream":
+        return content.get("text") if isinstance(content.get("text"), str) else ""
+    if kind == "error":
+        outcome.error_name = str(content.get("ename") or "Error")
+        outcome.error = f"{outcome.error_name}: {content.get('evalue', '')}".strip()[:500]
+        lines = content.get("traceback") or [outcome.error]
+        return strip_escapes("\n".join(str(line) for line in lines)) + "\n"
+    if kind in ("execute_result", "display_data"):
+        return reader.read(content.get("data")).text
+    return ""
+
+
+def message_state(message: dict) -> object:
+    """A status message's execution_state."""
+    content = message.get("content")
+    return content.get("execution_state") if isinstance(content, dict) else None
+
+
+def is_idle(message: dict) -> bool:
+    """True for the status message that ends a request."""
+    return message.get("msg_type") == "status" and message_state(message) == "idle"

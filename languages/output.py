@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .escapes import SEQUENCE as ESCAPES, strip_escapes  # noqa: F401  (the one sanitizer)
+from .escapes import strip_escapes
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -146,3 +146,13 @@ class OutputCapture:
         omitted_lines = max(0, self._lines - head.count("\n") - tail.count("\n"))
         return CapturedOutput(head, tail, omitted, omitted_lines if omitted else 0,
                               self._total, spool)
+
+
+def spool_path(spool_dir: str | None, workdir: Path, runs: int, block: int | None,
+               owner: str) -> Path:
+    """Where a run's long output is spooled: `spool_dir` (kept with the session), named by the
+    block, or else the runner's `workdir` (removed with it); `owner` names unnumbered runs."""
+    if spool_dir is None:
+        return workdir / f"output-{runs}.log"
+    name = f"block-{block}-output.txt" if block is not None else f"{owner}-{runs}-output.txt"
+    return Path(spool_dir) / name

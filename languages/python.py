@@ -10,7 +10,8 @@ from collections.abc import Mapping
 from functools import cache
 from importlib.resources import files
 
-from .base import ProcessRunner, RunnerConfig
+from .base import ProcessRunner
+from .protocol import RunnerConfig
 
 
 def choose_python(config: RunnerConfig, environ: Mapping[str, str]) -> tuple[str, str]:
@@ -35,7 +36,8 @@ def _driver_source() -> str:
     """The display and IPython helpers followed by the driver, run as one -c program."""
     here = files(__package__)
     return "\n".join(here.joinpath(name).read_text(encoding="utf-8")
-                     for name in ("_python_display.py", "_python_habits.py", "_python_driver.py"))
+                     for name in ("_python_tables.py", "_python_display.py", "_python_rewrite.py",
+                                  "_python_habits.py", "_python_driver.py"))
 
 
 class PythonRunner(ProcessRunner):

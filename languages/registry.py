@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from importlib.metadata import entry_points
 
-from .base import Runner, RunnerConfig
+from .protocol import Runner, RunnerConfig
 
 ENTRY_POINT_GROUP = "interp.languages"
 

@@ -16,7 +16,8 @@ from __future__ import annotations
 import shlex
 import shutil
 
-from .base import ProcessRunner, RunnerStartError
+from .base import ProcessRunner
+from .procs import RunnerStartError
 
 # A failing command while errexit is set: leave the subshell, or stop the block (from inside a
 # function too: each caller's failure comes back here until the sourced file returns).

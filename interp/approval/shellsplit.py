@@ -12,109 +12,15 @@ Anything else (``case``, unbalanced quotes or brackets) raises ShellParseError.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import NoReturn
 
-_KEYWORDS = frozenset({"!", "if", "then", "elif", "else", "do", "while", "until", "time"})
-_CLOSERS = frozenset({"fi", "done", "esac"})
-_HEADERS = frozenset({"for", "select"})
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
-_REDIRECT = re.compile(r"\d*[<>]|&>")
+from interp.approval.shellwords import Command, PartialCommand, ShellParseError, squash, unquote
+
 _PLAIN = re.compile(r"[^\s;&|<>()'\"`$\\#{}]+")
 _ANSI_C = re.compile(r"\$'(?:[^'\\]|\\.)*'", re.S)
 _BACKTICK = re.compile(r"`((?:[^`\\]|\\.)*)`", re.S)
 _HEREDOC = re.compile(r"<<(-?)[ \t]*((?:[^\s;&|<>()'\"\\]|\\.|'[^']*'|\"(?:[^\"\\]|\\.)*\")+)", re.S)
 _MAX_DEPTH = 50
-
-
-class ShellParseError(ValueError):
-    """The block is not shell syntax this splitter understands."""
-
-
-@dataclass(frozen=True)
-class Command:
-    """One simple command: its words as written and with quotes and escapes removed."""
-
-    words: tuple[str, ...]
-    bare_words: tuple[str, ...]
-
-    @property
-    def text(self) -> str:
-        """The normalised command as written."""
-        return " ".join(self.words)
-
-    @property
-    def bare(self) -> str:
-        """The command with quotes and backslash escapes removed."""
-        return " ".join(self.bare_words)
-
-    def without_assignments(self) -> Command:
-        """The command without its leading `NAME=value` words (a lone assignment stays)."""
-        n = 0
-        while n < len(self.words) - 1 and _ASSIGNMENT.match(self.words[n]):
-            n += 1
-        return Command(self.words[n:], self.bare_words[n:])
-
-
-def _squash(text: str) -> str:
-    return re.sub(r"\s+", " ", text)
-
-
-def _unquote(raw: str) -> str:
-    """The word part `raw` with its quoting removed (approximately, as the shell would)."""
-    if raw.startswith(("$'", '$"')):
-        raw = raw[1:]
-    if raw.startswith("'"):
-        return raw[1:-1]
-    if raw.startswith('"'):
-        return re.sub(r'\\([$`"\\])', r"\1", raw[1:-1])
-    return raw
-
-
-class _Cmd:
-    """The command being built: finished words and the current word."""
-
-    def __init__(self, start: int) -> None:
-        self.start, self.words, self.bare = start, [], []
-        self.text = self.plain = ""
-        self.started = False
-        self.group_at: int | None = None
-
-    @property
-    def at_start(self) -> bool:
-        """No word has begun yet."""
-        return not self.words and not self.started
-
-    def add(self, text: str, plain: str | None = None) -> None:
-        """Append to the current word."""
-        self.text += text
-        self.plain += text if plain is None else plain
-        self.started = True
-
-    def end_word(self) -> None:
-        """Finish the current word; leading reserved words are dropped."""
-        if not self.started:
-            return
-        leading = not self.words and self.group_at is None
-        if leading and self.text in _CLOSERS:
-            self.group_at = 0
-        elif not (leading and self.text in _KEYWORDS):
-            self.words.append(self.text)
-            self.bare.append(self.plain)
-        self.text = self.plain = ""
-        self.started = False
-
-    def finish(self) -> Command | None:
-        """The simple command this was, if any."""
-        self.end_word()
-        words, bare = self.words, self.bare
-        if self.group_at is not None:
-            words, bare = words[self.group_at:], bare[self.group_at:]
-            if words and _REDIRECT.match(words[0]):
-                return None
-        if not words or words[0] in _HEADERS:
-            return None
-        return Command(tuple(words), tuple(bare))
 
 
 class _Parser:
@@ -152,7 +58,7 @@ class _Parser:
 
     def parse_list(self, closer: str | None = None) -> None:
         """Parse commands until `closer` (")" or "}") or the end of the text."""
-        cmd = _Cmd(self.i)
+        cmd = PartialCommand(self.i)
         while True:
             c = self.peek()
             if not c or (c == ")" and closer == ")") or (c == "}" and closer == "}" and cmd.at_start):
@@ -181,20 +87,20 @@ class _Parser:
             else:
                 self.word_part(cmd)
 
-    def flush(self, cmd: _Cmd) -> _Cmd:
+    def flush(self, cmd: PartialCommand) -> PartialCommand:
         """Record `cmd` and start a new one."""
         command = cmd.finish()
         if command is not None:
             self.out.append((self.base + cmd.start, command))
-        return _Cmd(self.i)
+        return PartialCommand(self.i)
 
-    def group_start(self, cmd: _Cmd) -> bool:
+    def group_start(self, cmd: PartialCommand) -> bool:
         """Whether a `{` here opens a `{ …; }` group (or a function body)."""
         if not self.at(" \t\n", 1) or cmd.started:
             return False
         return not cmd.words or cmd.words[0] == "function" or cmd.words[-1].endswith("()")
 
-    def paren(self, cmd: _Cmd) -> None:
+    def paren(self, cmd: PartialCommand) -> None:
         """Handle `(`: subshell, `((…))`, array literal, extglob or function header."""
         start = self.i
         if self.peek() == ")":
@@ -204,7 +110,7 @@ class _Parser:
             self.scan(")", "(")
             if self.peek() == ")":
                 self.i += 1
-                return cmd.add(_squash(self.src[start:self.i]))
+                return cmd.add(squash(self.src[start:self.i]))
             self.i = start
         if cmd.at_start:
             self.i += 1
@@ -213,7 +119,7 @@ class _Parser:
         elif cmd.started and cmd.text[-1] in "=@!?*+":
             self.i += 1
             self.scan(")", "(")
-            cmd.add(_squash(self.src[start:self.i]))
+            cmd.add(squash(self.src[start:self.i]))
         elif cmd.started and self.at(")", 1):
             self.i += 2
             cmd.add("()")
@@ -222,7 +128,7 @@ class _Parser:
         else:
             self.fail("unexpected '('")
 
-    def word_part(self, cmd: _Cmd) -> None:
+    def word_part(self, cmd: PartialCommand) -> None:
         """Consume one piece of a word: plain text, a quote, an expansion or a redirection."""
         c, start = self.peek(), self.i
         match = _PLAIN.match(self.src, self.i)
@@ -247,9 +153,9 @@ class _Parser:
             self.i += 1  # a literal "{", "}" or "#" inside a word
         raw = self.src[start:self.i]
         quoted = raw.startswith(("'", '"', "$'", '$"'))
-        return cmd.add(raw, _unquote(raw)) if quoted else cmd.add(_squash(raw))
+        return cmd.add(raw, unquote(raw)) if quoted else cmd.add(squash(raw))
 
-    def redirection(self, cmd: _Cmd) -> None:
+    def redirection(self, cmd: PartialCommand) -> None:
         """Consume a redirection operator, a process substitution or a heredoc operator."""
         if cmd.started and not cmd.text.isdigit():
             cmd.end_word()
@@ -270,7 +176,7 @@ class _Parser:
         else:  # > >> >& >| < <& <> &> &>>
             self.i += 1 + self.at(">&|" if c == ">" else "&>" if c == "<" else ">")
             self.i += c == "&" and self.at(">")
-        cmd.add(_squash(self.src[start:self.i]))
+        cmd.add(squash(self.src[start:self.i]))
 
     def read_heredocs(self) -> None:
         """Skip the bodies of pending heredocs; expansions in unquoted ones are commands."""

@@ -102,6 +102,7 @@ def build_session(settings: Settings, request: Request, approver, store: Session
     session = Session(model or make_model(settings), approver, config=config, registry=registry,
                       history=resumed.messages if resumed else None,
                       log=resumed.log if resumed else None)
+    warnings += session.registry.errors  # language plugins that failed to load
     if resumed is not None:
         notices.append(resumed.notice)
         warnings += [resumed.warning] if resumed.warning else []

@@ -9,6 +9,7 @@ from typing import Optional
 import typer
 
 from interp import __version__
+from interp.core import exits
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None, context_settings={"help_option_names": ["-h", "--help"]},
                   help="A local terminal agent: a model proposes code, you approve it, it runs.")
@@ -84,7 +85,7 @@ def main_command(
         return
     if local is not None and model:
         typer.echo("interp: use --model or --local, not both", err=True)
-        raise typer.Exit(2)
+        raise typer.Exit(exits.USAGE)
     model = "local" if local is not None else model
     cli = {"model": model, "api_base": api_base, "api_key": api_key, "max_turns": max_turns,
            "timeout": timeout, "auto_approve": auto_approve or None, "json": json_ or None,

@@ -9,6 +9,8 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from interp.core import exits
+
 ENDING_SIGNALS = ("SIGTERM", "SIGHUP")
 
 
@@ -55,7 +57,7 @@ def ending_signals() -> Iterator[None]:
     except Terminated as exc:
         signal.signal(exc.signum, signal.SIG_DFL)
         os.kill(os.getpid(), exc.signum)
-        raise SystemExit(128 + exc.signum) from None  # only if the signal did not end us
+        raise SystemExit(exits.killed_by(exc.signum)) from None  # only if the signal did not end us
     finally:
         for number, action in previous.items():
             if signal.getsignal(number) is handler:

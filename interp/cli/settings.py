@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import platformdirs
+from languages.sandbox import MODES as SANDBOX_MODES
 
 APP_NAME = "interp"
 ENV_PREFIX = "INTERP_"
@@ -105,7 +106,6 @@ _TYPES: dict[str, type] = {
     "runners": tuple, "gateway_url": str, "gateway_token_env": str, "kernel_start_timeout": float,
     "local_model": str, "local_threads": int, "local_context": int, "local_temperature": float,
 }
-SANDBOX_MODES = ("off", "workspace", "read-only")
 TOOL_MODES = ("auto", "on", "off")
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"0", "false", "no", "off"})

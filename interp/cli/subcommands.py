@@ -92,7 +92,7 @@ def export_session(session_id: str, fmt: str | None, output: str | None) -> int:
     try:
         path.write_text(text, encoding="utf-8")
     except OSError as exc:
-        return _fail(f"interp: cannot write {path}: {exc.strerror or exc}", 1)
+        return _fail(f"interp: cannot write {path}: {exc.strerror or exc}", exits.MODEL_ERROR)
     sys.stderr.write(f"Exported conversation {sid} to {path}.\n")
     return 0
 

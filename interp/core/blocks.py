@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from languages import CapturedOutput, Display, Result
-from languages.output import strip_escapes
+from languages.escapes import strip_escapes
 
 RECORD_VERSION = 1
 RAN = frozenset({"ok", "error", "interrupted", "timeout", "died"})  # statuses of blocks that ran

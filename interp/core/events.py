@@ -20,9 +20,16 @@ class Event:
         return {"type": self.type, **self.data}
 
 
+class UnknownEvent(ValueError):
+    """An event type that is not one of TYPES (a typo, or a type renamed in one place only)."""
+
+
 def event(kind: str, /, **data: Any) -> Event:
     """Build an event (`kind` is positional-only, so `data` may hold a "kind" field); its
-    strings are made encodable (interp/core/text.py), so every front end can show them."""
+    strings are made encodable (interp/core/text.py), so every front end can show them.
+    UnknownEvent when kind is not one of TYPES."""
+    if kind not in TYPES:
+        raise UnknownEvent(f"unknown event type {kind!r}")
     return Event(kind, clean(data))
 
 
@@ -41,7 +48,14 @@ BLOCK_FINISHED = "block.finished"
 TURN_COMPLETED = "turn.completed"
 NOTICE = "notice"
 MODEL_RETRY = "model.retry"  # a failed model call is retried: attempt, max_attempts, delay, reason, text
+TASK_FINISHED = "task.finished"  # the task's end: exit_code and reason
 SESSION_FINISHED = "session.finished"
+
+TYPES = frozenset({
+    SESSION_STARTED, MODEL_REQUEST, MESSAGE_DELTA, MESSAGE, BLOCK_PROPOSED, BLOCK_APPROVED,
+    BLOCK_DECLINED, BLOCK_OUTPUT, BLOCK_DISPLAY, BLOCK_FILES, BLOCK_FINISHED, TURN_COMPLETED,
+    NOTICE, MODEL_RETRY, TASK_FINISHED, SESSION_FINISHED,
+})
 
 JSON_HIDDEN = frozenset({MESSAGE_DELTA})
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["CodeBlock", "canonical_tag", "parse_blocks", "split_text"]
+__all__ = ["CodeBlock", "canonical_tag", "fence", "parse_blocks", "split_text"]
 
 _FENCE = re.compile(r"( *)(`{3,}|~{3,})(.*)")
 _CLOSE = re.compile(r"( *)(`{3,}|~{3,})[ \t]*")
@@ -182,3 +182,10 @@ def _dedent(body: str, indent: int) -> str:
     stripped = body.lstrip(" ")
     removed = min(indent, len(body) - len(stripped))
     return body[removed:]
+
+
+def fence(text: str, language: str = "", *, shortest: int = 3) -> str:
+    """text in a backtick fence longer than any run of backticks inside it (and `shortest` long
+    at least), so that nothing in text can close it."""
+    ticks = "`" * max(shortest, max(map(len, re.findall("`+", text)), default=0) + 1)
+    return f"{ticks}{language}\n{text}\n{ticks}"

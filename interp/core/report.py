@@ -9,6 +9,7 @@ import sys
 from languages import Result
 
 from interp.core.blocks import BLOCKS_KEY, BlockRecord
+from interp.core.fences import fence
 
 
 def model_text(record: BlockRecord) -> str:
@@ -65,11 +66,6 @@ def _output_with_displays(record: BlockRecord) -> str:
     return Result(status=record.status, output=record.captured(),
                   displays=record.displays).model_text()
 
-
-def fence(text: str, language: str = "") -> str:
-    """text in a code fence longer than any run of backticks inside it."""
-    ticks = "`" * max(3, max(map(len, re.findall("`+", text)), default=0) + 1)
-    return f"{ticks}{language}\n{text}\n{ticks}"
 
 
 

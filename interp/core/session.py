@@ -4,26 +4,22 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from languages import Output, Registry, Result, RunnerConfig, RunnerError, default_registry
+from languages import Registry, RunnerConfig, default_registry
 
+from interp.approval.decision import Approver, auto_approve
 from interp.core import blocks
 from interp.core import events as ev
 from interp.core import exits
-from interp.core import workspace
-from interp.approval.decision import Approver, Decision, Proposal, auto_approve
-from interp.core.attachments import check_attachable, describe_file
-from interp.core.steps import EXECUTE_TOOL, Step
 from interp.core import turns
-from interp.core.textcalls import valid_arguments
-from interp.core.report import report_messages
-from interp.models.base import Model, ModelError, Reply, Retrying
+from interp.core.asking import ModelTurns
+from interp.core.attachments import check_attachable, describe_file
+from interp.core.execution import BlockExecution
 from interp.core.system_prompt import system_prompt
-from interp.core.payload import build_payload, has_images
-from interp.core.text import clean, clean_reply
-
+from interp.core.text import clean
+from interp.models.base import Model, ModelError
 
 
 @dataclass(frozen=True)
@@ -52,7 +48,7 @@ STOPPED_NOTE = ("Note: the user stopped your previous turn (Esc or Ctrl-C); noth
                 "ran after that point.")
 
 
-class Session(turns.TurnChecks):
+class Session(ModelTurns, BlockExecution, turns.TurnChecks):
     """A conversation whose `run(task)` streams the events that `--json` prints."""
 
     def __init__(self, model: Model, approver: Approver = auto_approve, *,
@@ -110,7 +106,7 @@ class Session(turns.TurnChecks):
         if code == exits.OK and self._denied:
             code, reason = exits.POLICY, "denied by policy"
         self.exit_code = code
-        yield ev.event("task.finished", exit_code=code, reason=reason)
+        yield ev.event(ev.TASK_FINISHED, exit_code=code, reason=reason)
 
     def attach(self, path: str | os.PathLike) -> str:
         """Queue a file for the next task; returns its description (path, size, type, preview).
@@ -234,184 +230,10 @@ class Session(turns.TurnChecks):
         yield ev.event(ev.NOTICE, level="warning", text=STOPPED_NOTICE)
         return exits.INTERRUPTED, "stopped by the user"
 
-    def _ask(self, turn: int) -> Iterator[ev.Event]:
-        yield ev.event(ev.MODEL_REQUEST, turn=turn, model=self.model.name)
-        tools = [EXECUTE_TOOL] if (yield from self._tool_choice()) else None  # may load a model
-        reply, parts = None, []
-        try:
-            for item in self.model.stream(self.payload(tools=bool(tools)), tools):
-                if isinstance(item, Reply):
-                    reply = item
-                elif isinstance(item, Retrying):
-                    parts = [] if item.restart else parts
-                    yield turns.retry_event(item)
-                else:
-                    parts.append(item)
-                    yield ev.event(ev.MESSAGE_DELTA, text=item)
-                if self._stop_requested:  # stop(): the rest of the reply is not awaited
-                    raise KeyboardInterrupt
-        except KeyboardInterrupt:
-            self._save_partial("".join(parts), "[reply interrupted by the user]")
-            raise
-        except ModelError as exc:  # an attempt that started over may have received more
-            text = "".join(parts)
-            self._save_partial(exc.partial if len(exc.partial) > len(text) else text,
-                               "[reply cut off by an error]")
-            raise
-        reply = clean_reply(reply or Reply("".join(parts), (), None, None))
-        self._add(_assistant_message(reply) if not turns.is_empty(reply) else
-                  {"role": "assistant", "content": turns.EMPTY_REPLY})  # APIs reject an empty one
-        return reply
-
-    def _act(self, steps: list[Step]) -> Iterator[ev.Event]:
-        """Approve and run each step in order; returns (stopped, tell_model)."""
-        records, tell, stopped = [], False, False
-        for step in steps:
-            self._block += 1
-            index = self._block
-            stopped = stopped or self._stop_requested
-            if stopped:
-                record = blocks.not_run(index, step.language, step.code, "skipped",
-                                        "Not run: the user stopped the turn.", call_id=step.call_id)
-            elif step.problem:
-                record, tell = blocks.not_run(index, step.language, step.code, "skipped",
-                                              step.problem, call_id=step.call_id), True
-                yield ev.event(ev.NOTICE, level="warning", text=step.problem)
-            else:
-                record, ran, stopped = yield from self._approve_and_run(index, step)
-                tell = tell or ran
-                stopped = stopped or self._stop_requested
-            records.append(record)
-        self._report(records)
-        return stopped, tell and not stopped
-
-    def _approve_and_run(self, index: int, step: Step) -> Iterator[ev.Event]:
-        """Ask about one block and run it if approved; returns (record, tell_model, stop)."""
-        yield ev.event(ev.BLOCK_PROPOSED, index=index, language=step.language, code=step.code)
-        decision = self._decide(Proposal(index, step.language, step.code))
-        if decision.notice:
-            yield ev.event(ev.NOTICE, level=decision.notice_level, text=decision.notice)
-        if not decision.run:
-            policy = {"policy": True} if decision.policy else {}
-            self._denied = self._denied or decision.policy
-            yield ev.event(ev.BLOCK_DECLINED, index=index, reason=decision.reason, **policy)
-            status = "denied" if decision.policy else "declined"
-            record = blocks.not_run(index, step.language, step.code, status, decision.reason,
-                                    call_id=step.call_id)
-            return record, decision.reason is not None, decision.stop
-        self._denied = False
-        if decision.always:
-            self.always.add(step.language)
-        code = decision.code if decision.code is not None else step.code
-        edited = decision.edited(step.code)
-        yield ev.event(ev.BLOCK_APPROVED, index=index, language=step.language, code=code,
-                       edited=edited)
-        result, files = yield from self._execute(index, step.language, code)
-        python = None if result.ok else _python_of(self._runners.get(step.language))
-        self._loops.saw(step.language, code, result)
-        record = blocks.ran(index, step.language, code, result, files=files, python=python,
-                            proposed=step.code if edited else None, call_id=step.call_id)
-        yield ev.event(ev.BLOCK_FINISHED, index=index, **ev.finished_data(record))
-        return record, True, False
-
-    def _decide(self, proposal: Proposal) -> Decision:
-        if proposal.language in self.always:
-            return Decision(run=True)
-        try:
-            return self.approver(proposal)
-        except KeyboardInterrupt:
-            return Decision(run=False, reason=None, stop=True)
-
-    def _execute(self, index: int, language: str, code: str) -> Iterator[ev.Event]:
-        """Run a block; returns (result, the files it changed or None)."""
-        root = self._root()
-        before = workspace.snapshot(root) if self.config.report_files else None
-        try:
-            fresh = language not in self._runners
-            runner = self._runner(language)
-            self._current = runner
-            if fresh:  # a first start is slow: a block stopped meanwhile must not run
-                runner.start()
-            if self._stop_requested:
-                result = _not_run()
-            for item in () if self._stop_requested else _run(runner, code, self.config.timeout,
-                                                              index):
-                if isinstance(item, Output):
-                    yield ev.event(ev.BLOCK_OUTPUT, index=index, text=item.text)
-                    if self._stop_requested:  # stopped just as the block started
-                        runner.interrupt()
-                elif isinstance(item, Result):
-                    result = item
-        except RunnerError as exc:
-            result = _failed_start(str(exc))
-        finally:
-            self._current = None
-        for display in result.displays:
-            yield ev.event(ev.BLOCK_DISPLAY, index=index, **ev.display_data(display))
-        files = None
-        if before is not None:
-            changes = _without_figures(workspace.changes(before, workspace.snapshot(root)),
-                                       root, result)
-            if changes:
-                files = blocks.FileChanges(tuple(changes.created), tuple(changes.modified),
-                                           tuple(changes.deleted), workspace.describe(changes, root))
-                yield ev.event(ev.BLOCK_FILES, index=index, created=changes.created,
-                               modified=changes.modified, deleted=changes.deleted,
-                               text=files.text)
-        return result, files
-
     # -- helpers --------------------------------------------------------------
     def _root(self) -> str:
         """The session's working directory."""
         return self.config.runner.cwd or os.getcwd()
-
-    def _runner(self, language: str):
-        if language not in self._runners:
-            config = replace(self.config.runner, timeout=self.config.timeout,
-                             spool_dir=self._spool_dir())
-            self._runners[language] = self.registry.create(language, config)
-        return self._runners[language]
-
-    def _spool_dir(self) -> str | None:
-        """Where full-output spool files go: with the saved session when there is one."""
-        folder = getattr(self.log, "spool_dir", None)
-        return os.fspath(folder) if folder is not None else self.config.runner.spool_dir
-
-    def _report(self, records: list[blocks.BlockRecord]) -> None:
-        """Tell the model what happened to each block (the messages keep the records)."""
-        for message in self._loops.noted(report_messages(records)):
-            self._add(message)
-
-    def payload(self, tools: bool = False) -> list[dict]:
-        """The messages the model is sent next: trimmed to its window, figures attached
-        (`tools`: with the system prompt for the execute tool)."""
-        messages = build_payload(self.messages, self.model,
-                                 self._supports_vision() if has_images(self.messages) else False)
-        messages = turns.valid_calls(messages)
-        return self._with_tool_prompt(messages) if tools else messages
-
-    def _supports_vision(self) -> bool:
-        if self._vision is None or self._vision[0] is not self.model:
-            self._vision = (self.model, bool(self.model.supports_vision()))
-        return self._vision[1]
-
-    def _turn_event(self, turn: int, reply: Reply) -> ev.Event:
-        usage = reply.usage
-        if usage is not None:
-            self.totals.prompt_tokens += usage.prompt_tokens
-            self.totals.completion_tokens += usage.completion_tokens
-            if usage.cost is None:
-                self.totals.cost_known = False
-            else:
-                self.totals.cost += usage.cost
-        return ev.event(ev.TURN_COMPLETED, turn=turn,
-                        usage={"prompt_tokens": usage.prompt_tokens,
-                               "completion_tokens": usage.completion_tokens} if usage else None,
-                        cost=usage.cost if usage else None)
-
-    def _save_partial(self, text: str, note: str) -> None:
-        if text:
-            self._add({"role": "assistant", "content": f"{text}\n{note}"})
 
     def _add(self, message: dict, task: bool = False) -> None:
         message = clean(message)
@@ -443,57 +265,3 @@ class Session(turns.TurnChecks):
                     self._add({"role": "tool", "tool_call_id": call.get("id"), "_output": True,
                                "content": "Not run or not finished: the turn was interrupted."})
             return
-
-
-def _run(runner, code: str, timeout: float | None, block: int):
-    """runner.run with the block number; a runner written before `block` existed gets none."""
-    try:
-        return runner.run(code, timeout=timeout, block=block)
-    except TypeError:
-        return runner.run(code, timeout=timeout)
-
-
-def _python_of(runner) -> str | None:
-    """The interpreter a Python runner uses (for install hints), else None."""
-    try:
-        return runner.executable() if getattr(runner, "name", None) == "python" else None
-    except Exception:  # a hint is never worth an error
-        return None
-
-
-def _without_figures(changes: workspace.Changes, root: str, result: Result) -> workspace.Changes:
-    """Changes minus the figures the block's displays already report (no double reporting)."""
-    figures = {os.path.realpath(d.path) for d in result.displays if d.kind == "image" and d.path}
-    if not figures:
-        return changes
-
-    def keep(rel: str) -> bool:
-        return os.path.realpath(os.path.join(root, rel)) not in figures
-
-    return replace(changes, created=[p for p in changes.created if keep(p)],
-                   modified=[p for p in changes.modified if keep(p)])
-
-
-def _assistant_message(reply: Reply) -> dict:
-    message: dict = {"role": "assistant", "content": reply.text or None}
-    if reply.tool_calls:  # arguments cut off mid-JSON are stored repaired: APIs reject them
-        message["tool_calls"] = [{"id": c.id, "type": "function",
-                                  "function": {"name": c.name,
-                                               "arguments": valid_arguments(c.arguments)}}
-                                 for c in reply.tool_calls]
-    return message
-
-
-def _failed_start(message: str) -> Result:
-    from languages.output import CapturedOutput
-
-    empty = CapturedOutput("", "", 0, 0, 0, None)
-    return Result(status="error", output=empty, error=message)
-
-
-def _not_run() -> Result:
-    """The result of a block the user stopped before it started."""
-    from languages.output import CapturedOutput
-
-    return Result(status="interrupted", output=CapturedOutput("", "", 0, 0, 0, None),
-                  interrupted=True)

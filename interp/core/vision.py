@@ -7,10 +7,10 @@ import os
 from pathlib import Path
 
 from interp.core.context import TRIMMED
+from interp.core.png import is_png
 
 MAX_IMAGES = 4  # figures sent to a vision model per request (the newest)
 MAX_IMAGE_BYTES = 5 * 1024 * 1024  # larger figures are named, not sent
-PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
 def image_parts(paths: list[str], left_out: int = 0) -> list[dict]:
@@ -27,7 +27,7 @@ def image_parts(paths: list[str], left_out: int = 0) -> list[dict]:
         if size > MAX_IMAGE_BYTES:
             parts.append(_text_part(f"(image omitted: {path} is larger than "
                                     f"{MAX_IMAGE_BYTES // (1024 * 1024)} MB)"))
-        elif not data.startswith(PNG_SIGNATURE):
+        elif not is_png(data):
             parts.append(_text_part(f"(image omitted: {path} is not a PNG file)"))
         else:
             url = "data:image/png;base64," + base64.b64encode(data).decode("ascii")

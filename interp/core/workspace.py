@@ -12,15 +12,16 @@ changes that both snapshots could have seen are reported. Nothing here raises on
 from __future__ import annotations
 
 import os
-import re
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from languages.escapes import controls
+
 SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", ".mypy_cache",
                        ".pytest_cache", ".tox", "site-packages", ".ipynb_checkpoints"})
 INCOMPLETE_NOTE = "(the directory scan was bounded, so some changes may be missing)"
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_CONTROL = controls(keep="")
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from languages.base import hidden_by_private_tmp
+from languages.process import hidden_by_private_tmp
 from languages.limits import LimitGuard, Limits
 
 DRIVER = Path(__file__).with_name("_check_driver.py")

@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import base64
 import json
-import re
 from pathlib import Path
 
 from interp.core.blocks import BlockRecord, not_run, records_of
-from interp.core.fences import parse_blocks
+from interp.core.fences import fence, parse_blocks
+from interp.core.png import is_png
 from interp.core.report import missing_package_hint
 from interp.core.steps import DISPLAY_ONLY
 from interp.storage.legacy import legacy_record, split_report
@@ -219,11 +219,6 @@ def _text(content: object) -> str:
 
 
 # -- rendering --------------------------------------------------------------------------------
-def _fence(text: str, language: str = "") -> str:
-    ticks = "`" * max(3, max(map(len, re.findall(r"`+", text)), default=0) + 1)
-    return f"{ticks}{language}\n{text}\n{ticks}"
-
-
 def _output(block: BlockRecord) -> str:
     """The bounded output and the text of each table, as the block showed them."""
     parts = [block.output_text().rstrip("\n")] + [t.text.rstrip("\n") for t in block.tables]
@@ -248,14 +243,14 @@ def _notes(block: BlockRecord) -> list[str]:
 
 def _block_markdown(block: BlockRecord) -> str:
     tag = {"shell": "bash"}.get(block.language, block.language)
-    parts = [f"*▶ {block.language or 'untagged'} block {block.index}*", _fence(block.code, tag)]
+    parts = [f"*▶ {block.language or 'untagged'} block {block.index}*", fence(block.code, tag)]
     if not block.ran:
         parts.append(f"*Not run: {_why_not_run(block)}*")
         return "\n\n".join(parts)
     if block.edited:
         parts.insert(1, "*The user edited this code before it ran:*")
     if output := _output(block):
-        parts.append("Output:\n\n" + _fence(output))
+        parts.append("Output:\n\n" + fence(output))
     parts += [f"*{line}*" for note in _notes(block) for line in note.splitlines() if line.strip()]
     parts.append(f"*Result: {block.summary}.*")
     parts += [f"![figure]({path})" for path in block.figures]
@@ -297,4 +292,4 @@ def _png_base64(path: str) -> str | None:
         data = Path(path).expanduser().read_bytes()
     except (OSError, ValueError):
         return None
-    return base64.b64encode(data).decode("ascii") if data.startswith(b"\x89PNG") else None
+    return base64.b64encode(data).decode("ascii") if is_png(data) else None

@@ -14,23 +14,20 @@ they sort by creation time.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import secrets as _secrets
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from interp.core.text import clean
 from interp.secrets import Redactor
-from interp.storage.validate import message_problem
+from interp.storage.replay import read_meta, replay, session_title
 
 FORMAT_VERSION = 1
 _ID_RE = re.compile(r"^[0-9A-Za-z][0-9A-Za-z_-]*$")
-_TITLE_LEN = 60
 
 
 class StoreError(Exception):
@@ -141,89 +138,11 @@ def same_dir(a: str | os.PathLike | None, b: str | os.PathLike | None) -> bool:
     return os.path.realpath(a) == os.path.realpath(b)
 
 
-def _meta(path: Path) -> dict[str, Any]:
-    """The meta record (the first line) of a session file, or {}."""
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            record = json.loads(fh.readline())
-    except (OSError, ValueError):
-        return {}
-    return record if isinstance(record, dict) and record.get("type") == "meta" else {}
-
-
-def _records(path: Path) -> Iterator[tuple[int, dict[str, Any] | None, str]]:
-    """(line number, record or None, why it is unusable) for each non-blank line."""
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        for number, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except ValueError:
-                yield number, None, "not JSON: a truncated or corrupt line"
-                continue
-            if isinstance(record, dict):
-                yield number, clean(record), ""
-            else:
-                yield number, None, "not a JSON object"
-
-
-def _replay(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]], list[str]]:
-    """(meta record, messages, warnings) after applying undo and reset records; each line that
-    cannot be used is skipped with a warning that names it."""
-    meta: dict[str, Any] = {}
-    messages: list[dict[str, Any]] = []
-    warnings: list[str] = []
-    for number, record, problem in _records(path):
-        kind = record.get("type") if record is not None else None
-        if record is not None and kind == "message":
-            problem = message_problem(record.get("message"))
-        if problem:
-            warnings.append(f"line {number} of {path.name} was skipped: {problem}")
-        elif kind == "meta" and not meta:
-            meta = record
-        elif kind == "message":
-            messages.append(record["message"])
-        elif kind == "undo":
-            count = record.get("count")
-            if isinstance(count, int) and not isinstance(count, bool) and count > 0:
-                del messages[max(0, len(messages) - count):]
-        elif kind == "reset":
-            messages.clear()
-    return meta, messages, warnings
-
-
-def _content_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):  # OpenAI content parts
-        parts = [p.get("text") for p in content if isinstance(p, dict)]
-        return " ".join(p for p in parts if isinstance(p, str))
-    return ""
-
-
-def _title(messages: list[dict[str, Any]]) -> str:
-    for message in messages:
-        if message.get("role") == "user" and not message.get("_output"):
-            text = " ".join(_content_text(message.get("content")).split())
-            if len(text) > _TITLE_LEN:
-                text = text[: _TITLE_LEN - 1] + "…"
-            return text
-    return ""
-
-
 class SessionStore:
     """The directory of saved sessions (normally data_dir/sessions)."""
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
-
-    @classmethod
-    def default(cls, environ: Mapping[str, str] | None = None) -> SessionStore:
-        """The store under the user data dir (honours XDG_DATA_HOME)."""
-        from interp.cli.settings import data_dir
-
-        return cls(data_dir(environ) / "sessions")
 
     def path_for(self, id: str) -> Path:
         """File path of session `id` (the id is validated, not resolved)."""
@@ -294,7 +213,7 @@ class SessionStore:
 
     def started_in(self, id: str) -> str | None:
         """The directory session `id` (exact) was started in, if recorded."""
-        cwd = _meta(self.path_for(id)).get("cwd")
+        cwd = read_meta(self.path_for(id)).get("cwd")
         return cwd if isinstance(cwd, str) else None
 
     def latest_id(self, cwd: str | os.PathLike | None = None) -> str | None:
@@ -315,7 +234,7 @@ class SessionStore:
         """(messages, a warning for each line that was skipped) of a session."""
         path = self.path_for(self.resolve(id))
         try:
-            _, messages, warnings = _replay(path)
+            _, messages, warnings = replay(path)
         except OSError as exc:
             raise StoreError(f"cannot read session file {path}: {exc.strerror or exc}") from None
         return messages, warnings
@@ -324,7 +243,7 @@ class SessionStore:
         """Summary of one session (exact id); raises OSError if unreadable."""
         path = self.path_for(id)
         mtime_ns = path.stat().st_mtime_ns
-        meta, messages, _ = _replay(path)
+        meta, messages, _ = replay(path)
         model = meta.get("model")
         created = meta.get("created")
         return SessionInfo(
@@ -333,7 +252,7 @@ class SessionStore:
             created=created if isinstance(created, str) else None,
             updated=datetime.fromtimestamp(mtime_ns / 1e9, timezone.utc),
             model=model if isinstance(model, str) else None,
-            title=_title(messages),
+            title=session_title(messages),
             message_count=len(messages),
             cwd=meta.get("cwd") if isinstance(meta.get("cwd"), str) else None,
         )

@@ -18,7 +18,7 @@ from interp.core import exits
 from interp.core.session import Session
 from interp.ui.keys import Keys
 
-_MODEL_PHASE_ENDS = frozenset({ev.MESSAGE, ev.NOTICE, ev.BLOCK_PROPOSED, "task.finished"})
+_MODEL_PHASE_ENDS = frozenset({ev.MESSAGE, ev.NOTICE, ev.BLOCK_PROPOSED, ev.TASK_FINISHED})
 
 
 class TurnControl:
@@ -100,7 +100,7 @@ def drive(session: Session, task: str, on_event: Callable[[ev.Event], None],
                 finally:
                     control.in_session = False
                 control.observe(item)
-                if item.type == "task.finished":
+                if item.type == ev.TASK_FINISHED:
                     code = item.data["exit_code"]
                 try:
                     on_event(item)

@@ -14,11 +14,12 @@ import os
 import re
 import shutil
 import socket
-import struct
 import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import quote
+
+from interp.core.png import png_size
 
 PROTOCOLS = ("kitty", "iterm2", "sixel", "none")
 MAX_INLINE_BYTES = 5 * 1024 * 1024  # larger PNGs are shown as a link
@@ -26,7 +27,6 @@ MAX_SIXEL_OUTPUT = 16 * 1024 * 1024
 SIXEL_TIMEOUT = 10.0  # seconds for img2sixel
 CELL_PIXELS = 10  # assumed pixel width of a terminal cell, for sizing only
 KITTY_CHUNK = 4096
-PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")  # and bidi controls
 
 
@@ -50,14 +50,6 @@ def detect(environ: Mapping[str, str]) -> str:
     if "sixel" in term or term == "mlterm" or term.startswith("foot") or program == "mlterm":
         return "sixel"
     return "none"
-
-
-def png_size(data: bytes) -> tuple[int, int] | None:
-    """(width, height) from a PNG's IHDR chunk, or None when data is not a PNG."""
-    if len(data) < 24 or not data.startswith(PNG_SIGNATURE) or data[12:16] != b"IHDR":
-        return None
-    width, height = struct.unpack(">II", data[16:24])
-    return (width, height) if width and height else None
 
 
 def _cells(width_px: int, max_width_cells: int) -> int:

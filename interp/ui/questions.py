@@ -18,7 +18,7 @@ from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.output import create_output
 
 from interp.approval.decision import RUN, ApprovalState, Decision, Proposal, decline
-from interp.approval.rules import prefix_rules
+from interp.approval.prefixes import prefix_rules
 from interp.ui.keys import Keys
 from interp.ui.sanitize import visible
 
@@ -58,7 +58,7 @@ class TerminalApprover:
             if self._show:
                 from rich.console import Console
 
-                from interp.ui.render import code_panel
+                from interp.ui.panels import code_panel
 
                 Console(stderr=True).print(code_panel(proposal.language, proposal.code,
                                                       "proposed"))

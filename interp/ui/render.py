@@ -3,39 +3,25 @@
 from __future__ import annotations
 
 import os
-import re
-from collections.abc import Iterable
-from pathlib import Path
+from collections.abc import Callable, Iterable
 
 from rich.console import Console
-from rich.markdown import Markdown
-from rich.panel import Panel
-from rich.syntax import Syntax
 from rich.text import Text
 
 from interp.core import events as ev
-from interp.ui import images
-from interp.core.steps import DISPLAY_ONLY
-from interp.core.fences import CodeBlock, split_text
-from interp.ui.tables import data_table, files_line, read_png
 from interp.secrets import Redactor
+from interp.ui import images
+from interp.ui.displays import DisplayPainter
 from interp.ui.output_view import OutputView, left_out_line
-from interp.ui.sanitize import OutputFilter, safe_text, visible_spans
+from interp.ui.panels import code_panel, markdown, reply_markdown
+from interp.ui.sanitize import OutputFilter, safe_text
 from interp.ui.status import StatusLine, fit
 from interp.ui.stream import ReplyStream
+from interp.ui.tables import files_line
 from interp.ui.usage import Tally, reply_line
 
-_LEXERS = {"shell": "bash", "javascript": "javascript", "python": "python"}
-HIDDEN_NOTE = "hidden characters shown as \\e, \\u…, ␠"
-MAX_DISPLAY_TEXT = 20000  # characters of a display's text drawn when it has no table
-MAX_DISPLAY_LINES = 200
 MAX_FILES_TEXT = 2000  # characters of a block.files line
-IMAGE_WIDTH = 100  # cells an inline image may take at most
-
-
-def markdown(text: str) -> Markdown:
-    """Sanitised markdown; links show their target instead of hiding it in a hyperlink."""
-    return Markdown(safe_text(text), hyperlinks=False)
+UNSHOWN = frozenset({ev.SESSION_STARTED, ev.SESSION_FINISHED})  # nothing to show for these
 
 
 class Renderer:
@@ -76,10 +62,24 @@ class Renderer:
         return self._redactor.walk(text)
 
     def handle(self, event: ev.Event) -> None:
-        """Show one event."""
-        handler = getattr(self, "_on_" + event.type.replace(".", "_"), None)
-        if handler is not None:
-            handler(event.data)
+        """Show one event; UnknownEvent for a type this renderer has no way to show."""
+        if event.type in UNSHOWN:
+            return
+        handler = self._handlers().get(event.type)
+        if handler is None:
+            raise ev.UnknownEvent(f"the terminal cannot show event type {event.type!r}")
+        handler(event.data)
+
+    def _handlers(self) -> dict[str, Callable[[dict], None]]:
+        return {
+            ev.MODEL_REQUEST: self._on_model_request, ev.MODEL_RETRY: self._on_model_retry,
+            ev.MESSAGE_DELTA: self._on_message_delta, ev.MESSAGE: self._on_message,
+            ev.TURN_COMPLETED: self._on_turn_completed, ev.TASK_FINISHED: self._on_task_finished,
+            ev.NOTICE: self._on_notice, ev.BLOCK_PROPOSED: self._on_block_proposed,
+            ev.BLOCK_APPROVED: self._on_block_approved, ev.BLOCK_DECLINED: self._on_block_declined,
+            ev.BLOCK_OUTPUT: self._on_block_output, ev.BLOCK_FINISHED: self._on_block_finished,
+            ev.BLOCK_DISPLAY: self._on_block_display, ev.BLOCK_FILES: self._on_block_files,
+        }
 
     def stop(self) -> None:
         """Close any live view (after an interruption or at the end of a task)."""
@@ -255,62 +255,7 @@ class Renderer:
         if self._defer(ev.event(ev.BLOCK_DISPLAY, **data)):
             return
         with self.status.hidden():
-            try:
-                shown = self._show_display(data)
-            except Exception:  # malformed display data must never break the session's output
-                shown = False
-            if not shown:
-                self._show_display_text(data.get("text"))
-
-    def _show_display(self, data: dict) -> bool:
-        """Draw an image or table display; False when only its text can be shown."""
-        kind, path = data.get("kind"), data.get("path")
-        if kind == "image" and isinstance(path, str) and path:
-            self._show_image(path)
-            return True
-        table = (data_table(data.get("data"), self.scrub, width=self.console.width)
-                 if kind == "table" else None)
-        if table is None:
-            return False
-        self.console.print(table)
-        return True
-
-    def _show_display_text(self, text: object) -> None:
-        if not isinstance(text, str) or not text:
-            return
-        text = self.scrub(safe_text(text[:MAX_DISPLAY_TEXT]))
-        lines = text.splitlines()
-        if len(lines) > MAX_DISPLAY_LINES:
-            more = len(lines) - MAX_DISPLAY_LINES
-            text = "\n".join([*lines[:MAX_DISPLAY_LINES], f"[… {more} more lines]"])
-        self.console.print(Text(text))
-
-    def _show_image(self, path: str) -> None:
-        """A saved figure: inline where the terminal can show images, and its path (a link
-        on a terminal, plain text elsewhere)."""
-        label = self.scrub(safe_text(path)).replace("\n", " ")
-        console = self.console
-        if not console.is_terminal or console.is_dumb_terminal:
-            console.print(Text(f"figure saved: {label}", style="dim"))
-            return
-        link = None
-        if self.scrub(path) == path:  # never put a secret into a link target
-            try:
-                link = images.file_link(Path(path), label)
-            except (ValueError, UnicodeError, OSError):
-                link = None
-        if self.image_protocol in ("kitty", "iterm2", "sixel"):
-            png = read_png(path)
-            inline = None
-            if png is not None:
-                width = max(1, min(console.width - 1, IMAGE_WIDTH))
-                inline = images.inline_image(png, self.image_protocol, max_width_cells=width)
-            if inline:
-                console.file.write(inline + "\n")
-                console.file.flush()
-        console.print(Text("figure saved: ", style="dim"), end="")
-        console.file.write((link if link is not None else label) + "\n")
-        console.file.flush()
+            DisplayPainter(self.console, self.scrub, self.image_protocol).show(data)
 
     def _on_block_files(self, data: dict) -> None:
         if self._defer(ev.event(ev.BLOCK_FILES, **data)):
@@ -322,45 +267,3 @@ class Renderer:
             return
         text = self.scrub(safe_text(text[:MAX_FILES_TEXT])).replace("\n", " ")
         self.print(Text(text, style="dim"))
-
-
-def code_panel(language: str, code: str, title: str) -> Panel:
-    """The exact code, syntax-highlighted, with line numbers (so a wrapped line is not taken
-    for two) and every control, invisible or trailing-space character shown, in reverse."""
-    language = safe_text(language)
-    shown, spans = visible_spans(code)
-    body = Syntax(shown, _LEXERS.get(language, language or "text"), theme="ansi_dark",
-                  word_wrap=True, line_numbers=True)
-    for start, end in spans:
-        body.stylize_range("reverse", _line_col(shown, start), _line_col(shown, end))
-    note = HIDDEN_NOTE if spans else None
-    return Panel(body, title=f"{language} {safe_text(title)}", title_align="left",
-                 subtitle=note, subtitle_align="left", border_style="blue")
-
-
-def _line_col(text: str, offset: int) -> tuple[int, int]:
-    """Syntax.stylize_range's position (1-based line, column) of an offset into text."""
-    line_start = text.rfind("\n", 0, offset) + 1
-    return text.count("\n", 0, offset) + 1, offset - line_start
-
-
-def reply_markdown(text: str, blocks: object = None) -> Markdown:
-    """The reply as markdown; runnable blocks are shown later, one by one, for approval.
-
-    `blocks` is the message event's list of the reply's blocks ({"index", "language"}, in
-    order): each runnable fenced block becomes a marker with its number and language, as the
-    panel that shows it is titled. Without it (a reply whose blocks are tool calls), fenced
-    code is shown as it is."""
-    numbered = [b for b in blocks if isinstance(b, dict)] if isinstance(blocks, list) else []
-    parts, count = [], 0
-    for part in split_text(safe_text(text)):
-        if isinstance(part, CodeBlock) and part.language not in DISPLAY_ONLY and count < len(numbered):
-            block, count = numbered[count], count + 1
-            language = safe_text(str(block.get("language") or part.language))
-            parts.append(f"\n\n*▶ {language} block {block.get('index')}, shown below*\n\n")
-        elif isinstance(part, CodeBlock):
-            fence = "`" * max(4, max(map(len, re.findall("`+", part.code)), default=0) + 1)
-            parts.append(f"\n{fence}{part.language}\n{part.code}\n{fence}\n")
-        else:
-            parts.append(part)
-    return Markdown("".join(parts), hyperlinks=False)

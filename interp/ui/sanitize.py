@@ -13,21 +13,20 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from languages.escapes import BIDI, EscapeStream, collapse_cr, drop_sequences
+from languages.escapes import BIDI, EscapeStream, collapse_cr, controls, drop_sequences
 
-_CONTROLS = re.compile(rf"[\x00-\x08\x0b-\x1f\x7f-\x9f{BIDI}]")
-_CONTROLS_KEEP_CR = re.compile(rf"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f{BIDI}]")
+_CONTROLS = controls(extra=BIDI)
+_CONTROLS_KEEP_CR = controls(keep="\t\n\r", extra=BIDI)
 
 # Shown as escapes in code: C0 (not tab/newline), DEL, C1, spaces other than U+0020, format
 # characters (zero-width, bidi, tags, BOM, ...), invisible fillers and variation selectors,
 # and the control pictures used below to mark trailing whitespace.
-_HIDDEN = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\xa0\xad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891"
+_HIDDEN = controls(extra=(
+    "\xa0\xad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891"
     "\u08e2\u115f\u1160\u1680\u180b-\u180f\u2000-\u200f\u2028-\u202f\u205f-\u206f"
     "\u2400-\u2426\u2800\u3000\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb"
     "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
-    "\U000e0000-\U000e0fff]"
-)
+    "\U000e0000-\U000e0fff"))
 _TRAILING = re.compile(r"(?<=[^ \t\n])[ \t]+$", re.M)
 _NAMED = {"\x1b": "\\e", "\r": "\\r", "\x00": "\\0", "\x08": "\\b"}
 MARKS = {" ": "\u2420", "\t": "\u2409"}  # ␠ ␉

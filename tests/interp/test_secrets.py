@@ -22,6 +22,7 @@ ENV_KEYS = {"OPENAI_API_KEY": "sk-env-openai-abcdef", "INTERP_API_KEY": "sk-env-
 SECRETS = (KEY, ENV_KEYS["OPENAI_API_KEY"], ENV_KEYS["INTERP_API_KEY"])
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("model, provider", [
     ("gpt-4o", "openai"), ("o3-mini", "openai"), ("openai/fake", "openai"),
     ("claude-sonnet-4-5", "anthropic"), ("anthropic/claude-x", "anthropic"),
@@ -31,6 +32,7 @@ def test_provider_of(model, provider):
     assert provider_of(model) == provider
 
 
+@pytest.mark.fast
 def test_provider_variables_table_and_fallback():
     assert provider_variables("openai") == ("OPENAI_API_KEY",)
     assert "ANTHROPIC_API_KEY" in provider_variables("anthropic")
@@ -39,6 +41,7 @@ def test_provider_variables_table_and_fallback():
     assert provider_variables(None) == ()
 
 
+@pytest.mark.fast
 def test_runner_env_remove():
     environ = {"OPENAI_API_KEY": "a" * 10, "ANTHROPIC_API_KEY": "b" * 10, "MY_COPY": KEY,
                "INTERP_API_KEY": "c" * 10, "HOME": "/root"}
@@ -49,12 +52,14 @@ def test_runner_env_remove():
     assert "OPENAI_API_KEY" not in runner_env_remove("gpt-4o", None, ["OPENAI_API_KEY"], environ)
 
 
+@pytest.mark.fast
 def test_runner_env_remove_for_settings_with_and_without_pass_env():
     assert "OPENAI_API_KEY" in runner_env_remove_for(Settings(model="gpt-4o"))
     passing = SimpleNamespace(model="gpt-4o", api_key=None, pass_env=("OPENAI_API_KEY",))
     assert "OPENAI_API_KEY" not in runner_env_remove_for(passing)
 
 
+@pytest.mark.fast
 def test_secret_values_cover_key_provider_variables_and_api_keys():
     environ = {"HF_TOKEN": "hf_abcdefgh", "OTHER_API_TOKEN": "tok-123456", "HOME": "/root",
                "EMPTY_API_KEY": ""}
@@ -74,6 +79,7 @@ def test_runner_does_not_see_removed_variables(monkeypatch, removed, shown):
     assert events[-1].output.text.strip() == shown
 
 
+@pytest.mark.fast
 def test_debug_traceback_and_error_line_are_redacted(capsys):
     def fail():
         raise RuntimeError(f"server said: bad key {KEY}")

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from helpers import HANG_GUARD, Hang, hang_guard  # noqa: F401  (used by the test modules)
-from languages.base import ProcessRunner, RunnerConfig
+from languages.base import ProcessRunner
+from languages.protocol import RunnerConfig
 from languages.events import Display, Output, Result
 
 

@@ -1,17 +1,17 @@
 """Matplotlib figures made by Python blocks are saved as PNG files and reported as Display events."""
 
 from __future__ import annotations
+from png_kit import file_png_size
 
 import os
 import re
-import struct
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
-from languages.base import RunnerConfig
+from languages.protocol import RunnerConfig
 from languages.events import Display
 from languages.python import PythonRunner
 
@@ -19,7 +19,6 @@ pytest.importorskip("matplotlib")  # the runner uses this interpreter's packages
 
 pytestmark = pytest.mark.usefixtures("no_leaked_processes")
 
-PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 NAME = re.compile(r"figure-(\d+)-(\d+)(-\d+)?\.png")
 
 
@@ -27,12 +26,6 @@ def block(text: str) -> str:
     return textwrap.dedent(text).lstrip("\n")
 
 
-def png_size(path: str) -> tuple[int, int]:
-    """(width, height) of a PNG file, checking its signature and IHDR chunk."""
-    head = Path(path).read_bytes()[:24]
-    assert head[:8] == PNG_SIGNATURE, head[:8]
-    assert head[12:16] == b"IHDR"
-    return struct.unpack(">II", head[16:24])
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +56,7 @@ def test_figure_left_open_is_saved_as_png_and_closed(plotting, run):
     assert os.path.isabs(image.path) and Path(image.path).parent == folder
     assert NAME.fullmatch(Path(image.path).name)
     assert image.text == f"[figure saved: {image.path}]"
-    assert png_size(image.path) == (640, 480)  # default figsize 6.4x4.8 in at 100 dpi
+    assert file_png_size(image.path) == (640, 480)  # default figsize 6.4x4.8 in at 100 dpi
     assert (image.data["width"], image.data["height"]) == (640, 480)
     # closed after saving: the next block neither re-saves nor still has it open
     out, displays, res = run(plotting, "plt.get_fignums()")
@@ -84,8 +77,8 @@ def test_show_saves_each_time_and_never_blocks(plotting, run):
     out, displays, res = run(plotting, code)
     assert res.ok and out == "between\nafter []\n"
     assert [d.kind for d in displays] == ["image", "image"]
-    assert png_size(displays[0].path) == (200, 150)
-    assert png_size(displays[1].path) == (200, 200)
+    assert file_png_size(displays[0].path) == (200, 150)
+    assert file_png_size(displays[1].path) == (200, 200)
     blocks, numbers = zip(*(NAME.fullmatch(Path(d.path).name).group(1, 2) for d in displays))
     assert blocks[0] == blocks[1] and numbers == ("1", "2")
     assert "non-interactive" not in out
@@ -96,7 +89,7 @@ def test_show_saves_each_time_and_never_blocks(plotting, run):
 def test_figure_show_method_does_not_warn_and_figure_is_saved(plotting, run):
     out, displays, res = run(plotting, "f = plt.figure()\nf.add_subplot().plot([1])\nf.show()")
     assert res.ok and "non-interactive" not in out and "Warning" not in out
-    assert len(displays) == 1 and png_size(displays[0].path) == (640, 480)
+    assert len(displays) == 1 and file_png_size(displays[0].path) == (640, 480)
 
 
 def test_pyplot_imported_in_the_same_block_is_patched(fresh, run):
@@ -105,7 +98,7 @@ def test_pyplot_imported_in_the_same_block_is_patched(fresh, run):
     assert res.ok and out == ""
     assert len(displays) == 2 and len({d.path for d in displays}) == 2
     for d in displays:
-        assert png_size(d.path) == (640, 480)
+        assert file_png_size(d.path) == (640, 480)
     out, _, _ = run(fresh, "from matplotlib.pyplot import show\nshow is plt.show, hasattr(show, '__wrapped__')")
     assert out == "(True, True)\n"
 
@@ -146,7 +139,7 @@ def test_output_dir_is_configurable_and_relative_to_cwd(make_runner, run, tmp_pa
 def test_figures_of_a_failing_block_are_saved(plotting, run):
     out, displays, res = run(plotting, "plt.plot([1, 2])\n1 / 0")
     assert res.status == "error" and "ZeroDivisionError" in out
-    assert len(displays) == 1 and png_size(displays[0].path) == (640, 480)
+    assert len(displays) == 1 and file_png_size(displays[0].path) == (640, 480)
     assert run(plotting, "plt.get_fignums()")[0] == "[]\n"
 
 

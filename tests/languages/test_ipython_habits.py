@@ -14,7 +14,7 @@ pytestmark = pytest.mark.usefixtures("no_leaked_processes")
 
 @pytest.fixture(scope="module")
 def py(tmp_path_factory):
-    from languages.base import RunnerConfig
+    from languages.protocol import RunnerConfig
 
     runner = PythonRunner(RunnerConfig(grace=5.0, cwd=str(tmp_path_factory.mktemp("habits"))))
     runner.start()

@@ -6,7 +6,8 @@ import threading
 
 import pytest
 
-from languages.base import RunnerConfig, RunnerStartError
+from languages.procs import RunnerStartError
+from languages.protocol import RunnerConfig
 from languages.events import Output, Result
 from languages.javascript import NodeRunner
 

@@ -109,11 +109,21 @@ def interrupt_when(runner, code: str, seen: str, how, **kw) -> tuple[str, Result
 
 
 # -- the contract, for both kinds -------------------------------------------------------------
-def test_state_is_kept_and_output_streams(shared, run):
+def test_state_is_kept_and_output_streams(shared, run, tmp_path):
     out, _, res = run(shared, "x = 41\nprint('hi')")
     assert res.ok and out == "hi\n" and res.exit_code is None
-    evs = list(shared.run("import time\nprint('a', flush=True)\ntime.sleep(0.4)\nprint('b')"))
-    assert [e.text for e in evs if isinstance(e, Output)] == ["a\n", "b\n"]  # two messages
+    # The block prints `b` only once the test has seen `a` and made the flag file.
+    flag = tmp_path / "go"
+    code = (f"import os, time\nprint('a', flush=True)\nlimit = time.monotonic() + 60\n"
+            f"while not os.path.exists({str(flag)!r}) and time.monotonic() < limit:\n"
+            f"    time.sleep(0.01)\nprint('b', os.path.exists({str(flag)!r}))")
+    texts = []
+    with hang_guard(120):
+        for item in shared.run(code):
+            if isinstance(item, Output):
+                texts.append(item.text)
+                flag.touch()
+    assert texts == ["a\n", "b True\n"]  # two messages, the first before the block ended
     out, _, res = run(shared, "x + 1")
     assert res.ok and out == "42\n"
 

@@ -27,6 +27,7 @@ def tiny_png(width: int = 3, height: int = 2) -> bytes:
 
 
 # -- bundles -----------------------------------------------------------------------------------
+@pytest.mark.fast
 def test_png_is_saved_as_the_next_figure_and_never_overwrites(tmp_path):
     (tmp_path / "figure-4-1.png").write_bytes(b"someone else's")
     reader = BundleReader(str(tmp_path), block=4)
@@ -42,6 +43,7 @@ def test_png_is_saved_as_the_next_figure_and_never_overwrites(tmp_path):
     assert reader.displays == [first.display, second.display]
 
 
+@pytest.mark.fast
 def test_bad_png_and_plain_values(tmp_path):
     reader = BundleReader(str(tmp_path), block=1)
     assert reader.read({"image/png": "%%%"}).text == "[interp: a figure could not be decoded]\n"
@@ -50,6 +52,7 @@ def test_bad_png_and_plain_values(tmp_path):
     assert reader.read("junk").text == "" and reader.displays == []
 
 
+@pytest.mark.fast
 def test_interp_table_type_wins_over_html(tmp_path):
     reader = BundleReader(str(tmp_path), block=1)
     table = {"kind": "table", "text": "t", "path": None, "data": {"type": "DataFrame"}}
@@ -58,6 +61,7 @@ def test_interp_table_type_wins_over_html(tmp_path):
     assert shown.display.data == {"type": "DataFrame"} and shown.text == ""
 
 
+@pytest.mark.fast
 def test_too_many_displays_are_counted_not_listed(tmp_path):
     reader = BundleReader(str(tmp_path), block=1)
     for _ in range(103):
@@ -65,6 +69,7 @@ def test_too_many_displays_are_counted_not_listed(tmp_path):
     assert len(reader.displays) == 100 and "3 more figures or values" in reader.finish_note()
 
 
+@pytest.mark.fast
 def test_html_table_without_index_or_header():
     display = html_display("<p>x</p><table><tr><td>1</td><td>2</td></tr>"
                            "<tr><td>3</td><td>4</td></tr></table>")
@@ -73,6 +78,7 @@ def test_html_table_without_index_or_header():
     assert display.text.endswith("[table: 2 rows x 2 columns]")
 
 
+@pytest.mark.fast
 def test_html_table_is_bounded_and_keeps_pandas_index_name():
     head = "<thead><tr><th></th>" + "".join(f"<th>c{i}</th>" for i in range(40)) + "</tr>"
     head += "<tr><th>key</th>" + "<th></th>" * 40 + "</tr></thead>"
@@ -84,12 +90,14 @@ def test_html_table_is_bounded_and_keeps_pandas_index_name():
     assert display.text.startswith("plain text form")
 
 
+@pytest.mark.fast
 def test_html_without_a_table_is_not_a_table():
     assert html_display("<b>bold</b>") is None
     assert html_display("<table></table>") is None
 
 
 # -- runner choices ----------------------------------------------------------------------------
+@pytest.mark.fast
 @pytest.mark.parametrize("entry, expected", [
     ("python=jupyter", ("python", "jupyter", None)),
     ("Python = gateway:python_kubernetes", ("python", "gateway", "python_kubernetes")),
@@ -101,6 +109,7 @@ def test_parse_choice(entry, expected):
     assert (choice.language, choice.backend, choice.kernel) == expected
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("entry", ["python", "python=", "=jupyter", "python=docker",
                                    "shell=builtin:bash", "1x=jupyter"])
 def test_bad_choices_are_one_line_errors(entry):
@@ -108,6 +117,7 @@ def test_bad_choices_are_one_line_errors(entry):
         parse_choice(entry)
 
 
+@pytest.mark.fast
 def test_apply_choices_binds_languages_and_keeps_aliases():
     registry = default_registry()
     notices = apply_choices(registry, ["py=gateway", "shell=jupyter", "r=jupyter:ir",
@@ -125,6 +135,7 @@ def test_apply_choices_binds_languages_and_keeps_aliases():
     assert notices[1] == "r blocks run in the local kernel ir."
 
 
+@pytest.mark.fast
 def test_generic_runner_is_registered_but_not_offered_to_the_model():
     registry = default_registry()
     assert registry.resolve("jupyter") is JupyterRunner

@@ -8,7 +8,10 @@ import os
 import pytest
 
 from languages.marker import PREFIX, MarkerScanner, new_token
-from languages.output import OutputCapture, StreamDecoder, strip_escapes
+from languages.escapes import strip_escapes
+from languages.output import OutputCapture, StreamDecoder
+
+pytestmark = pytest.mark.fast  # pure units: no process, pty or server (see conftest.py)
 
 # -- strip_escapes ---------------------------------------------------------------------
 

@@ -8,7 +8,9 @@ import textwrap
 
 import pytest
 
-from languages.base import ProcessRunner, RunnerConfig
+from helpers import model_args, run_interp
+from languages.base import ProcessRunner
+from languages.protocol import RunnerConfig
 from languages.events import Result
 from languages.python import PythonRunner
 from languages.registry import ENTRY_POINT_GROUP, Registry, UnknownLanguage, default_registry
@@ -22,6 +24,7 @@ def registry():
     return default_registry(plugins=False)
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("tag, name", [
     ("python", "python"), ("py", "python"), ("python3", "python"),
     ("shell", "shell"), ("bash", "shell"), ("sh", "shell"), ("zsh", "shell"),
@@ -37,12 +40,14 @@ def test_builtin_names_and_aliases_resolve(registry, tag, name):
     assert tag in registry
 
 
+@pytest.mark.fast
 def test_builtin_classes(registry):
     assert registry.resolve("python") is PythonRunner
     assert registry.resolve("bash") is ShellRunner
     assert registry.names()[:3] == ["python", "shell", "javascript"]
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("tag", ["cobol", "", "pythonn", "java"])
 def test_unknown_language_lists_available_names(registry, tag):
     assert tag not in registry
@@ -54,6 +59,7 @@ def test_unknown_language_lists_available_names(registry, tag):
     assert isinstance(info.value, LookupError)
 
 
+@pytest.mark.fast
 def test_create_returns_an_unstarted_runner_with_the_config(registry):
     config = RunnerConfig(timeout=3.0)
     runner = registry.create("py", config)
@@ -61,6 +67,7 @@ def test_create_returns_an_unstarted_runner_with_the_config(registry):
     assert runner.config is config and not runner.alive
 
 
+@pytest.mark.fast
 def test_later_registration_wins():
     class OtherShell(ShellRunner):
         aliases = ("bash",)
@@ -162,6 +169,7 @@ def test_entry_point_runner_resolves_and_runs(plugins, collect):
         runner.stop()
 
 
+@pytest.mark.fast
 def test_broken_plugins_are_reported_not_raised(plugins):
     registry = default_registry()
     assert "tinylang" in registry  # a good plugin next to broken ones still loads
@@ -176,6 +184,19 @@ def test_broken_plugins_are_reported_not_raised(plugins):
         registry.resolve("nameless")
 
 
+@pytest.mark.fast
 def test_plugins_can_be_skipped(plugins):
     registry = default_registry(plugins=False)
     assert "tinylang" not in registry and registry.errors == []
+
+
+def test_the_cli_reports_broken_plugins_and_goes_on(tmp_path, fake_server, interp_env):
+    (tmp_path / "tinylang_raises.py").write_text("raise RuntimeError('plugin exploded on import')\n")
+    _install_plugin(tmp_path, "brokenlang", {"exploding": "tinylang_raises:Runner"})
+    interp_env["env"]["PYTHONPATH"] = str(tmp_path)
+    fake_server.script(["Nothing to run."])
+    proc = run_interp(["-y", "-e", "hello", *model_args(fake_server)], interp_env)
+    assert proc.returncode == 0, proc.stderr
+    assert ("interp: warning: language plugin 'exploding' could not be loaded: "
+            "plugin exploded on import") in proc.stderr
+    assert "Nothing to run." in proc.stdout

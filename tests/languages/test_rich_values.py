@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from languages.base import RunnerConfig
+from languages.protocol import RunnerConfig
 from languages.events import Display, Result, parse_displays
 from languages.output import CapturedOutput
 from languages.python import PythonRunner

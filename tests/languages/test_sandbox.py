@@ -205,11 +205,17 @@ def test_death_by_signal_is_reported(boxed, collect):
 # -- preflight and errors -------------------------------------------------------------------------
 
 @pytest.mark.parametrize("mode", ["workspace", "read-only"])
-def test_check_sandbox_passes(mode, tmp_path):
-    check_sandbox(Sandbox(mode), cwd=str(tmp_path))
-    check_sandbox(Sandbox("off"))
+def test_check_sandbox_runs_bwrap_and_reports_its_failure(mode, tmp_path):
+    assert check_sandbox(Sandbox(mode), cwd=str(tmp_path)) is None  # the real bwrap works
+    broken = tmp_path / "bwrap"
+    broken.write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n")
+    broken.chmod(0o755)
+    with pytest.raises(SandboxError, match=r"could not start \(bwrap: No permissions to create new namespace\)"):
+        check_sandbox(Sandbox(mode, bwrap=str(broken)), cwd=str(tmp_path))
+    assert check_sandbox(Sandbox("off", bwrap=str(tmp_path / "missing"))) is None  # not run
 
 
+@pytest.mark.fast
 def test_missing_bwrap_on_path(monkeypatch, tmp_path):
     empty = tmp_path / "empty"
     empty.mkdir()
@@ -220,6 +226,7 @@ def test_missing_bwrap_on_path(monkeypatch, tmp_path):
                                  "(apt-get install bubblewrap) or pass --sandbox off")
 
 
+@pytest.mark.fast
 def test_missing_bwrap_fails_the_runner_start(make_runner, tmp_path):
     runner = make_runner(ShellRunner, start=False, cwd=str(tmp_path),
                          sandbox=Sandbox("read-only", bwrap=str(tmp_path / "no-bwrap")))
@@ -243,12 +250,14 @@ def test_bwrap_that_fails_to_start_is_a_sandbox_error(make_runner, tmp_path):
     assert "\n" not in message and "No permissions" in message and "--sandbox off" in message
 
 
+@pytest.mark.fast
 def test_not_linux(monkeypatch):
     monkeypatch.setattr(sys, "platform", "darwin")
     with pytest.raises(SandboxError, match="needs Linux"):
         check_sandbox(Sandbox("workspace"))
 
 
+@pytest.mark.fast
 def test_modes():
     assert not Sandbox().active and Sandbox("off").wrap(["a", "b"], "/") == ["a", "b"]
     with pytest.raises(ValueError, match="unknown sandbox mode"):
@@ -256,9 +265,10 @@ def test_modes():
     assert Sandbox("workspace").describe() == "workspace sandbox, no network"
 
 
+@pytest.mark.fast
 def test_interpreter_files_under_tmp_stay_visible_in_the_private_tmp(tmp_path):
     """A venv or a driver script under /tmp is bound read-only into the sandbox's private /tmp."""
-    from languages.base import hidden_by_private_tmp
+    from languages.process import hidden_by_private_tmp
 
     venv_python = tmp_path / "venv" / "bin" / "python"
     venv_python.parent.mkdir(parents=True)

@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from languages.base import Runner, RunnerConfig
+from languages.protocol import Runner, RunnerConfig
 from languages.events import Output, Result
 from languages.shell import ShellRunner
 

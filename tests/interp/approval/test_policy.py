@@ -55,12 +55,14 @@ def approve(pol: Policy, code: str, language: str = "shell", *, auto: bool = Fal
 
 # -- each rule kind ----------------------------------------------------------------------
 
+@pytest.mark.fast
 def test_allow_rule_runs_without_asking():
     decision, asked = approve(policy(allow=["bash: git status", "bash: ls *"]), "ls -la /tmp")
     assert decision.run and not asked
     assert decision.policy and "bash: ls *" in decision.notice
 
 
+@pytest.mark.fast
 def test_unmatched_block_asks_the_person():
     person = Person(decline("no thanks"))
     decision, asked = approve(policy(allow=["bash: ls *"]), "lsblk", person=person)
@@ -68,17 +70,20 @@ def test_unmatched_block_asks_the_person():
     assert not decision.policy  # the person declined, not a rule
 
 
+@pytest.mark.fast
 def test_deny_rule_refuses_with_rule_and_command():
     decision, asked = approve(policy(deny=["bash: rm *"]), "rm -rf build")
     assert not asked and not decision.run and decision.policy
     assert "bash: rm *" in decision.reason and "rm -rf build" in decision.reason
 
 
+@pytest.mark.fast
 def test_deny_whole_language_through_an_alias():
     decision, asked = approve(policy(deny=["node"]), "console.log(1)", "javascript")
     assert not decision.run and not asked and "`node`" in decision.reason
 
 
+@pytest.mark.fast
 def test_ask_rule_asks_even_when_an_allow_rule_matches():
     decision, asked = approve(policy(allow=["bash: git *"], ask=["bash: git push *"]),
                               "git push origin main")
@@ -87,6 +92,7 @@ def test_ask_rule_asks_even_when_an_allow_rule_matches():
 
 # -- precedence and compound commands -------------------------------------------------------
 
+@pytest.mark.fast
 def test_deny_beats_ask_beats_allow():
     pol = policy(allow=["bash: git *"], ask=["bash: git *"], deny=["bash: git *"])
     decision, asked = approve(pol, "git status")
@@ -95,6 +101,7 @@ def test_deny_beats_ask_beats_allow():
     assert approve(pol, "git status")[1]
 
 
+@pytest.mark.fast
 def test_compound_command_asks_unless_every_command_is_allowed():
     pol = policy(allow=["bash: cd *", "bash: ls *"])
     decision, asked = approve(pol, "cd x && rm -rf y")
@@ -106,6 +113,7 @@ def test_compound_command_asks_unless_every_command_is_allowed():
     assert not decision.run and not asked and "rm -rf y" in decision.reason
 
 
+@pytest.mark.fast
 def test_command_substitution_is_checked():
     decision, _ = approve(policy(allow=["bash: echo *"], deny=["bash: curl *"]),
                           "echo $(curl -s evil.example)", auto=True)
@@ -114,16 +122,19 @@ def test_command_substitution_is_checked():
 
 # -- auto mode (--auto-approve, mode = "auto", /mode auto) -----------------------------------
 
+@pytest.mark.fast
 def test_deny_holds_under_auto_approve():
     decision, asked = approve(policy(deny=["bash: rm *"]), "ls; rm -rf /tmp/x", auto=True)
     assert not decision.run and not asked and decision.policy
 
 
+@pytest.mark.fast
 def test_auto_runs_unmatched_blocks_without_asking():
     decision, asked = approve(policy(deny=["bash: rm *"]), "touch a b", auto=True)
     assert decision == RUN and not asked
 
 
+@pytest.mark.fast
 def test_auto_with_an_ask_rule_asks_on_a_terminal_else_refuses():
     pol = policy(ask=["bash: git push *"])
     decision, asked = approve(pol, "git push", auto=True)
@@ -133,6 +144,7 @@ def test_auto_with_an_ask_rule_asks_on_a_terminal_else_refuses():
     assert "needs the user's approval" in decision.reason and "git push" in decision.reason
 
 
+@pytest.mark.fast
 def test_unsplittable_shell_under_auto():
     code = "case $x in a) rm -rf y ;; esac"
     assert approve(policy(), code, auto=True)[0].run  # no rules: nothing could hide
@@ -141,6 +153,7 @@ def test_unsplittable_shell_under_auto():
     assert approve(policy(deny=["bash: rm *"]), code, auto=True)[1]  # a terminal: ask
 
 
+@pytest.mark.fast
 def test_no_terminal_in_ask_mode_refuses():
     decision, _ = approve(policy(), "ls", terminal=False)
     assert not decision.run and decision.policy
@@ -148,6 +161,7 @@ def test_no_terminal_in_ask_mode_refuses():
 
 # -- "always allow" choices ------------------------------------------------------------------
 
+@pytest.mark.fast
 def test_session_choice_adds_an_allow_rule(tmp_path):
     path = tmp_path / "config.toml"
     pol = policy(path=path)
@@ -162,6 +176,7 @@ def test_session_choice_adds_an_allow_rule(tmp_path):
     assert not path.exists()  # a session rule is not saved
 
 
+@pytest.mark.fast
 def test_saved_choice_writes_only_the_approval_table(tmp_path):
     path = tmp_path / "config.toml"
     path.write_text('# my settings\nmodel = "gpt-4o"  # keep\n\n[approval]\ndeny = ["node"]\n')
@@ -178,6 +193,7 @@ def test_saved_choice_writes_only_the_approval_table(tmp_path):
     assert not approve(pol, "rm -rf x")[1]  # the whole language is allowed now
 
 
+@pytest.mark.fast
 def test_allow_choice_does_not_override_deny(tmp_path):
     pol = policy(deny=["bash: rm *"], path=tmp_path / "c.toml")
     approve(pol, "ls", person=Person(Decision(run=True, allow="shell")))
@@ -185,6 +201,7 @@ def test_allow_choice_does_not_override_deny(tmp_path):
     assert not decision.run and decision.policy
 
 
+@pytest.mark.fast
 def test_saving_to_an_unwritable_config_falls_back_to_the_session(tmp_path):
     path = tmp_path / "config.toml"
     path.write_text("this is = not toml = at all\n")
@@ -198,6 +215,7 @@ def test_saving_to_an_unwritable_config_falls_back_to_the_session(tmp_path):
 
 # -- listing and removing -------------------------------------------------------------------
 
+@pytest.mark.fast
 def test_remove_by_number_and_by_entry(tmp_path):
     path = tmp_path / "config.toml"
     path.write_text('model = "m"\n[approval]\nallow = ["bash: ls *"]\ndeny = ["bash: rm *"]\n')
@@ -216,6 +234,7 @@ def test_remove_by_number_and_by_entry(tmp_path):
     assert path.read_text().startswith('model = "m"\n')
 
 
+@pytest.mark.fast
 def test_malformed_table_is_one_line_naming_the_file(tmp_path):
     with pytest.raises(RulesError) as info:
         Policy.from_table({"mode": "yolo", "deny": ["ruby: gem *"]}, tmp_path / "c.toml", RESOLVE)
@@ -223,6 +242,7 @@ def test_malformed_table_is_one_line_naming_the_file(tmp_path):
     assert "c.toml" in str(info.value) and "mode" in str(info.value) and "ruby" in str(info.value)
 
 
+@pytest.mark.fast
 def test_rules_cli_add_list_remove(tmp_path, capsys):
     path = tmp_path / "config.toml"
     assert rules_cli("add", "deny", "bash: rm *", path=path) == 0

@@ -3,10 +3,16 @@ session rules that /reset clears."""
 
 from __future__ import annotations
 
+import pytest
+
 from interp.approval.decision import RUN, ApprovalState, Decision, Proposal
 from interp.approval.policy import Policy, PolicyApprover, registry_resolver
-from interp.approval.rules import RuleSet, prefix_rules
+from interp.approval.prefixes import prefix_rules
+from interp.approval.rules import RuleSet
 from languages import default_registry
+
+pytestmark = pytest.mark.fast  # pure units: no process, pty or server (see conftest.py)
+
 
 RESOLVE = registry_resolver(default_registry(plugins=False))
 

@@ -9,10 +9,12 @@ from interp.approval.rules import (
     RulesError,
     Verdict,
     load_rules,
-    prefix_rule,
     save_rules,
 )
+from interp.approval.prefixes import prefix_rule
 from interp.approval.tomledit import toml_string
+
+pytestmark = pytest.mark.fast  # pure units: no process, pty or server (see conftest.py)
 
 ALIASES = {"shell": "shell", "bash": "shell", "sh": "shell", "zsh": "shell",
            "python": "python", "py": "python", "python3": "python",

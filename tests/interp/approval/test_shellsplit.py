@@ -2,6 +2,8 @@ import pytest
 
 from interp.approval.shellsplit import Command, ShellParseError, parse_commands, split_commands
 
+pytestmark = pytest.mark.fast  # pure units: no process, pty or server (see conftest.py)
+
 
 @pytest.mark.parametrize("code, commands", [
     ("git status", ["git status"]),

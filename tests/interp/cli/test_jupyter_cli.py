@@ -40,6 +40,7 @@ def of_type(events: list[dict], kind: str) -> list[dict]:
 
 
 # -- settings ----------------------------------------------------------------------------------
+@pytest.mark.fast
 def test_runner_choices_add_up_per_language(tmp_path):
     cfg = tmp_path / "config.toml"
     cfg.write_text('gateway_url = "http://gpu:8888"\ngateway_token_env = "GPU_TOKEN"\n'
@@ -52,6 +53,7 @@ def test_runner_choices_add_up_per_language(tmp_path):
     assert settings.kernel_start_timeout == 120.0
 
 
+@pytest.mark.fast
 def test_a_token_in_the_config_file_is_refused(tmp_path):
     cfg = tmp_path / "config.toml"
     cfg.write_text('gateway_token = "abcdef123456"\n')
@@ -61,6 +63,7 @@ def test_a_token_in_the_config_file_is_refused(tmp_path):
                for w in settings.warnings)
 
 
+@pytest.mark.fast
 def test_the_gateway_token_is_a_secret_and_hidden_from_runners(tmp_path, monkeypatch):
     monkeypatch.setenv("GPU_TOKEN", "token-abcdef-123")
     settings = load_settings({"gateway_token_env": "GPU_TOKEN"}, environ={},

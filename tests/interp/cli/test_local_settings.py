@@ -11,6 +11,8 @@ from interp.models.litellm_model import LiteLLMModel
 from interp.models.local import default_threads, physical_cores
 from gguf_samples import sample
 
+pytestmark = pytest.mark.fast  # pure units: no process, pty or server (see conftest.py)
+
 
 @pytest.mark.parametrize("args, expected", [
     (["--local"], ["--local", ""]),

@@ -7,6 +7,8 @@ import json
 import shlex
 import subprocess
 
+import pytest
+
 from helpers import interp_cmd, model_args
 
 from interp.cli.build import switch_model
@@ -32,22 +34,26 @@ def settings(**values) -> Settings:
                        "api_key": "sk-secret-1", **values})
 
 
+@pytest.mark.fast
 def test_switching_provider_drops_the_api_base_and_key():
     model, note = switch_model(settings(), "anthropic/claude-3-5-haiku-20241022")
     assert model.api_base is None and model._api_key is None
     assert note.startswith("The API base and API key given for openai are not sent to anthropic")
 
 
+@pytest.mark.fast
 def test_same_provider_keeps_them():
     model, note = switch_model(settings(), "gpt-4o")
     assert (model.api_base, model._api_key, note) == ("http://127.0.0.1:9/v1", "sk-secret-1", None)
 
 
+@pytest.mark.fast
 def test_nothing_to_reset_without_a_base_or_key():
     model, note = switch_model(settings(api_base=None, api_key=None), "anthropic/claude-x")
     assert note is None and model.name == "anthropic/claude-x"
 
 
+@pytest.mark.fast
 def test_unknown_provider_is_treated_as_another_one():
     model, note = switch_model(settings(api_base=None), "no-such-provider-model")
     assert model._api_key is None and note.startswith("The API key given for openai is not sent")

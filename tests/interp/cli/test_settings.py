@@ -3,6 +3,7 @@ from pathlib import Path
 import pytest
 
 from interp.cli.settings import (
+
     NO_MODEL_HELP,
     ConfigError,
     Settings,
@@ -12,6 +13,8 @@ from interp.cli.settings import (
     load_settings,
     no_model_help,
 )
+
+pytestmark = pytest.mark.fast  # pure units: no process, pty or server (see conftest.py)
 
 
 def write(path: Path, text: str) -> Path:

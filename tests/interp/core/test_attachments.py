@@ -10,7 +10,10 @@ from pathlib import Path
 import pytest
 
 from interp.core.attachments import (HEAD_BYTES, AttachmentError, check_attachable, describe_file,
-                                describe_files, human_size, sniff)
+
+                                describe_files, sniff)
+
+pytestmark = pytest.mark.fast  # pure units: no process, pty or server (see conftest.py)
 
 PNG_1X1 = bytes.fromhex(
     "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489"
@@ -216,7 +219,7 @@ def test_multibyte_character_cut_at_the_head_boundary_is_still_valid_utf8(tmp_pa
 def test_empty_file_and_plain_text(tmp_path):
     empty = tmp_path / "empty"
     empty.write_bytes(b"")
-    assert describe_file(empty).endswith("Size: 0 bytes\nType: text\nLines: 0")
+    assert describe_file(empty).endswith("Size: 0 B\nType: text\nLines: 0")
     notes = tmp_path / "notes.txt"
     notes.write_text("first\r\nsecond\r\n")
     text = describe_file(notes)
@@ -254,7 +257,7 @@ def test_fifty_megabyte_files_stay_bounded(tmp_path):
         text = describe_file(path)
         after = bytes_read()
         assert len(text) <= BOUND, suffix
-        assert "File: " in text and "50.0 MiB" in text
+        assert "File: " in text and "Size: 50 MiB (52,428," in text
         if before is not None:
             assert after - before < 3 * 1024 * 1024, suffix  # never the whole file
     assert "not counted (large file)" in describe_file(path.with_suffix(".bin").rename(
@@ -300,11 +303,14 @@ def test_check_attachable_returns_an_absolute_path(tmp_path, monkeypatch):
     assert f"File: {tmp_path / 'rel.txt'}" in describe_file(Path("rel.txt"))
 
 
-def test_describe_files_and_human_size(tmp_path):
+def test_describe_files_and_sizes(tmp_path):
     (tmp_path / "a.txt").write_text("alpha\n")
     text = describe_files([tmp_path / "a.txt", tmp_path / "missing.txt"])
     assert text.startswith("Attached files:\n\nFile: ") and "alpha" in text
     assert "missing.txt: cannot attach: no such file." in text
-    assert human_size(512) == "512 bytes"
-    assert human_size(1536) == "1.5 KiB"
-    assert human_size(50 * 1024 * 1024) == "50.0 MiB"
+    assert "Size: 1.5 KiB (1,536 bytes)" in describe_file(_file(tmp_path / "k.txt", 1536))
+
+
+def _file(path: Path, size: int) -> Path:
+    path.write_bytes(b"x" * size)
+    return path

@@ -52,6 +52,7 @@ def test_long_output_is_cut_and_its_spool_named_by_the_block(python, tmp_path):
     assert open(record.spool_path).read().count("\n") == 2000
 
 
+@pytest.mark.fast
 def test_round_trip_through_json_and_lenient_reading():
     record = BlockRecord(
         index=3, language="python", code="plot()", status="ok", summary="ok",
@@ -75,6 +76,7 @@ def test_round_trip_through_json_and_lenient_reading():
         assert BlockRecord.from_dict(bad) is None
 
 
+@pytest.mark.fast
 def test_not_run_records():
     declined = blocks.not_run(4, "shell", "rm -rf /", "declined", "too dangerous")
     denied = blocks.not_run(5, "shell", "curl x", "denied", "deny rule `shell: curl *`")
@@ -88,6 +90,7 @@ def test_not_run_records():
         blocks.not_run(1, "python", "", "ok")
 
 
+@pytest.mark.fast
 def test_model_text_is_rendered_from_the_record():
     output = "```\nnested fence\n```\nModuleNotFoundError: No module named 'openpyxl'\n"
     result = Result(status="error", output=CapturedOutput(output, "", 0, 0, len(output), None),
@@ -106,6 +109,7 @@ def test_model_text_is_rendered_from_the_record():
     assert report_text([record]).startswith("[Block 2, python]\nThe user edited")
 
 
+@pytest.mark.fast
 def test_report_messages_keep_the_records_and_figures():
     fig = Display("image", "[figure saved: /f/1.png]", "/f/1.png")
     ok = Result(status="ok", output=CapturedOutput("", "", 0, 0, 0, None), displays=(fig,))
@@ -119,6 +123,7 @@ def test_report_messages_keep_the_records_and_figures():
     assert report_messages([]) == []
 
 
+@pytest.mark.fast
 def test_last_number_continues_records_and_counts_older_sessions():
     assert last_number([]) == 0
     ok = Result(status="ok", output=CapturedOutput("", "", 0, 0, 0, None))

@@ -1,8 +1,11 @@
+import pytest
 """fit_messages with a simple chars/4 counter."""
 
 import json
 
 from interp.core.context import TRIMMED, Fitted, default_is_output, fit_messages
+
+pytestmark = pytest.mark.fast  # pure units: no process, pty or server (see conftest.py)
 
 
 def count(messages):

@@ -7,6 +7,8 @@ import pytest
 
 from interp.core.fences import CodeBlock, canonical_tag, parse_blocks, split_text
 
+pytestmark = pytest.mark.fast  # pure units: no process, pty or server (see conftest.py)
+
 
 def only(text: str) -> CodeBlock:
     """Parse ``text`` and return its single block."""

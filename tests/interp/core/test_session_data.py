@@ -6,12 +6,12 @@ hang guards only, never assertions.
 """
 
 from __future__ import annotations
+from png_kit import file_png_size
 
 import base64
 import csv
 import json
 import os
-import struct
 import sys
 from pathlib import Path
 
@@ -31,10 +31,6 @@ from languages import RunnerConfig
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
-def png_size(path: str | Path) -> tuple[int, int]:
-    data = Path(path).read_bytes()
-    assert data.startswith(PNG) and data[12:16] == b"IHDR", data[:32]
-    return struct.unpack(">II", data[16:24])
 
 
 def with_python(make_session, server, **kw):
@@ -196,7 +192,7 @@ def test_bar_chart_is_a_valid_png_and_the_model_is_told_its_path(server, make_se
     path = shown["path"]
     assert Path(path).parent == make_session.work / "interp-output"
     assert shown["text"] == f"[figure saved: {path}]"
-    assert png_size(path) == (640, 480)  # matplotlib's default 6.4 x 4.8 in at 100 dpi
+    assert file_png_size(path) == (640, 480)  # matplotlib's default 6.4 x 4.8 in at 100 dpi
     assert shown["data"]["width"] == 640 and shown["data"]["height"] == 480
     types = [e.type for e in events if e.data.get("index") == 1]
     assert types.index("block.display") < types.index("block.finished")

@@ -8,6 +8,8 @@ import pytest
 
 from interp.core.textcalls import TextCall, repair_json, text_calls, valid_arguments
 
+pytestmark = pytest.mark.fast  # pure units: no process, pty or server (see conftest.py)
+
 ARGS = {"language": "shell", "code": "ls -l"}
 
 

@@ -10,6 +10,8 @@ import pytest
 from interp.core import workspace
 from interp.core.workspace import Changes, changes, describe, format_size, snapshot
 
+pytestmark = pytest.mark.fast  # pure units: no process, pty or server (see conftest.py)
+
 
 def write(path: Path, data: str | bytes = "x") -> Path:
     """Write a file, creating parent directories."""

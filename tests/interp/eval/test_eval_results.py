@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import pytest
+
 from interp.eval.data import load_problems
 from interp.eval.modes import final_code
 from interp.eval.report import summarize
 from interp.eval.results import Outcome, Record, ResultStore, Spend
 from interp.eval.scoring import Verdict
 from interp.models.base import Usage
+
+pytestmark = pytest.mark.fast  # pure units: no process, pty or server (see conftest.py)
 
 
 def _record(task_id: str, passed: bool, error: str | None = None, cost: float | None = 0.5) -> Record:

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import pytest
+
 from interp.eval.sanitize import defines, longest_valid, sanitize, solution_code
+
+pytestmark = pytest.mark.fast  # pure units: no process, pty or server (see conftest.py)
 
 REPLY = '''Sure! Here is the solution:
 
 ```python
 import math
 from typing import List
+
 
 def helper(x):
     return x * 2

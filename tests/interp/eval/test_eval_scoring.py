@@ -102,6 +102,7 @@ def test_a_base_wrong_answer_carries_the_plus_failure_too(plus_file):
     assert "Input: [1]" in lines and "Input: [1000000]" in lines
 
 
+@pytest.mark.fast
 def test_mbpp_and_plus_sets_need_a_data_file():
     with pytest.raises(DataError, match="--data PATH"):
         load_problems("mbpp+")
@@ -109,6 +110,7 @@ def test_mbpp_and_plus_sets_need_a_data_file():
         load_problems("apps")
 
 
+@pytest.mark.fast
 def test_a_bad_data_file_is_one_clear_error(tmp_path):
     path = tmp_path / "bad.jsonl"
     path.write_text('{"task_id": "x"}\n')

@@ -8,7 +8,10 @@ import pytest
 
 from gguf_samples import _string, gguf, sample
 from interp.models.local_files import (DEFAULT_MODEL, ModelFileError, default_model_path,
+
                                        models_dir, read_gguf, resolve_model)
+
+pytestmark = pytest.mark.fast  # pure units: no process, pty or server (see conftest.py)
 
 
 def test_reads_architecture_context_and_name(tmp_path):

@@ -189,6 +189,7 @@ def test_the_words_the_model_was_given_do_not_matter(run, fenced, tool_form, mon
     assert found == [record] and found[0].output_text() == "same\n"
 
 
+@pytest.mark.fast
 def test_find_figures():
     text = ("[figure saved: /tmp/a/fig-1.png]\nsaved ./out/plot.PNG and plots/x_2.png, again "
             "/tmp/a/fig-1.png; url https://example.com/logo.png; not a figure: png, .png")
@@ -196,6 +197,7 @@ def test_find_figures():
 
 
 # -- a session file saved before block records -------------------------------------------
+@pytest.mark.fast
 def test_a_session_file_in_the_old_format_keeps_loading_and_exporting(legacy):
     found = blocks_of(legacy)
     assert [(b.index, b.language, b.status) for b in found] == [
@@ -326,6 +328,7 @@ def test_notebook_of_the_tool_form(tool_form, tmp_path):
     assert js[0]["cell_type"] == "markdown"
 
 
+@pytest.mark.fast
 def test_missing_figure_is_linked_not_embedded(run, tmp_path):
     gone = str(tmp_path / "gone.png")
     result = Result(status="ok", output=CapturedOutput("", "", 0, 0, 0, None),
@@ -340,6 +343,7 @@ def test_missing_figure_is_linked_not_embedded(run, tmp_path):
     assert f"![figure]({gone})" in export_markdown(messages)
 
 
+@pytest.mark.fast
 def test_block_without_a_result_is_a_note(tmp_path):
     messages = [{"role": "user", "content": "go", "_task": True},
                 {"role": "assistant", "content": "```python\nprint(1)\n```"}]

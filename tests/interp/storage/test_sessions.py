@@ -10,6 +10,8 @@ from interp.secrets import REDACTED
 
 from interp.storage.sessions import SessionStore, StoreError, new_session_id
 
+pytestmark = pytest.mark.fast  # pure units: no process, pty or server (see conftest.py)
+
 
 @pytest.fixture
 def store(tmp_path):
@@ -187,11 +189,6 @@ def test_prefix_resolution(store):
         store.resolve("  ")
     with pytest.raises(StoreError):
         store.path_for("../etc/passwd")
-
-
-def test_default_store_honours_xdg_data_home(tmp_path):
-    s = SessionStore.default({"XDG_DATA_HOME": str(tmp_path)})
-    assert s.root == tmp_path / "interp" / "sessions"
 
 
 def test_lines_of_the_wrong_shape_are_skipped_with_a_warning_naming_them(store):

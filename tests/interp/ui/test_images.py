@@ -7,27 +7,15 @@ import os
 import re
 import socket
 import stat
-import struct
-import zlib
 from pathlib import Path
 
 import pytest
 
 from interp.ui import images
-from interp.ui.images import detect, file_link, inline_image, png_size, show
+from png_kit import make_png
+from interp.ui.images import detect, file_link, inline_image, show
 
 
-def make_png(width: int, height: int, noise: bool = False) -> bytes:
-    """A valid RGB PNG built with zlib and struct; noisy pixels make it incompressible."""
-    def chunk(kind: bytes, body: bytes) -> bytes:
-        return (struct.pack(">I", len(body)) + kind + body
-                + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF))
-    row = width * 3
-    raw = b"".join(b"\0" + (os.urandom(row) if noise else bytes([y % 256]) * row)
-                   for y in range(height))
-    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return (images.PNG_SIGNATURE + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(raw))
-            + chunk(b"IEND", b""))
 
 
 @pytest.mark.parametrize("env, expected", [
@@ -54,20 +42,17 @@ def make_png(width: int, height: int, noise: bool = False) -> bytes:
     ({"TERM": "xterm-kitty", "INTERP_IMAGES": "auto"}, "kitty"),
     ({"TERM": "xterm-kitty", "INTERP_IMAGES": "bogus"}, "kitty"),
 ])
+@pytest.mark.fast
 def test_detect(env, expected):
     assert detect(env) == expected
 
 
-def test_png_size():
-    assert png_size(make_png(37, 11)) == (37, 11)
-    assert png_size(b"") is None
-    assert png_size(b"GIF89a" + b"\0" * 30) is None
-    assert png_size(make_png(3, 2)[:20]) is None
 
 
 KITTY = re.compile(r"\x1b_G([^;]*);([A-Za-z0-9+/=]*)\x1b\\")
 
 
+@pytest.mark.fast
 def test_kitty_chunking_reassembles():
     png = make_png(120, 90, noise=True)
     out = inline_image(png, "kitty")
@@ -82,12 +67,14 @@ def test_kitty_chunking_reassembles():
     assert base64.b64decode("".join(p for _, p in parts)) == png
 
 
+@pytest.mark.fast
 def test_kitty_single_chunk_and_width_cap():
     png = make_png(2000, 1)
     parts = KITTY.findall(inline_image(png, "kitty", max_width_cells=40))
     assert len(parts) == 1 and parts[0][0] == "f=100,a=T,q=2,c=40,m=0"
 
 
+@pytest.mark.fast
 def test_iterm2_format():
     png = make_png(25, 5)
     out = inline_image(png, "iterm2")
@@ -97,6 +84,7 @@ def test_iterm2_format():
     assert base64.b64decode(match[3]) == png
 
 
+@pytest.mark.fast
 def test_inline_refuses_non_png_oversize_and_none():
     png = make_png(4, 4)
     assert inline_image(b"not a png", "kitty") is None
@@ -107,6 +95,7 @@ def test_inline_refuses_non_png_oversize_and_none():
     assert inline_image(big, "iterm2") is None
 
 
+@pytest.mark.fast
 def test_sixel_without_img2sixel(monkeypatch):
     monkeypatch.setattr(images.shutil, "which", lambda name: None)
     assert inline_image(make_png(4, 4), "sixel") is None
@@ -144,6 +133,7 @@ def test_sixel_failure_and_timeout(tmp_path, monkeypatch):
     assert inline_image(make_png(4, 4), "sixel") is None
 
 
+@pytest.mark.fast
 def test_file_link_format(tmp_path):
     path = tmp_path / "my charts" / "résumé #1.png"
     out = file_link(path)
@@ -156,6 +146,7 @@ def test_file_link_format(tmp_path):
     assert all(32 < ord(c) < 127 for c in url)
 
 
+@pytest.mark.fast
 def test_file_link_relative_path_and_text(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     out = file_link(Path("out.png"), "chart\x1b[31m")
@@ -163,6 +154,7 @@ def test_file_link_relative_path_and_text(tmp_path, monkeypatch):
     assert out.endswith("\x1b\\chart?[31m\x1b]8;;\x1b\\")
 
 
+@pytest.mark.fast
 def test_show_falls_back_to_link(tmp_path, monkeypatch):
     png = make_png(4, 4)
     assert show(png, "kitty").startswith("\x1b_G")

@@ -11,6 +11,8 @@ import pytest
 
 from interp.ui.keys import Keys, key_name, scan
 
+pytestmark = pytest.mark.fast  # pure units: no process, pty or server (see conftest.py)
+
 GUARD = 30.0  # seconds; a hang guard only
 
 

@@ -3,12 +3,17 @@ block number and the language as the panel names it; the text after it starts it
 
 from __future__ import annotations
 
+import pytest
+
 from io import StringIO
 
 from rich.console import Console
 
 from interp.core import events as ev
 from interp.ui.render import Renderer
+
+pytestmark = pytest.mark.fast  # pure units: no process, pty or server (see conftest.py)
+
 
 REPLY = ("Let me look.\n```bash\nls -la | head -3\n```\nThis will display the files.\n"
          "```json\n{\"a\": 1}\n```\n```py\nprint(1)\n```\nDone.")

@@ -10,8 +10,11 @@ import pytest
 from rich.console import Console
 
 from interp.core import events as ev
-from interp.ui.render import Renderer, code_panel, reply_markdown
+from interp.ui.panels import code_panel, reply_markdown
+from interp.ui.render import Renderer
 from interp.ui.sanitize import OutputFilter, has_hidden, safe_output, safe_text, visible
+
+pytestmark = pytest.mark.fast  # pure units: no process, pty or server (see conftest.py)
 
 ATTACKS = {
     "clear": "\x1b[2J\x1b[H",

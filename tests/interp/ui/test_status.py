@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import io
 
+import pytest
+
 from pty_terminal import screen_lines
 from rich.console import Console
 
@@ -13,6 +15,8 @@ from interp.ui.output_view import OutputView, left_out_line
 from interp.ui.render import Renderer
 from interp.ui.status import StatusLine, elapsed, fit, is_terminal
 from interp.ui.usage import Tally, money, reply_line, session_line, tokens
+
+pytestmark = pytest.mark.fast  # pure units: no process, pty or server (see conftest.py)
 
 
 class Tty(io.StringIO):

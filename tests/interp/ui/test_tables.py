@@ -6,10 +6,8 @@ import base64
 import os
 import re
 import socket
-import struct
 import sys
 import threading
-import zlib
 from io import StringIO
 from pathlib import Path
 
@@ -20,6 +18,7 @@ from rich.console import Console
 from pty_terminal import Term, fenced
 
 from interp.core import events as ev
+from png_kit import make_png
 from interp.ui import images
 from interp.ui.render import Renderer
 from interp.ui.tables import data_table
@@ -34,14 +33,6 @@ KITTY = re.compile(r"\x1b_G([^;\x1b]*);([A-Za-z0-9+/=]*)\x1b\\")
 OSC8 = re.compile(r"\x1b\]8;;([^\x1b\x07]*)\x1b\\(.*?)\x1b\]8;;\x1b\\")
 
 
-def make_png(width: int = 4, height: int = 3) -> bytes:
-    def chunk(kind: bytes, body: bytes) -> bytes:
-        return (struct.pack(">I", len(body)) + kind + body
-                + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF))
-    raw = b"".join(b"\0" + bytes([y]) * width * 3 for y in range(height))
-    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return (images.PNG_SIGNATURE + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(raw))
-            + chunk(b"IEND", b""))
 
 
 def render(events: list[ev.Event], terminal: bool = True, **kwargs) -> str:
@@ -73,6 +64,7 @@ def leftover(raw: str) -> str:
 
 
 # -- tables --------------------------------------------------------------------------------
+@pytest.mark.fast
 def test_table_shows_headers_rows_gap_and_caption():
     raw = render([display("table", "plain text form", data=frame_data())], terminal=False)
     lines = raw.splitlines()
@@ -88,6 +80,7 @@ def test_table_shows_headers_rows_gap_and_caption():
     assert "\x1b" not in raw
 
 
+@pytest.mark.fast
 def test_wide_table_stays_within_the_console_width():
     columns = [f"column_{i}_" + "w" * 40 for i in range(20)]
     data = {"type": "DataFrame", "shape": [5, 500], "columns": columns, "dtypes": ["object"] * 20,
@@ -101,6 +94,7 @@ def test_wide_table_stays_within_the_console_width():
     assert "500 columns (showing 5 × 1; 499 columns left out)" in plain
 
 
+@pytest.mark.fast
 def test_series_and_ndarray_captions():
     series = {"type": "Series", "shape": [3], "columns": ["total"], "dtypes": ["int64"],
               "index": ["a", "b", "c"], "rows": [["1"], ["2"], ["3"]], "row_gap": None,
@@ -115,10 +109,11 @@ def test_series_and_ndarray_captions():
     assert "ndarray (float64): 2 rows × 2 columns\n" in raw
 
 
+@pytest.mark.fast
 def test_real_driver_shapes_render():
     pd = pytest.importorskip("pandas")
     np = pytest.importorskip("numpy")
-    from languages import _python_display as driver
+    from languages import _python_tables as driver
     frame = pd.DataFrame({"a": range(10000), "b": [x / 7 for x in range(10000)], "c": "x"})
     shown = [driver.frame_display(pd, frame), driver.series_display(pd, frame["b"]),
              driver.array_display(np, np.arange(600).reshape(30, 20)),
@@ -214,6 +209,7 @@ def test_malformed_table_data_falls_back_to_text(data):
     assert "fallback text\nsecond line" in raw
 
 
+@pytest.mark.fast
 def test_odd_but_usable_data_is_drawn_leniently():
     data = {"columns": ["a", 2, None], "rows": [["x", 1, 2.5]], "index": "nope",
             "dtypes": [1], "row_gap": 99, "col_gap": True, "index_names": "x"}
@@ -221,6 +217,7 @@ def test_odd_but_usable_data_is_drawn_leniently():
     assert "fallback" not in raw and "2.5" in raw and "1 row × 3 columns" in raw
 
 
+@pytest.mark.fast
 def test_unknown_kind_or_missing_text_never_crashes():
     raw = render([display("audio", "[audio saved]"), display("table"),
                   ev.event(ev.BLOCK_DISPLAY, index=1),
@@ -229,6 +226,7 @@ def test_unknown_kind_or_missing_text_never_crashes():
     assert "[audio saved]" in raw and "[figure saved]" in raw
 
 
+@pytest.mark.fast
 def test_data_table_is_bounded_even_when_the_driver_is_not():
     data = {"columns": [str(i) for i in range(200)], "rows": [["x" * 1000] * 200] * 500}
     group = data_table(data)
@@ -239,6 +237,7 @@ def test_data_table_is_bounded_even_when_the_driver_is_not():
             in str(group.renderables[1]))
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("terminal", [True, False])
 def test_planted_sequences_in_a_table_are_neutralised(terminal):
     data = frame_data(planted=PLANTED)
@@ -253,6 +252,7 @@ def test_planted_sequences_in_a_table_are_neutralised(terminal):
     assert "item 0" in raw and "[REDACTED]" in raw and SECRET not in raw
 
 
+@pytest.mark.fast
 def test_secrets_in_cells_are_redacted():
     data = frame_data()
     data["rows"][0][2] = f"key={SECRET}"
@@ -270,6 +270,7 @@ def figure(tmp_path) -> tuple[Path, bytes]:
     return path, png
 
 
+@pytest.mark.fast
 def test_kitty_shows_the_real_png_inline_and_the_path(figure, monkeypatch):
     path, png = figure
     monkeypatch.setenv("INTERP_IMAGES", "kitty")
@@ -284,6 +285,7 @@ def test_kitty_shows_the_real_png_inline_and_the_path(figure, monkeypatch):
     assert not BAD.search(leftover(raw))
 
 
+@pytest.mark.fast
 def test_without_inline_images_the_path_is_a_percent_encoded_file_link(figure, monkeypatch):
     path, _ = figure
     monkeypatch.setenv("INTERP_IMAGES", "none")
@@ -297,6 +299,7 @@ def test_without_inline_images_the_path_is_a_percent_encoded_file_link(figure, m
     assert "figure saved: " in SGR.sub("", raw)
 
 
+@pytest.mark.fast
 def test_a_planted_path_cannot_escape_the_link(tmp_path, monkeypatch):
     monkeypatch.setenv("INTERP_IMAGES", "iterm2")
     path = tmp_path / ("fig" + PLANTED.replace("/", "") + ".png")
@@ -310,6 +313,7 @@ def test_a_planted_path_cannot_escape_the_link(tmp_path, monkeypatch):
     assert not BAD.search(leftover(rest))
 
 
+@pytest.mark.fast
 def test_secret_in_a_path_is_never_put_in_a_link(tmp_path, monkeypatch):
     monkeypatch.setenv("INTERP_IMAGES", "none")
     path = tmp_path / f"{SECRET}.png"
@@ -317,6 +321,7 @@ def test_secret_in_a_path_is_never_put_in_a_link(tmp_path, monkeypatch):
     assert SECRET not in raw and "[REDACTED].png" in raw and "\x1b]8" not in raw
 
 
+@pytest.mark.fast
 def test_not_a_terminal_prints_the_plain_path(figure, monkeypatch):
     path, _ = figure
     monkeypatch.setenv("INTERP_IMAGES", "kitty")
@@ -324,6 +329,7 @@ def test_not_a_terminal_prints_the_plain_path(figure, monkeypatch):
     assert raw == f"figure saved: {path}\n"
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("content", [b"not a png", None, "big", "fifo"])
 def test_unshowable_files_fall_back_to_the_link(tmp_path, content):
     path = tmp_path / "f.png"
@@ -342,6 +348,7 @@ def test_unshowable_files_fall_back_to_the_link(tmp_path, content):
     assert "\x1b_G" not in result[0] and len(OSC8.findall(result[0])) == 1
 
 
+@pytest.mark.fast
 def test_displays_start_on_their_own_line(figure):
     path, _ = figure
     events = [ev.event(ev.BLOCK_APPROVED, index=1, language="python", code="x", edited=False),
@@ -360,6 +367,7 @@ def test_displays_start_on_their_own_line(figure):
 
 
 # -- created files -------------------------------------------------------------------------
+@pytest.mark.fast
 def test_files_line_is_dim_and_sanitised():
     text = "Files created: out.json (1.2 KiB), chart.png; modified: data.csv"
     raw = render([ev.event(ev.BLOCK_FILES, index=1, created=["out.json", "chart.png"],
@@ -371,6 +379,7 @@ def test_files_line_is_dim_and_sanitised():
     assert SECRET not in raw and "[REDACTED]" in raw
 
 
+@pytest.mark.fast
 def test_files_line_without_text_is_built_from_the_lists():
     raw = render([ev.event(ev.BLOCK_FILES, index=1, created=["a.csv", "b\x1b[2J.png"],
                            modified=[], deleted=["old.txt"]),

@@ -1,0 +1,51 @@
+""""Always allow" rules suggested for a block: one per command of a shell block, from its
+program and subcommand words (`git status -s` -> `bash: git status *`); else its language."""
+
+from __future__ import annotations
+
+import re
+
+from interp.approval.rules import SHELL, Resolve, Rule
+from interp.approval.shellsplit import ShellParseError, parse_commands
+
+_SUBCOMMAND = re.compile(r"[A-Za-z][A-Za-z0-9_:-]*")
+
+
+def _glob_escape(word: str) -> str:
+    return re.sub(r"([*?[])", r"[\1]", word)
+
+
+def prefix_rule(language: str, code: str, resolve: Resolve) -> Rule:
+    """An "always allow this" rule: `git status -s` → `bash: git status *`; else the whole language."""
+    rules = prefix_rules(language, code, resolve)
+    return rules[0] if len(rules) == 1 else Rule(rules[0].language, None, language.strip())
+
+
+def prefix_rules(language: str, code: str, resolve: Resolve) -> list[Rule]:
+    """"Always allow" rules for each command of a shell block (`ls -la | head -3` →
+    `bash: ls *`, `bash: head *`); else (other languages, unsplittable code) the language."""
+    # Per command: its assignments and program plus up to two subcommand-like words
+    # (letters, digits, `_:-`; not options or paths), then " *": `npm run test` → `npm run
+    # test *`, `ls -la /tmp` → `ls *`.
+    tag = language.strip()
+    lang = resolve(tag) or tag.lower()
+    commands = []
+    if lang == SHELL:
+        try:
+            commands = parse_commands(code)
+        except ShellParseError:
+            pass
+    rules: list[Rule] = []
+    for command in commands:
+        words = command.words
+        program = len(words) - len(command.without_assignments().words)
+        if program >= len(words):  # only assignments
+            return [Rule(lang, None, tag)]
+        n = program + 1
+        while n < len(words) and n <= program + 2 and _SUBCOMMAND.fullmatch(words[n]):
+            n += 1
+        pattern = " ".join(_glob_escape(word) for word in words[:n]) + " *"
+        rule = Rule(lang, pattern, f"{tag}: {pattern}")
+        if rule not in rules:
+            rules.append(rule)
+    return rules or [Rule(lang, None, tag)]

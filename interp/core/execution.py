@@ -1,0 +1,167 @@
+"""The block-running half of the conversation loop: approve each block of a reply, run it in
+its language's runner, and report what happened (mixed into Session, whose state it uses)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import replace
+
+from languages import Output, Result, RunnerError
+from languages.output import CapturedOutput
+
+from interp.approval.decision import Decision, Proposal
+from interp.core import blocks
+from interp.core import events as ev
+from interp.core import workspace
+from interp.core.report import report_messages
+from interp.core.steps import Step
+
+
+class BlockExecution:
+    """Approving and running the steps of a reply, one block at a time."""
+
+    def _act(self, steps: list[Step]) -> Iterator[ev.Event]:
+        """Approve and run each step in order; returns (stopped, tell_model)."""
+        records, tell, stopped = [], False, False
+        for step in steps:
+            self._block += 1
+            index = self._block
+            stopped = stopped or self._stop_requested
+            if stopped:
+                record = blocks.not_run(index, step.language, step.code, "skipped",
+                                        "Not run: the user stopped the turn.", call_id=step.call_id)
+            elif step.problem:
+                record, tell = blocks.not_run(index, step.language, step.code, "skipped",
+                                              step.problem, call_id=step.call_id), True
+                yield ev.event(ev.NOTICE, level="warning", text=step.problem)
+            else:
+                record, ran, stopped = yield from self._approve_and_run(index, step)
+                tell = tell or ran
+                stopped = stopped or self._stop_requested
+            records.append(record)
+        self._report(records)
+        return stopped, tell and not stopped
+
+    def _approve_and_run(self, index: int, step: Step) -> Iterator[ev.Event]:
+        """Ask about one block and run it if approved; returns (record, tell_model, stop)."""
+        yield ev.event(ev.BLOCK_PROPOSED, index=index, language=step.language, code=step.code)
+        decision = self._decide(Proposal(index, step.language, step.code))
+        if decision.notice:
+            yield ev.event(ev.NOTICE, level=decision.notice_level, text=decision.notice)
+        if not decision.run:
+            policy = {"policy": True} if decision.policy else {}
+            self._denied = self._denied or decision.policy
+            yield ev.event(ev.BLOCK_DECLINED, index=index, reason=decision.reason, **policy)
+            status = "denied" if decision.policy else "declined"
+            record = blocks.not_run(index, step.language, step.code, status, decision.reason,
+                                    call_id=step.call_id)
+            return record, decision.reason is not None, decision.stop
+        self._denied = False
+        if decision.always:
+            self.always.add(step.language)
+        code = decision.code if decision.code is not None else step.code
+        edited = decision.edited(step.code)
+        yield ev.event(ev.BLOCK_APPROVED, index=index, language=step.language, code=code,
+                       edited=edited)
+        result, files = yield from self._execute(index, step.language, code)
+        python = None if result.ok else _python_of(self._runners.get(step.language))
+        self._loops.saw(step.language, code, result)
+        record = blocks.ran(index, step.language, code, result, files=files, python=python,
+                            proposed=step.code if edited else None, call_id=step.call_id)
+        yield ev.event(ev.BLOCK_FINISHED, index=index, **ev.finished_data(record))
+        return record, True, False
+
+    def _decide(self, proposal: Proposal) -> Decision:
+        if proposal.language in self.always:
+            return Decision(run=True)
+        try:
+            return self.approver(proposal)
+        except KeyboardInterrupt:
+            return Decision(run=False, reason=None, stop=True)
+
+    def _execute(self, index: int, language: str, code: str) -> Iterator[ev.Event]:
+        """Run a block; returns (result, the files it changed or None)."""
+        root = self._root()
+        before = workspace.snapshot(root) if self.config.report_files else None
+        try:
+            fresh = language not in self._runners
+            runner = self._runner(language)
+            self._current = runner
+            if fresh:  # a first start is slow: a block stopped meanwhile must not run
+                runner.start()
+            if self._stop_requested:
+                result = _not_run()
+            for item in () if self._stop_requested else runner.run(code, block=index):
+                if isinstance(item, Output):
+                    yield ev.event(ev.BLOCK_OUTPUT, index=index, text=item.text)
+                    if self._stop_requested:  # stopped just as the block started
+                        runner.interrupt()
+                elif isinstance(item, Result):
+                    result = item
+        except RunnerError as exc:
+            result = _failed_start(str(exc))
+        finally:
+            self._current = None
+        for display in result.displays:
+            yield ev.event(ev.BLOCK_DISPLAY, index=index, **ev.display_data(display))
+        files = None
+        if before is not None:
+            changes = _without_figures(workspace.changes(before, workspace.snapshot(root)),
+                                       root, result)
+            if changes:
+                files = blocks.FileChanges(tuple(changes.created), tuple(changes.modified),
+                                           tuple(changes.deleted), workspace.describe(changes, root))
+                yield ev.event(ev.BLOCK_FILES, index=index, created=changes.created,
+                               modified=changes.modified, deleted=changes.deleted,
+                               text=files.text)
+        return result, files
+
+    def _runner(self, language: str):
+        if language not in self._runners:  # the block timeout reaches runners only this way
+            config = replace(self.config.runner, timeout=self.config.timeout,
+                             spool_dir=self._spool_dir())
+            self._runners[language] = self.registry.create(language, config)
+        return self._runners[language]
+
+    def _spool_dir(self) -> str | None:
+        """Where full-output spool files go: with the saved session when there is one."""
+        folder = getattr(self.log, "spool_dir", None)
+        return os.fspath(folder) if folder is not None else self.config.runner.spool_dir
+
+    def _report(self, records: list[blocks.BlockRecord]) -> None:
+        """Tell the model what happened to each block (the messages keep the records)."""
+        for message in self._loops.noted(report_messages(records)):
+            self._add(message)
+
+
+def _python_of(runner) -> str | None:
+    """The interpreter a Python runner uses (for install hints), else None."""
+    try:
+        return runner.executable() if getattr(runner, "name", None) == "python" else None
+    except Exception:  # a hint is never worth an error
+        return None
+
+
+def _without_figures(changes: workspace.Changes, root: str, result: Result) -> workspace.Changes:
+    """Changes minus the figures the block's displays already report (no double reporting)."""
+    figures = {os.path.realpath(d.path) for d in result.displays if d.kind == "image" and d.path}
+    if not figures:
+        return changes
+
+    def keep(rel: str) -> bool:
+        return os.path.realpath(os.path.join(root, rel)) not in figures
+
+    return replace(changes, created=[p for p in changes.created if keep(p)],
+                   modified=[p for p in changes.modified if keep(p)])
+
+
+def _failed_start(message: str) -> Result:
+    empty = CapturedOutput("", "", 0, 0, 0, None)
+    return Result(status="error", output=empty, error=message)
+
+
+def _not_run() -> Result:
+    """The result of a block the user stopped before it started."""
+    return Result(status="interrupted", output=CapturedOutput("", "", 0, 0, 0, None),
+                  interrupted=True)

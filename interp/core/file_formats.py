@@ -1,0 +1,146 @@
+"""What an attached file holds, by format: CSV and TSV columns, JSON structure, Excel sheets,
+PDF pages, and line counts; each summary is (kind, details, preview)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+import zipfile
+import zlib
+from pathlib import Path
+from xml.etree import ElementTree
+
+HEAD_BYTES = 64 * 1024  # what is read of a file to sniff and preview it
+PREVIEW_LINES = 40
+COUNT_LIMIT = 10 * 1024 * 1024
+JSON_LIMIT = 5 * 1024 * 1024
+PDF_SCAN = 1024 * 1024
+XML_LIMIT = 2 * 1024 * 1024
+LINE_CHARS = 200
+PREVIEW_ROWS = 10
+_SHEET_NS = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+
+
+def csv_summary(path: Path, size: int, text: str, label: str, note: str) -> tuple[str, list[str], str]:
+    """(kind, details, preview) of a CSV or TSV file from its first `text`."""
+    lines = text.splitlines()
+    if size > HEAD_BYTES and len(lines) > 1:
+        lines.pop()  # the last line read may be cut mid-row
+    lines = lines[:PREVIEW_ROWS]
+    delimiter = "\t" if label == "TSV" else ","
+    try:
+        delimiter = csv.Sniffer().sniff("\n".join(lines)[:8192], delimiters=",;\t|").delimiter
+    except csv.Error:
+        pass
+    first = next(csv.reader(lines[:1], delimiter=delimiter), []) if lines else []
+    name = {"\t": "tab", ",": "comma", ";": "semicolon", "|": "pipe"}[delimiter]
+    details = [f"Columns: {len(first)} ({name}-delimited)", *line_count(path, size, "rows")]
+    preview = "\n".join(cut(line, LINE_CHARS) for line in lines)
+    return f"{label} (text{note})", details, preview
+
+
+def json_summary(path: Path, size: int, text: str, note: str) -> tuple[str, list[str], str]:
+    """(kind, details, preview) of a JSON file: its structure, parsed when not too large."""
+    preview, kind = first_lines(text, PREVIEW_LINES, LINE_CHARS), f"JSON (text{note})"
+    if size >= JSON_LIMIT:
+        top = {"{": "object", "[": "array"}.get(text.lstrip()[:1], "value")
+        return kind, [f"Structure: top-level {top}; large file, not parsed"], preview
+    try:
+        data = json.loads(path.read_bytes().decode("utf-8", errors="replace").lstrip("\ufeff"))
+    except RecursionError:
+        return kind, ["Structure: nested too deeply to parse"], preview
+    except ValueError as exc:
+        return kind, [f"Structure: not valid JSON ({cut(str(exc), 120)})"], preview
+    return kind, [f"Structure: {_shape(data)}"], preview
+
+
+def _shape(data: object) -> str:
+    if isinstance(data, dict):
+        keys = ", ".join(cut(json.dumps(k, ensure_ascii=False), 40) for k in list(data)[:20])
+        more = f", ... ({len(data) - 20} more)" if len(data) > 20 else ""
+        return f"object with {len(data)} keys: {keys}{more}"
+    if isinstance(data, list):
+        if not data:
+            return "empty array"
+        first, inner = data[0], ""
+        if isinstance(first, dict):
+            inner = f" (keys: {', '.join(cut(str(k), 40) for k in list(first)[:10])})"
+        return f"array of {len(data):,} items; first item: {_type_name(first)}{inner}"
+    return f"a single {_type_name(data)}"
+
+
+def _type_name(value: object) -> str:
+    names = {dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null"}
+    return names.get(type(value), "number")
+
+
+def xlsx_summary(path: Path) -> tuple[str, list[str], str]:
+    """(kind, details, preview) of an Excel workbook: its sheet names."""
+    kind = "Excel workbook (xlsx)"
+    try:
+        with zipfile.ZipFile(path) as archive:
+            entry = archive.getinfo("xl/workbook.xml")
+            if entry.file_size > XML_LIMIT:
+                return kind, ["Sheets: unknown (workbook.xml too large)"], ""
+            root = ElementTree.fromstring(archive.read(entry))
+    except KeyError:
+        return kind, ["Sheets: unknown (no xl/workbook.xml)"], ""
+    except (zipfile.BadZipFile, ElementTree.ParseError, EOFError, zlib.error, RuntimeError,
+            NotImplementedError) as exc:
+        return kind + ", damaged", [f"Sheets: unknown ({cut(str(exc), 120)})"], ""
+    names = [el.get("name", "?") for el in root.iter(f"{_SHEET_NS}sheet")]
+    shown = ", ".join(cut(n, 60) for n in names[:30]) + (", ..." if len(names) > 30 else "")
+    return kind, [f"Sheets ({len(names)}): {shown}"], ""
+
+
+def pdf_summary(path: Path, size: int, magic: str | None) -> tuple[str, list[str], str]:
+    """(kind, details, preview) of a PDF: its version and page count."""
+    with path.open("rb") as handle:
+        data = handle.read(PDF_SCAN)
+        if size > PDF_SCAN:
+            handle.seek(max(PDF_SCAN, size - PDF_SCAN))
+            data += b"\n" + handle.read(PDF_SCAN)
+    version = re.match(rb"%PDF-(\d\.\d)", data)
+    kind = f"PDF document{' (version ' + version.group(1).decode() + ')' if version else ''}"
+    if magic != "PDF document":
+        kind += ", but it does not start with a PDF header"
+    return kind, [f"Pages: {_pdf_pages(data, size <= PDF_SCAN)}"], ""
+
+
+def _pdf_pages(data: bytes, whole: bool) -> str:
+    counts = []
+    for match in re.finditer(rb"/Type\s*/Pages\b", data):
+        start = data.rfind(b"obj", max(0, match.start() - 4096), match.start())
+        end = data.find(b"endobj", match.end(), match.end() + 4096)
+        window = data[start if start >= 0 else max(0, match.start() - 1000):
+                      end if end >= 0 else match.end() + 1000]
+        counts += [int(n) for n in re.findall(rb"/Count\s+(\d{1,7})\b", window)]
+    if counts:
+        return str(max(counts))
+    pages = len(re.findall(rb"/Type\s*/Page\b(?!s)", data))
+    return str(pages) if whole and pages else "unknown"
+
+
+def line_count(path: Path, size: int, what: str = "lines") -> list[str]:
+    """A "Lines: N" (or "Rows: N") detail; large files are not counted."""
+    if size >= COUNT_LIMIT:
+        return [f"{what.capitalize()}: not counted (large file)"]
+    count, last = 0, b"\n"
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1024 * 1024), b""):
+            count += chunk.count(b"\n")
+            last = chunk[-1:]
+    count += last != b"\n"
+    extra = " (line count, including any header)" if what == "rows" else ""
+    return [f"{what.capitalize()}: {count:,}{extra}"]
+
+
+def first_lines(text: str, count: int, width: int) -> str:
+    """The first `count` lines of text, each cut to `width`."""
+    return "\n".join(cut(line, width) for line in text.splitlines()[:count])
+
+
+def cut(text: str, width: int) -> str:
+    """text cut to `width` characters, with an ellipsis when cut."""
+    return text if len(text) <= width else text[:width - 1] + "…"
