@@ -82,8 +82,11 @@ class LocalKernel:
             self._manager.interrupt_kernel()
 
     def alive(self) -> bool:
-        """True while the kernel process runs."""
-        return self._manager is not None and self._manager.is_alive()
+        """True while the kernel process runs (not while it is a zombie: a killed
+        multi-threaded process is one until its last thread has exited, before it can be
+        reaped)."""
+        return self._manager is not None and self._manager.is_alive() and \
+            not _exiting(self.pid())
 
     def exit_status(self) -> tuple[int | None, int | None]:
         """(exit code, signal number) of a kernel process that ended."""
@@ -121,6 +124,17 @@ class LocalKernel:
             return ""
         lines = [line.strip() for line in text.splitlines() if line.strip()]
         return lines[-1][:300] if lines else ""
+
+
+def _exiting(pid: int | None) -> bool:
+    """True when /proc shows the process as a zombie or dead (False where there is no /proc)."""
+    if pid is None:
+        return False
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rfind(")") + 2:stat.rfind(")") + 3] in ("Z", "X")
 
 
 def _process(manager):
