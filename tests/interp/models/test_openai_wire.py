@@ -13,7 +13,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from fake_openai import FakeOpenAI, Reply as FakeReply
+from fake_openai import Reply as FakeReply
 from helpers import hang_guard
 
 from interp.models import openai_wire
