@@ -11,9 +11,9 @@ from pathlib import Path
 
 from interp.cli.settings import Settings
 from interp.errors import UsageError
+from interp.models.base import LOCAL
 from interp.secrets import KEY_SUFFIXES, PROVIDER_VARIABLES
 
-LOCAL = "local"
 MAX_REPLY_TOKENS = 4096  # a reply's limit: a small model that repeats itself stops here
 
 

@@ -83,10 +83,7 @@ def main_command(
     """Start an interactive session, or run one task with -e."""
     if ctx.invoked_subcommand is not None:
         return
-    if local is not None and model:
-        typer.echo("interp: use --model or --local, not both", err=True)
-        raise typer.Exit(exits.USAGE)
-    model = "local" if local is not None else model
+    model = _model_or_local(model, local, "interp")
     cli = {"model": model, "api_base": api_base, "api_key": api_key, "max_turns": max_turns,
            "timeout": timeout, "auto_approve": auto_approve or None, "json": json_ or None,
            "debug": debug or None, "tools": "off" if no_tools else tools, "sandbox": sandbox,
@@ -157,11 +154,8 @@ def eval_command(
     args = EvalArgs(benchmark=benchmark.lower(), feedback=tuple(feedback or ()), limit=limit,
                     jobs=jobs, out=out, json=json_, turns=turns, data=data,
                     temperature=temperature, max_tokens=max_tokens)
-    if local is not None and model:
-        typer.echo("interp eval: use --model or --local, not both", err=True)
-        raise typer.Exit(2)
-    raise typer.Exit(run_eval_command(args, {"model": "local" if local is not None else model,
-                                             "local_model": local or None,
+    model = _model_or_local(model, local, "interp eval")
+    raise typer.Exit(run_eval_command(args, {"model": model, "local_model": local or None,
                                              "api_base": api_base, "api_key": api_key}))
 
 
@@ -204,6 +198,16 @@ def rules_remove(entry: list[str] = typer.Argument(..., metavar="ENTRY|NUMBER"))
     from interp.cli.subcommands import rules_cli
 
     raise typer.Exit(rules_cli("remove", entry=" ".join(entry)))
+
+
+def _model_or_local(model: str | None, local: str | None, prog: str) -> str | None:
+    """The model name: --model's, or "local" for --local (an empty value: the default file)."""
+    if local is not None and model:
+        typer.echo(f"{prog}: use --model or --local, not both", err=True)
+        raise typer.Exit(exits.USAGE)
+    from interp.models.base import LOCAL
+
+    return LOCAL if local is not None else model
 
 
 _TAKES_VALUE = frozenset({"-e", "--exec", "--model", "--api-base", "--api-key", "--max-turns",

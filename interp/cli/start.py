@@ -199,5 +199,4 @@ def _status_line(settings: Settings, task: str | None):
 
     from interp.ui.status import StatusLine
 
-    console = Console(stderr=task is not None)
-    return StatusLine(console.file, enabled=None if console.is_terminal else False)
+    return StatusLine.for_console(Console(stderr=task is not None))

@@ -10,12 +10,11 @@ from pathlib import Path
 
 from interp.core import exits
 from interp.errors import UsageError
+from interp.models.base import LOCAL
 from interp.eval.data import DataError, load_problems
 from interp.eval.modes import MODES, ModeConfig
 from interp.eval.report import LEAK_NOTE, notes, summary_table
 from interp.eval.results import slug
-
-LOCAL = "local"  # interp.cli.local.LOCAL, without importing the CLI's wiring here
 
 
 @dataclass(frozen=True)

@@ -15,12 +15,11 @@ import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
-from interp.models.base import ModelError, Reply
+from interp.models.base import LOCAL, ModelError, Reply
 from interp.models.litellm_model import LiteLLMModel
 from interp.models.local import LocalServer, LocalServerError
 from interp.models.local_files import ModelFileError, read_gguf
 
-LOCAL = "local"  # the model name that selects this (`--local`, `model = "local"`)
 REQUEST_TIMEOUT = 600.0  # seconds without a byte: a long prompt on a slow CPU takes minutes
 _HTTP_TIMEOUT = 30.0
 

@@ -45,8 +45,7 @@ class Renderer:
         self.image_protocol = (images.detect(os.environ) if image_protocol is None
                                else image_protocol)
         self._redactor = Redactor(secrets)
-        self.status = status if status is not None else StatusLine(
-            console.file, enabled=None if console.is_terminal else False)
+        self.status = status if status is not None else StatusLine.for_console(console)
         self._stream = ReplyStream(console, self.status, self.scrub, self.print,
                                    permanent=show_final)
         self._output: OutputFilter | None = None

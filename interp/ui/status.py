@@ -83,6 +83,11 @@ class StatusLine:
         self._spinner = SPINNER if encoding == "utf8" else ASCII_SPINNER
         self._style = ("", "") if os.environ.get("NO_COLOR") else (DIM, RESET)
 
+    @classmethod
+    def for_console(cls, console) -> "StatusLine":
+        """The status line of a rich Console's stream, drawn only where it is a terminal."""
+        return cls(console.file, enabled=None if console.is_terminal else False)
+
     # -- what it shows ------------------------------------------------------------------
     @property
     def active(self) -> bool:
