@@ -69,13 +69,13 @@ def start(cli: dict, task: str | None, resume: str | None, files: tuple[str, ...
 
 
 def _preload(model: str, interactive: bool) -> None:
-    """Start importing litellm in the background if the model needs it; models that speak the
-    OpenAI protocol (interp's own client) never wait for it, nor share the CPU with it; for
-    them only the HTTP client is imported ahead, while the person types."""
-    from interp.models.litellm_model import speaks_openai
+    """Start importing litellm in the background if the model needs it; models whose protocol
+    interp speaks itself (interp.models.direct) never wait for it, nor share the CPU with it;
+    for them only the HTTP client is imported ahead, while the person types."""
+    from interp.models.direct import protocol_for
     from interp.models.loader import preload_in_background
 
-    if model != LOCAL and not speaks_openai(model):
+    if model != LOCAL and protocol_for(model) is None:
         preload_in_background()
     elif interactive:
         preload_in_background(litellm=False)

@@ -6,7 +6,7 @@ import json
 
 from interp.models import routes
 from interp.models.loader import load_litellm
-from interp.models.openai_wire import WireError
+from interp.models.direct import WireError
 from interp.models.retry import server_delay
 
 NO_PROVIDER = "llm provider not provided"

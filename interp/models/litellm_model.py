@@ -11,7 +11,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from interp.models import modelmap, openai_wire, routes
+from interp.models import direct, modelmap, routes
 from interp.models.base import ModelError, Reply, Retrying
 from interp.models.chunks import Accumulator, is_progress
 from interp.models.errors import classify, explain
@@ -40,7 +40,8 @@ class LiteLLMModel:
         self.retry = RetryPolicy(max_retries=max_retries, budget=max_retry_seconds)
         self._http = None  # the tracked httpx client, made on first use
         self._provider: str | None = None
-        self.direct = speaks_openai(name)  # our own OpenAI wire client, not litellm's
+        self.protocol = direct.protocol_for(name)  # spoken by interp itself, not by litellm
+        self.direct = self.protocol is not None
 
     def __repr__(self) -> str:
         return f"LiteLLMModel({self.name!r}, api_base={self.api_base!r})"
@@ -49,7 +50,8 @@ class LiteLLMModel:
     def provider(self) -> str:
         """litellm's provider for this model ('' if unknown)."""
         if self._provider is None:
-            self._provider = "openai" if self.direct else routes.provider_of(self.name, self.api_base)
+            self._provider = (direct.PROVIDERS[self.protocol] if self.protocol
+                              else routes.provider_of(self.name, self.api_base))
         return self._provider
 
     def stream(self, messages: list[dict], tools: list[dict] | None = None) -> Iterator[str | Retrying | Reply]:
@@ -87,16 +89,13 @@ class LiteLLMModel:
     def _attempt(self, messages: list[dict], tools: list[dict] | None, acc: Accumulator) -> Iterator[str]:
         """One streamed request, within the deadlines; yields text deltas and fills ``acc``."""
         deadlines = Deadlines(self.request_timeout, self.idle_timeout)
-        if self.direct:
-            url = openai_wire.base_url(self.api_base)
-            body = openai_wire.body(self.name.removeprefix("openai/"), messages, tools,
-                                    self.output_cap(), self.params,
-                                    url == openai_wire.OPENAI_DEFAULT_BASE)
+        if self.protocol:
+            wire = direct.module(self.protocol)
+            request = wire.request(direct.bare(self.name), self.api_base, self._key(), messages,
+                                   tools, self.output_cap(), self.params)
 
-            def start(wire: Wire):
-                key = self._key() or os.environ.get("OPENAI_API_KEY")
-                return openai_wire.open_stream(self._tracked(), url + "/chat/completions", key,
-                                               body)
+            def start(_: Wire):
+                return direct.ChunkStream(direct.post(self._tracked(), request), wire.chunks)
         else:
             kwargs = self._request(messages, tools)
 
@@ -206,7 +205,7 @@ class LiteLLMModel:
     def supports_vision(self) -> bool:
         """Whether litellm says the model accepts images (False if unknown)."""
         if self.direct:
-            return bool((modelmap.openai_entry(self.name) or {}).get("supports_vision"))
+            return bool((modelmap.entry(self.name) or {}).get("supports_vision"))
         try:
             return bool(load_litellm().supports_vision(model=self.name))
         except Exception:  # unknown model: litellm raises assorted types
@@ -235,12 +234,7 @@ def speaks_openai(name: str) -> bool:
     """Whether the model is reached over the OpenAI chat-completions protocol, which interp
     speaks itself: `openai/...` names (OpenAI or an OpenAI-compatible --api-base server) and
     OpenAI's own chat models by bare name; not with INTERP_TRANSPORT=litellm."""
-    if openai_wire.forced_litellm():
-        return False
-    if not (name.startswith("openai/") or modelmap.is_openai_model(name)):
-        return False
-    entry = modelmap.openai_entry(name)
-    return entry is None or entry.get("mode", "chat") == "chat"  # not the Responses-API models
+    return direct.protocol_for(name) == "openai"
 
 
 def _close(response: Any) -> None:

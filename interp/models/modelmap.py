@@ -1,8 +1,8 @@
 """litellm's model map (prices, limits, tool support) read without importing litellm.
 
 The map is the JSON file litellm ships and reads itself (LITELLM_LOCAL_MODEL_COST_MAP): parsing
-it takes ~20 ms, importing litellm takes seconds. Used for OpenAI-compatible models on the
-direct path, so that their first request never waits for litellm.
+it takes ~20 ms, importing litellm takes seconds. Used for the models interp reaches
+itself (direct.py), so that their first request never waits for litellm.
 """
 
 from __future__ import annotations
@@ -29,15 +29,32 @@ def _entries() -> dict[str, dict]:
     return {k: v for k, v in data.items() if isinstance(v, dict) and k != "sample_spec"}
 
 
+# interp's name prefix -> (the map's provider, the prefix of its keys).
+_KEYS = {"openai/": ("openai", ""), "anthropic/": ("anthropic", ""),
+         "gemini/": ("gemini", "gemini/"), "ollama/": ("ollama", "ollama/"),
+         "ollama_chat/": ("ollama", "ollama/")}
+
+
+def entry(name: str, provider: str | None = None) -> dict[str, Any] | None:
+    """The map's entry for a model as litellm finds it (`openai/gpt-4o` or `gpt-4o`,
+    `anthropic/claude-x`, `gemini/gemini-x`, `ollama/llama3.1:8b`), or None."""
+    candidates, wanted = [name], provider
+    for prefix, (owner, key_prefix) in _KEYS.items():
+        if name.startswith(prefix):
+            own = name[len(prefix):]
+            candidates += [key_prefix + own, key_prefix + own.split(":", 1)[0]]
+            wanted = wanted or owner
+    entries = _entries()
+    for candidate in dict.fromkeys(candidates):
+        found = entries.get(candidate)
+        if found is not None and (wanted is None or found.get("litellm_provider") == wanted):
+            return found
+    return None
+
+
 def openai_entry(name: str) -> dict[str, Any] | None:
     """The map's entry for an OpenAI model (`openai/gpt-4o` or `gpt-4o`), as litellm finds it."""
-    bare = name[len("openai/"):] if name.startswith("openai/") else name
-    entries = _entries()
-    for candidate in (name, bare):
-        entry = entries.get(candidate)
-        if entry is not None and entry.get("litellm_provider") == "openai":
-            return entry
-    return None
+    return entry(name, "openai")
 
 
 def is_openai_model(name: str) -> bool:
@@ -45,17 +62,22 @@ def is_openai_model(name: str) -> bool:
     return "/" not in name and openai_entry(name) is not None
 
 
+def is_anthropic_model(name: str) -> bool:
+    """Whether litellm would send a name without a provider (`claude-sonnet-4-5`) to Anthropic."""
+    return "/" not in name and entry(name, "anthropic") is not None
+
+
 def tool_support(name: str) -> bool | None:
     """Whether the map says the model supports function calling; None when it has no entry."""
-    entry = openai_entry(name)
-    return None if entry is None else bool(entry.get("supports_function_calling"))
+    found = entry(name)
+    return None if found is None else bool(found.get("supports_function_calling"))
 
 
 def limit(name: str, *keys: str) -> int | None:
     """The first positive integer among the entry's `keys` (e.g. max_input_tokens)."""
-    entry = openai_entry(name) or {}
+    found = entry(name) or {}
     for key in keys:
-        value = entry.get(key)
+        value = found.get(key)
         if isinstance(value, int) and value > 0:
             return value
     return None
@@ -63,8 +85,8 @@ def limit(name: str, *keys: str) -> int | None:
 
 def cost(name: str, prompt_tokens: int, completion_tokens: int) -> float | None:
     """USD for a reply, from the per-token prices; None for models without a price."""
-    entry = openai_entry(name) or {}
-    prices = entry.get("input_cost_per_token"), entry.get("output_cost_per_token")
+    found = entry(name) or {}
+    prices = found.get("input_cost_per_token"), found.get("output_cost_per_token")
     if not all(isinstance(p, (int, float)) for p in prices):
         return None
     return float(prompt_tokens * prices[0] + completion_tokens * prices[1])

@@ -12,29 +12,16 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
-from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
+
+from interp.models.direct import (WireError, WireRequest, forced_litellm,  # noqa: F401 (re-exported)
+                                  is_json, record, sse)
 
 if TYPE_CHECKING:
     import httpx
 
-OPENAI_DEFAULT_BASE = "https://api.openai.com/v1"
-TRANSPORT_VARIABLE = "INTERP_TRANSPORT"  # "litellm": every model through litellm
-
-
-class WireError(Exception):
-    """A failed call on the direct path: an error status, an error event in the stream, or a
-    request that could not be made (no key). `str()` holds the server's own text."""
-
-    def __init__(self, message: str, status: int | None = None,
-                 response: httpx.Response | None = None, kind: str | None = None):
-        super().__init__(message)
-        self.status_code, self.response, self.kind = status, response, kind
-
-
-def forced_litellm() -> bool:
-    """Whether the user asked for litellm on every path (INTERP_TRANSPORT=litellm)."""
-    return os.environ.get(TRANSPORT_VARIABLE, "").strip().lower() == "litellm"
+DEFAULT_BASE = OPENAI_DEFAULT_BASE = "https://api.openai.com/v1"
+KEY_VARIABLE = "OPENAI_API_KEY"
 
 
 def base_url(api_base: str | None) -> str:
@@ -59,57 +46,39 @@ def body(model: str, messages: list[dict], tools: list[dict] | None,
     return request
 
 
-def open_stream(http: httpx.Client, url: str, key: str | None, request: dict) -> ChunkStream:
-    """POST the request; the stream of its chunks (WireError on an error status)."""
+def request(model: str, api_base: str | None, key: str | None, messages: list[dict],
+            tools: list[dict] | None, max_tokens: int | None, params: dict[str, Any]) -> WireRequest:
+    """The request for a chat completion (WireError when there is no key to send)."""
+    key = key or os.environ.get(KEY_VARIABLE)
     if not key:
         raise WireError("missing api key: the api_key client option must be set (set "
                         "OPENAI_API_KEY or --api-key)", kind="auth")
-    headers = {"Content-Type": "application/json", "Accept": "text/event-stream",
-               "Authorization": f"Bearer {key}"}
-    payload = json.dumps(request, ensure_ascii=False, default=str).encode()
-    response = http.send(http.build_request("POST", url, content=payload, headers=headers),
-                         stream=True)
-    if response.status_code >= 400:
-        try:
-            text = response.read().decode("utf-8", "replace")
-        finally:
-            response.close()
-        raise WireError(f"Error code: {response.status_code} - {text.strip()[:2000]}",
-                        response.status_code, response)
-    return ChunkStream(response)
+    url = base_url(api_base)
+    return WireRequest(url + "/chat/completions",
+                       {"Accept": "text/event-stream", "Authorization": f"Bearer {key}"},
+                       body(model, messages, tools, max_tokens, params, url == DEFAULT_BASE))
 
 
-class ChunkStream:
-    """The chunks of one streamed reply; `close()` releases the connection."""
-
-    def __init__(self, response: httpx.Response) -> None:
-        self.response = response
-
-    def __iter__(self) -> Iterator[Any]:
-        kind = self.response.headers.get("content-type", "")
-        if "json" in kind and "event-stream" not in kind:  # a server that ignored stream=True
-            yield _as_chunk(json.loads(self.response.read()))
+def chunks(response: httpx.Response) -> Iterator[Any]:
+    """The reply's chunks: one per server-sent event, up to `[DONE]`."""
+    if is_json(response):  # a server that ignored stream=True
+        yield _as_chunk(json.loads(response.read()))
+        return
+    for _, data in sse(response):
+        data = data.strip()
+        if data == "[DONE]":
             return
-        for line in self.response.iter_lines():
-            if not line.startswith("data:"):
-                continue  # blank separators, comments (": keep-alive"), event names
-            data = line[5:].strip()
-            if data == "[DONE]":
-                return
-            if data:
-                yield _chunk(json.loads(data), self.response)
-
-    def close(self) -> None:
-        self.response.close()
+        if data:
+            yield _chunk(json.loads(data))
 
 
-def _chunk(event: Any, response: httpx.Response) -> Any:
+def _chunk(event: Any) -> Any:
     if isinstance(event, dict) and event.get("error") and not event.get("choices"):
         error = event["error"]
         code = error.get("code") if isinstance(error, dict) else None
         status = code if isinstance(code, int) else None
         raise WireError(json.dumps(event), status or 500, None)
-    return _record(event)
+    return record(event)
 
 
 def _as_chunk(completion: dict) -> Any:
@@ -117,13 +86,4 @@ def _as_chunk(completion: dict) -> Any:
     if completion.get("error") and not completion.get("choices"):
         raise WireError(json.dumps(completion), 500)
     choices = [dict(c, delta=c.get("message") or {}) for c in completion.get("choices") or ()]
-    return _record(dict(completion, choices=choices))
-
-
-def _record(value: Any) -> Any:
-    """JSON objects as attribute records (what chunks.Accumulator reads)."""
-    if isinstance(value, dict):
-        return SimpleNamespace(**{str(k): _record(v) for k, v in value.items()})
-    if isinstance(value, list):
-        return [_record(v) for v in value]
-    return value
+    return record(dict(completion, choices=choices))
