@@ -1,13 +1,13 @@
 """Benchmarks one-shot start-up: `interp -y -e TASK` from launch to the first model request.
 
-    python bench/bench_startup.py [--runs N] [--model NAME] [--json PATH]
+    python bench/bench_startup.py [--runs N] [--paths openai,anthropic,gemini,ollama] [--json PATH]
 
-The first request's arrival is stamped by the scripted OpenAI-compatible server (the wall
-clock, read in the server's request handler), so the figure is launch -> request on the wire,
-not launch -> exit. Floor, measured in the same run and interleaved: `python -c "import
+For each provider protocol, the first request's arrival is stamped by a scripted server of
+that protocol (tests/*_server.py; the wall clock, read in the server's request handler), so the
+figure is launch -> request on the wire, not launch -> exit. Floor, measured in the same run and interleaved: `python -c "import
 httpx"`, the least a Python client that speaks HTTP can cost. Target: < 1 s absolute and the
 ratio printed next to it. Also `INTERP_TRANSPORT=litellm` (every model through litellm), to
-show what the direct OpenAI-compatible path saves.
+show what interp's own protocol clients save.
 
 Speed targets live here, never as timed test assertions. See bench/README.md.
 """
@@ -68,10 +68,16 @@ def wall(cmd: list[str], env: dict) -> float:
     return time.perf_counter() - start
 
 
-def bench(runs: int, model: str) -> None:
-    from fake_openai import FakeOpenAI
+SERVERS = {"openai": ("fake_openai", "FakeOpenAI", "openai/bench"),
+           "anthropic": ("anthropic_server", "AnthropicServer", "anthropic/claude-sonnet-4-5"),
+           "gemini": ("gemini_server", "GeminiServer", "gemini/gemini-2.5-flash"),
+           "ollama": ("ollama_server", "OllamaServer", "ollama/llama3.1")}
 
-    with tempfile.TemporaryDirectory() as tmp, FakeOpenAI() as server:
+
+def bench(runs: int, path: str) -> None:
+    module, cls, model = SERVERS[path]
+    server_class = getattr(__import__(module), cls)
+    with tempfile.TemporaryDirectory() as tmp, server_class() as server:
         env = private_env(Path(tmp))
         forced = dict(env, INTERP_TRANSPORT="litellm")
         arrivals = Arrivals()
@@ -87,8 +93,8 @@ def bench(runs: int, model: str) -> None:
     for name, label in (("direct", "default"), ("litellm", "INTERP_TRANSPORT=litellm")):
         mine = statistics.median(times[name])
         spread = f"{min(times[name]):.2f}..{max(times[name]):.2f} s"
-        row("startup", f"-y -e launch -> first request, {label} (median of {runs})", mine * 1e3,
-            floor * 1e3, "ms", f"< {TARGET_S * 1e3:g} ms",
+        row("startup", f"{path}: -y -e launch -> first request, {label} (median of {runs})",
+            mine * 1e3, floor * 1e3, "ms", f"< {TARGET_S * 1e3:g} ms",
             mine < TARGET_S if name == "direct" else None,
             f"{model}; range {spread}; baseline: `python -c 'import httpx'`")
 
@@ -96,11 +102,16 @@ def bench(runs: int, model: str) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=7)
-    parser.add_argument("--model", default="openai/bench")
+    parser.add_argument("--paths", default=",".join(SERVERS),
+                        help="provider protocols, comma-separated: " + ", ".join(SERVERS))
     parser.add_argument("--json")
     args = parser.parse_args()
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    guarded("startup", "-y -e launch -> first request", lambda: bench(args.runs, args.model))
+    for path in [p.strip() for p in args.paths.split(",") if p.strip()]:
+        if path not in SERVERS:
+            parser.error(f"unknown path {path!r}: choose from {', '.join(SERVERS)}")
+        guarded("startup", f"{path}: -y -e launch -> first request",
+                lambda path=path: bench(args.runs, path))
     return report(args.json)
 
 
