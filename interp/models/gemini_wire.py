@@ -60,7 +60,8 @@ def url(model: str, api_base: str | None) -> str:
 
 
 def request(model: str, api_base: str | None, key: str | None, messages: list[dict],
-            tools: list[dict] | None, max_tokens: int | None, params: dict[str, Any]) -> WireRequest:
+            tools: list[dict] | None, max_tokens: int | None,
+            params: dict[str, Any]) -> WireRequest:
     """The request for a streamed generateContent (WireError when there is no key to send)."""
     key = key or next((os.environ[v] for v in KEY_VARIABLES if os.environ.get(v)), None)
     if not key:
@@ -292,8 +293,8 @@ class _Reader:
         meta = event.get("usageMetadata") or {}
         usage = None
         if meta:
-            usage = (meta.get("promptTokenCount") or 0,
-                     (meta.get("candidatesTokenCount") or 0) + (meta.get("thoughtsTokenCount") or 0))
+            output = (meta.get("candidatesTokenCount") or 0) + (meta.get("thoughtsTokenCount") or 0)
+            usage = (meta.get("promptTokenCount") or 0, output)
         if (event.get("promptFeedback") or {}).get("blockReason"):
             yield chunk(finish="content_filter", usage=usage)
             return
