@@ -28,7 +28,7 @@ TRANSPORT_VARIABLE = "INTERP_TRANSPORT"  # "litellm": every model through litell
 # Name prefix -> the protocol module that speaks it.
 PREFIXES = {"openai/": "openai", "anthropic/": "anthropic", "gemini/": "gemini",
             "ollama/": "ollama", "ollama_chat/": "ollama"}
-SPOKEN = frozenset({"openai", "anthropic"})  # the protocols with a module here; the others go through litellm
+SPOKEN = frozenset({"openai", "anthropic", "gemini"})  # with a module here; the others: litellm
 # Protocol -> litellm's name for the provider.
 PROVIDERS = {"openai": "openai", "anthropic": "anthropic", "gemini": "gemini",
              "ollama": "ollama_chat"}
@@ -103,7 +103,8 @@ def post(http: httpx.Client, request: WireRequest) -> httpx.Response:
         finally:
             response.close()
         raise WireError(f"Error code: {response.status_code} - {text.strip()[:2000]}",
-                        response.status_code, response)
+                        response.status_code, response,
+                        "auth" if "API_KEY_INVALID" in text else None)  # Google's bad key: a 400
     return response
 
 

@@ -114,7 +114,7 @@ def test_a_cap_on_the_reply_is_sent(wire):
     collect(model_of(provider, server, max_tokens=1234))
     body = server.bodies[0]
     sent = {"anthropic": lambda b: b["max_tokens"],
-            "gemini": lambda b: b["generationConfig"]["max_output_tokens"],
+            "gemini": lambda b: b["generationConfig"]["maxOutputTokens"],
             "ollama": lambda b: b["options"]["num_predict"]}[provider.name](body)
     assert sent == 1234
 
