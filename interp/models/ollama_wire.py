@@ -180,7 +180,7 @@ def _arguments(text: str) -> dict:
 
 def chunks(response: httpx.Response) -> Iterator[Any]:
     """The reply's chunks: one per NDJSON line that carries something, up to `done`."""
-    lines = [json.loads(response.read())] if is_json(response) else ndjson(response)
+    lines = _whole(response.read()) if is_json(response) else ndjson(response)
     state = _Reply()
     for line in lines:
         item = state.line(line)
@@ -189,6 +189,14 @@ def chunks(response: httpx.Response) -> Iterator[Any]:
         if state.done:
             return
     raise WireError("the Ollama stream ended before its last (done) line", 502)
+
+
+def _whole(data: bytes) -> list[Any]:
+    """A reply read whole: one JSON document (stream false), or NDJSON labelled as JSON."""
+    try:
+        return [json.loads(data)]
+    except ValueError:
+        return [json.loads(line) for line in data.splitlines() if line.strip()]
 
 
 class _Reply:

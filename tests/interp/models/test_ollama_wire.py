@@ -169,6 +169,16 @@ def test_the_server_is_found_however_the_base_is_written(server, suffix):
     assert reply.text == "Hi." and server.requests[0].path == "/api/chat"
 
 
+@pytest.mark.parametrize("name", ["ollama/qwen2.5-coder:1.5b", "ollama_chat/qwen2.5-coder:1.5b"])
+def test_both_names_go_to_api_chat_with_the_tag(server, name):
+    server.add("Hi.")
+    chosen = LiteLLMModel(name, api_base=server.api_base)
+    assert chosen.direct
+    collect(chosen)
+    assert server.requests[0].path == "/api/chat"
+    assert server.bodies[0]["model"] == "qwen2.5-coder:1.5b"
+
+
 @pytest.mark.parametrize("variable, value", [
     ("OLLAMA_API_BASE", "{base}"), ("OLLAMA_HOST", "127.0.0.1:{port}"),
     ("OLLAMA_HOST", "http://127.0.0.1:{port}/")])
@@ -323,6 +333,13 @@ def test_a_reply_sent_as_one_json_document():
         _, reply = collect(model(raw.api_base), tools=TOOLS)
     assert reply.text == "All at once." and json.loads(reply.tool_calls[0].arguments) == ARGS
     assert reply.finish_reason == "tool_calls" and reply.usage.prompt_tokens == 9
+
+
+def test_a_stream_labelled_as_one_json_document():
+    _, lines = _ndjson(_line("Still "), _line("streamed."), DONE)
+    with _Raw([("application/json", lines)]) as raw:
+        _, reply = collect(model(raw.api_base))
+    assert reply.text == "Still streamed." and reply.usage.completion_tokens == 4
 
 
 def test_a_stream_that_ends_before_done_is_tried_again():
