@@ -6,10 +6,15 @@ with object arguments, and a last `done: true` line with `done_reason` and the t
 (`prompt_eval_count`, `eval_count`); and the faults of a `Turn`: `{"error": ...}` bodies and
 lines, a request that is never answered, blank keep-alive lines, a `length` stop (num_predict).
 Also answers /api/tags, /api/show and /api/version, and /api/generate the way old clients use it.
+A chat request Ollama itself would refuse (its Go types decode the body strictly: content a
+string, images base64 strings, tool-call arguments an object, options an object) gets Ollama's
+400 answer, so a client that sends OpenAI's shapes fails here as it would there.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import sys
 import time
@@ -54,6 +59,9 @@ class OllamaServer(ScriptedServer):
     def answer(self, h, turn: Turn, fail: bool, recorded: Recorded) -> None:
         body = recorded.body if isinstance(recorded.body, dict) else {}
         model = body.get("model") or "llama3.1"
+        problem = refusal(body) if recorded.path.rstrip("/") == "/api/chat" else None
+        if problem:
+            return h.json(400, {"error": problem})
         if fail and turn.hang and not h.hold(turn.hang):
             return
         if fail and (turn.status >= 400 or turn.hang):
@@ -77,6 +85,40 @@ class OllamaServer(ScriptedServer):
             if i and not h.pause(turn.chunk_delay):
                 return
             h.send(_line(line))
+
+
+def refusal(body: dict) -> str | None:
+    """Why Ollama would refuse this /api/chat body (400), or None."""
+    def wrong(field: str, value: object, kind: str) -> str:
+        got = {list: "array", dict: "object", str: "string", bool: "bool"}.get(type(value), "number")
+        return f"json: cannot unmarshal {got} into Go struct field {field} of type {kind}"
+
+    if not isinstance(body.get("model"), str) or not body["model"]:
+        return "model is required"
+    for key, kind in (("messages", list), ("tools", list), ("options", dict)):
+        if body.get(key) is not None and not isinstance(body[key], kind):
+            return wrong(f"ChatRequest.{key}", body[key], kind.__name__)
+    for message in body.get("messages") or ():
+        if not isinstance(message, dict):
+            return wrong("ChatRequest.messages", message, "api.Message")
+        for key in ("role", "content", "thinking", "tool_name"):
+            if message.get(key) is not None and not isinstance(message[key], str):
+                return wrong(f"ChatRequest.messages.{key}", message[key], "string")
+        for image in message.get("images") or ():
+            try:
+                base64.b64decode(image, validate=True)
+            except (TypeError, binascii.Error):
+                return "illegal base64 data in ChatRequest.messages.images"
+        for call in message.get("tool_calls") or ():
+            function = call.get("function") if isinstance(call, dict) else None
+            arguments = function.get("arguments") if isinstance(function, dict) else None
+            if arguments is not None and not isinstance(arguments, dict):
+                return wrong("ChatRequest.messages.tool_calls.function.arguments", arguments,
+                             "api.ToolCallFunctionArguments")
+    predict = (body.get("options") or {}).get("num_predict")
+    if predict is not None and not isinstance(predict, int):
+        return wrong("Options.num_predict", predict, "int")
+    return None
 
 
 def _lines(turn: Turn, model: str, body: dict, generate: bool):

@@ -28,7 +28,7 @@ TRANSPORT_VARIABLE = "INTERP_TRANSPORT"  # "litellm": every model through litell
 # Name prefix -> the protocol module that speaks it.
 PREFIXES = {"openai/": "openai", "anthropic/": "anthropic", "gemini/": "gemini",
             "ollama/": "ollama", "ollama_chat/": "ollama"}
-SPOKEN = frozenset({"openai", "anthropic", "gemini"})  # with a module here; the others: litellm
+SPOKEN = frozenset({"openai", "anthropic", "gemini", "ollama"})  # the others: litellm
 # Protocol -> litellm's name for the provider.
 PROVIDERS = {"openai": "openai", "anthropic": "anthropic", "gemini": "gemini",
              "ollama": "ollama_chat"}
