@@ -37,6 +37,7 @@ class OllamaServer(ScriptedServer):
 
     name = "ollama"
     models = ("llama3.1:latest", "qwen2.5-coder:1.5b")
+    capabilities: tuple[str, ...] | None = ("completion", "tools")  # None: an Ollama before 0.6
 
     def route(self, method: str, path: str) -> bool:
         return method == "POST" and path.rstrip("/") in ("/api/chat", "/api/generate")
@@ -51,7 +52,8 @@ class OllamaServer(ScriptedServer):
             h.json(200, {"modelfile": "", "parameters": "", "template": "{{ .Prompt }}",
                          "details": {"family": "llama", "parameter_size": "8.0B"},
                          "model_info": {"llama.context_length": 131072},
-                         "capabilities": ["completion", "tools"]})
+                         **({"capabilities": list(self.capabilities)}
+                            if self.capabilities is not None else {})})
         else:
             return False
         return True

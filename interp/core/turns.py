@@ -55,7 +55,8 @@ def choose_tools(setting: bool | str, model) -> ToolChoice:
     why = ("does not know whether" if support is None else "says")
     what = (f"{model.name} supports function calling" if support is None
             else f"{model.name} does not support function calling")
-    return ToolChoice(False, f"tools: off (litellm {why} {what}; code runs from fenced blocks; "
+    source = getattr(model, "tool_source", "litellm")
+    return ToolChoice(False, f"tools: off ({source} {why} {what}; code runs from fenced blocks; "
                              f"--tools on to send the tool anyway)")
 
 

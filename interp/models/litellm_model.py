@@ -40,6 +40,8 @@ class LiteLLMModel:
         self.retry = RetryPolicy(max_retries=max_retries, budget=max_retry_seconds)
         self._http = None  # the tracked httpx client, made on first use
         self._provider: str | None = None
+        self._capabilities: frozenset[str] | None | bool = False  # False: not asked yet
+        self.tool_source = "litellm"  # who said whether the model supports function calling
         self.protocol = direct.protocol_for(name)  # spoken by interp itself, not by litellm
         self.direct = self.protocol is not None
 
@@ -199,13 +201,33 @@ class LiteLLMModel:
         return bool(self.tool_support())
 
     def tool_support(self) -> bool | None:
-        """Whether litellm says the model supports function calling; None if it does not know."""
-        return modelmap.tool_support(self.name) if self.direct else routes.tool_support(self.name)
+        """Whether litellm's model map (for an Ollama model it lacks: the Ollama server) says
+        the model supports function calling; None if neither knows."""
+        if not self.direct:
+            return routes.tool_support(self.name)
+        known = modelmap.tool_support(self.name)
+        served = self._served() if known is None else None
+        if served is not None:
+            self.tool_source = "the Ollama server"
+            return "tools" in served
+        return known
+
+    def _served(self) -> frozenset[str] | None:
+        """An Ollama server's own word on the model's capabilities, asked once."""
+        if self.protocol != "ollama":
+            return None
+        if self._capabilities is False:
+            from interp.models import ollama_wire
+
+            self._capabilities = ollama_wire.capabilities(
+                self._tracked(), direct.bare(self.name), self.api_base, self._api_key)
+        return self._capabilities
 
     def supports_vision(self) -> bool:
         """Whether litellm says the model accepts images (False if unknown)."""
         if self.direct:
-            return bool((modelmap.entry(self.name) or {}).get("supports_vision"))
+            found = (modelmap.entry(self.name) or {}).get("supports_vision")
+            return bool(found) if found is not None else "vision" in (self._served() or ())
         try:
             return bool(load_litellm().supports_vision(model=self.name))
         except Exception:  # unknown model: litellm raises assorted types

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     import httpx
 
 DEFAULT_BASE = "http://localhost:11434"
+SHOW_TIMEOUT = 5.0  # seconds to wait for /api/show before deciding without it
 KEY_VARIABLE = "OLLAMA_API_KEY"  # optional: Ollama's cloud and authenticating proxies
 # Ollama's own request fields outside `options`.
 TOP_LEVEL = frozenset({"keep_alive", "format", "think"})
@@ -77,6 +78,23 @@ def request(model: str, api_base: str | None, key: str | None, messages: list[di
         headers["Authorization"] = f"Bearer {key}"
     return WireRequest(base_url(api_base) + "/api/chat", headers,
                        body(model, messages, tools, max_tokens, params))
+
+
+def capabilities(http: httpx.Client, model: str, api_base: str | None,
+                 key: str | None) -> frozenset[str] | None:
+    """What the server says the model can do (`tools`, `vision`, ...: Ollama's /api/show), or
+    None when it cannot say (an older Ollama, a proxy, no server)."""
+    import httpx
+
+    key = key or os.environ.get(KEY_VARIABLE)
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    try:
+        response = http.post(base_url(api_base) + "/api/show", json={"model": model},
+                             headers=headers, timeout=SHOW_TIMEOUT)
+        listed = response.json().get("capabilities") if response.status_code == 200 else None
+    except (httpx.HTTPError, ValueError, AttributeError):
+        return None
+    return frozenset(c for c in listed if isinstance(c, str)) if isinstance(listed, list) else None
 
 
 def body(model: str, messages: list[dict], tools: list[dict] | None,

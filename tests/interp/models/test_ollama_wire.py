@@ -392,3 +392,33 @@ def test_interp_runs_a_block_against_ollama_without_importing_litellm(server, in
     result = server.bodies[1]["messages"][-1]
     assert result["role"] == "tool" and result["tool_name"] == "execute"
     assert "42" in result["content"]
+
+
+# -- what the server says the model can do ---------------------------------------------------
+
+@pytest.mark.parametrize("listed,tools,vision", [
+    (("completion", "tools"), True, False),
+    (("completion", "vision"), False, True),
+    (None, None, False),  # an Ollama before 0.6 lists no capabilities
+])
+def test_a_model_the_map_lacks_is_asked_about_on_the_server(listed, tools, vision):
+    with OllamaServer() as server:
+        server.capabilities = listed
+        model = LiteLLMModel("ollama/qwen3:8b", api_base=server.api_base)
+        assert model.tool_support() is tools and model.supports_vision() is vision
+
+
+def test_the_tools_notice_says_the_server_said_so():
+    from interp.core.turns import choose_tools
+
+    with OllamaServer() as server:
+        server.capabilities = ("completion",)
+        choice = choose_tools("auto", LiteLLMModel("ollama/qwen3:8b", api_base=server.api_base))
+    assert not choice.send
+    assert choice.notice.startswith("tools: off (the Ollama server says ollama/qwen3:8b does not "
+                                    "support function calling")
+
+
+def test_no_server_means_no_word_on_capabilities():
+    model = LiteLLMModel("ollama/qwen3:8b", api_base="http://127.0.0.1:9")
+    assert model.tool_support() is None and model.supports_vision() is False
