@@ -21,8 +21,9 @@ from .limits import LimitGuard
 from .marker import MarkerScanner, new_token
 from .outcome import Outcome, build_result
 from .output import CapturedOutput, OutputCapture, StreamDecoder, encode_code, spool_path
-from .process import READ_SIZE, ProcessPlumbing, hidden_by_private_tmp
+from .process import ProcessPlumbing, hidden_by_private_tmp
 from .procs import RunnerStartError, signal_name, spawn
+from .reader import TerminalClosed, TerminalReader
 from .terminal import SizeFollower
 
 __all__ = ["ProcessRunner"]
@@ -44,6 +45,7 @@ class ProcessRunner(ProcessPlumbing):
     def __init__(self, config: RunnerConfig | None = None) -> None:
         self.config = config or RunnerConfig()
         self._child: pexpect.spawn | None = None
+        self._reader: TerminalReader | None = None
         self._workdir: Path | None = None
         self._runs = 0
         self._leftover = b""
@@ -125,6 +127,7 @@ class ProcessRunner(ProcessPlumbing):
                                     pass_fds=(self._commands.read_end,))
             finally:
                 self._commands.started()
+            self._reader = TerminalReader(self._child)
             self._leftover = b""
             if setup := self.setup_command():
                 self._send(setup)
@@ -229,7 +232,7 @@ class ProcessRunner(ProcessPlumbing):
             if scanner.done:
                 break
             now = time.monotonic()
-            self._terminal.follow(self._child)
+            self._terminal.follow(self._child, every=0.05)
             if deadline and now >= deadline and not outcome.timed_out:
                 outcome.timed_out = True
                 self.interrupt()
@@ -241,10 +244,8 @@ class ProcessRunner(ProcessPlumbing):
                 outcome.killed = True
                 break
             try:
-                data = self._child.read_nonblocking(READ_SIZE, timeout=self._wait(now, deadline))
-            except pexpect.TIMEOUT:
-                data = b""
-            except pexpect.EOF:
+                data = self._reader.read(self._wait(now, deadline))
+            except TerminalClosed:
                 outcome.died = True
                 break
         if tail := decoder.feed(scanner.flush(), final=True):

@@ -93,6 +93,16 @@ function directWrites(name, fd) {
   });
 }
 
+// With an inspector session connected, node also hands every console call to V8's console,
+// which records it for a debugger (a stack trace, the arguments kept alive): printing gets two
+// to three times slower. The global console's methods become node's own, which only write.
+function plainConsole() {
+  const plain = new console.Console({ stdout: process.stdout, stderr: process.stderr });
+  for (const key of Object.keys(plain)) {
+    if (typeof plain[key] === 'function' && typeof console[key] === 'function') console[key] = plain[key];
+  }
+}
+
 function valueOf(remote) {
   if (remote.type === 'undefined') return undefined;
   if ('unserializableValue' in remote) {
@@ -350,6 +360,7 @@ function main() {
   process.argv.splice(1, 1);
   directWrites('stdout', 1);
   directWrites('stderr', 2);
+  plainConsole();
   addGlobals();
   listen();
 }

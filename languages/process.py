@@ -12,11 +12,11 @@ import pexpect
 
 from .marker import MarkerScanner, new_token
 from .procs import RunnerStartError, kill_session, signal_name
+from .reader import TerminalClosed
 from .terminal import reading_gives_eof
 
 BASE_ENV = {"NO_COLOR": "1", "PAGER": "cat", "PYTHON_BASIC_REPL": "1"}
 _NOT_INHERITED = ("COLUMNS", "LINES")  # programs must ask the terminal, which follows resizes
-READ_SIZE = 1 << 16
 
 
 def hidden_by_private_tmp(argv: list[str]) -> tuple[str, ...]:
@@ -34,7 +34,7 @@ class ProcessPlumbing:
     """Starting, pinging and reaping a ProcessRunner's child."""
 
     def _reap(self, kill: bool) -> tuple[int | None, int | None]:
-        child, self._child = self._child, None
+        child, self._child, self._reader = self._child, None, None
         if self._commands is not None:
             self._commands.close()
             self._commands = None
@@ -68,8 +68,8 @@ class ProcessPlumbing:
                 self._reap(kill=True)
                 raise RunnerStartError(f"{self.name} did not become ready within {limit:g} s")
             try:
-                seen = (seen + scanner.feed(self._child.read_nonblocking(READ_SIZE, left)))[-2000:]
-            except (pexpect.TIMEOUT, pexpect.EOF):
+                seen = (seen + scanner.feed(self._reader.read(min(left, 0.25))))[-2000:]
+            except TerminalClosed:
                 if not self._child.isalive():
                     self._reap(kill=True)
                     text = seen.decode("utf-8", "replace").strip()
