@@ -8,6 +8,7 @@ import builtins
 import json
 import linecache
 import os
+import signal
 import sys
 import traceback
 import types
@@ -16,17 +17,27 @@ CO_COROUTINE = 0x80
 PREFIX = "__INTERP_"
 
 
-def read_command():
-    """Read one line from the command pipe on fd 3, a byte at a time: the commands behind it
-    (the run's sync marker) stay in the pipe, out of reach of the block's frames."""
-    line = b""
-    while True:
-        byte = os.read(3, 1)
-        if not byte:
+def read_exactly(size):
+    """`size` bytes from the command pipe on fd 3; the process ends if the pipe is closed."""
+    data = b""
+    while len(data) < size:
+        chunk = os.read(3, size - len(data))
+        if not chunk:
             os._exit(0)
-        if byte == b"\n":
-            return line.decode("utf-8", "replace")
-        line += byte
+        data += chunk
+    return data
+
+
+def read_command():
+    """Read one command from the pipe on fd 3: its length (6 digits), then exactly that many
+    bytes, so the commands behind it (the run's sync marker) stay in the pipe, out of reach of
+    the block's frames. A Ctrl-C while reading waits until the command is whole."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGINT])
+    try:
+        line = read_exactly(int(read_exactly(6)))
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT])
+    return line.decode("utf-8", "replace").rstrip("\n")
 
 
 def print_error(exc, filename):
