@@ -21,7 +21,7 @@ from .limits import LimitGuard
 from .marker import MarkerScanner, new_token
 from .outcome import Outcome, build_result
 from .output import CapturedOutput, OutputCapture, StreamDecoder, encode_code, spool_path
-from .process import ProcessPlumbing, hidden_by_private_tmp
+from .process import ProcessPlumbing, code_folder, hidden_by_private_tmp
 from .procs import RunnerStartError, signal_name, spawn
 from .reader import TerminalClosed, TerminalReader
 from .terminal import SizeFollower
@@ -46,7 +46,8 @@ class ProcessRunner(ProcessPlumbing):
         self.config = config or RunnerConfig()
         self._child: pexpect.spawn | None = None
         self._reader: TerminalReader | None = None
-        self._workdir: Path | None = None
+        self._workdir: Path | None = None  # spooled output
+        self._codedir: Path | None = None  # the blocks' code files
         self._runs = 0
         self._leftover = b""
         self._running = False
@@ -113,11 +114,13 @@ class ProcessRunner(ProcessPlumbing):
             self._guard.close()
         if self._workdir is None:  # kept across restarts: the model may still read earlier spools
             self._workdir = Path(tempfile.mkdtemp(prefix=f"interp-{self.name}-"))
+        if self._codedir is None:
+            self._codedir = code_folder(self.name)
         cwd = self.config.cwd or os.getcwd()
         try:
             argv = self.argv()
-            argv = self.config.sandbox.wrap(argv, cwd, (os.fspath(self._workdir),
-                                                        *hidden_by_private_tmp(argv)))
+            readable = (os.fspath(self._workdir), os.fspath(self._codedir), *hidden_by_private_tmp(argv))
+            argv = self.config.sandbox.wrap(argv, cwd, readable)
             self._guard = LimitGuard(self.config.limits)
             self._commands = CommandPipe()
             self._terminal = SizeFollower(self.config.terminal_size)
@@ -142,9 +145,10 @@ class ProcessRunner(ProcessPlumbing):
         if self._guard is not None:
             self._guard.close()
             self._guard = None
-        if self._workdir is not None:
-            shutil.rmtree(self._workdir, ignore_errors=True)
-            self._workdir = None
+        for folder in (self._workdir, self._codedir):
+            if folder is not None:
+                shutil.rmtree(folder, ignore_errors=True)
+        self._workdir = self._codedir = None
 
     def restart(self) -> None:
         """Stop and start again with fresh state."""
@@ -175,7 +179,7 @@ class ProcessRunner(ProcessPlumbing):
         self.start()
         self._runs += 1
         self.block = block if block is not None else self._runs
-        path = self._workdir / f"block-{self.block}{self.suffix}"
+        path = self._codedir / f"block-{self.block}{self.suffix}"
         path.write_bytes(encode_code(self.block_text(code)))
         capture = OutputCapture(self._spool_path(block), self.config.head_chars,
                                 self.config.tail_chars)

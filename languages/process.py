@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -17,6 +19,20 @@ from .terminal import reading_gives_eof
 
 BASE_ENV = {"NO_COLOR": "1", "PAGER": "cat", "PYTHON_BASIC_REPL": "1"}
 _NOT_INHERITED = ("COLUMNS", "LINES")  # programs must ask the terminal, which follows resizes
+
+
+_IN_MEMORY = "/dev/shm"  # a tmpfs on Linux
+
+
+def code_folder(name: str) -> Path:
+    """A new private folder for a runner's code files, in memory where Linux has one: every
+    run writes a new file, which costs 0.1-0.4 ms on a disk file system (ext4), 20 us here."""
+    if sys.platform.startswith("linux") and os.access(_IN_MEMORY, os.W_OK | os.X_OK):
+        try:
+            return Path(tempfile.mkdtemp(prefix=f"interp-{name}-code-", dir=_IN_MEMORY))
+        except OSError:
+            pass
+    return Path(tempfile.mkdtemp(prefix=f"interp-{name}-code-"))
 
 
 def hidden_by_private_tmp(argv: list[str]) -> tuple[str, ...]:
