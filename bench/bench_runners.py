@@ -98,24 +98,27 @@ def report(json_path: str | None) -> int:
 
 
 def bench_warm(lang, cls, py, runs):
-    runner = cls(RunnerConfig(timeout=30))
+    """Trivial blocks through the runner and through replwrap, alternating in rounds, so
+    that both sides see the same load."""
+    runner, wrap = cls(RunnerConfig(timeout=30)), None
     try:
-        drain(runner.run(raw.TRIVIAL[lang]))
-        mine = []
-        for _ in range(runs):
-            t = time.perf_counter()
-            result = drain(runner.run(raw.TRIVIAL[lang]))
-            mine.append(time.perf_counter() - t)
-            if not result.ok:
-                raise RuntimeError(f"trivial block failed: {result.summary()}")
+        wrap = raw.spawn(lang, py)
+        raw.warm(wrap, raw.TRIVIAL[lang], 5)
+        for _ in range(5):
+            drain(runner.run(raw.TRIVIAL[lang]))
+        mine, base = [], []
+        while len(mine) < runs:  # in rounds of 10: each side stays warm within a round
+            for _ in range(min(10, runs - len(mine))):
+                t = time.perf_counter()
+                result = drain(runner.run(raw.TRIVIAL[lang]))
+                mine.append(time.perf_counter() - t)
+                if not result.ok:
+                    raise RuntimeError(f"trivial block failed: {result.summary()}")
+            base += raw.warm(wrap, raw.TRIVIAL[lang], min(10, runs - len(base)))
     finally:
         runner.stop()
-    wrap = raw.spawn(lang, py)
-    try:
-        raw.warm(wrap, raw.TRIVIAL[lang], 5)
-        base = raw.warm(wrap, raw.TRIVIAL[lang], runs)
-    finally:
-        raw.close(wrap)
+        if wrap is not None:
+            raw.close(wrap)
     target = WARM_TARGET_MS[lang]
     med = statistics.median(mine) * 1e3
     row("warm", f"{lang} median ({runs} runs)", med, statistics.median(base) * 1e3, "ms",

@@ -27,16 +27,22 @@ _ERR_TRAP = (
     "__interp_stop=${__interp_stop:-$__interp_s}; return $__interp_s; fi"
 )
 _FUNCTIONS = r"""
-__interp_begin() { __interp_opts=$SHELLOPTS __interp_stop= __interp_st=; trap '@TRAP@' ERR; set -E; }
+__interp_begin() {
+  __interp_opts=$SHELLOPTS __interp_stop= __interp_st=; trap '@TRAP@' ERR; set -E; __interp_set=$SHELLOPTS
+}
 __interp_end() {
   set +xv
   local IFS=: __o __reset= __extra=
-  for __o in $SHELLOPTS; do
-    [[ :$__interp_opts: == *:$__o:* ]] || { set +o "$__o"; [[ $__o == errtrace ]] || __reset+="\"$__o\","; }
-  done
-  for __o in $__interp_opts; do
-    [[ :$SHELLOPTS: == *:$__o:* ]] || { set -o "$__o"; __reset+="\"$__o\","; }
-  done
+  if [[ $SHELLOPTS == "$__interp_set" ]]; then  # the block set no option: undo set -E alone
+    [[ $SHELLOPTS == "$__interp_opts" ]] || set +E
+  else
+    for __o in $SHELLOPTS; do
+      [[ :$__interp_opts: == *:$__o:* ]] || { set +o "$__o"; [[ $__o == errtrace ]] || __reset+="\"$__o\","; }
+    done
+    for __o in $__interp_opts; do
+      [[ :$SHELLOPTS: == *:$__o:* ]] || { set -o "$__o"; __reset+="\"$__o\","; }
+    done
+  fi
   [[ -n ${__interp_stop-} ]] && __extra+=',"stopped":true'
   [[ -n $__reset ]] && __extra+=",\"reset\":[${__reset%,}]"
   printf '__INTERP_%s__{"exit_code":%d%s}\n' "$1" "${__interp_st:-0}" "$__extra"
