@@ -29,15 +29,21 @@ def read_exactly(size):
 
 
 def read_command():
-    """Read one command from the pipe on fd 3: its length (6 digits), then exactly that many
-    bytes, so the commands behind it (the run's sync marker) stay in the pipe, out of reach of
-    the block's frames. A Ctrl-C while reading waits until the command is whole."""
+    """(one command from the pipe on fd 3, True if Ctrl-C came while it was read). A command
+    is its length (6 digits), then exactly that many bytes, so the commands behind it (the
+    run's sync marker) stay in the pipe, out of reach of the block's frames. Ctrl-C is held
+    off until the command is whole."""
     signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGINT])
     try:
-        line = read_exactly(int(read_exactly(6)))
+        line = read_exactly(int(read_exactly(6))).decode("utf-8", "replace").rstrip("\n")
     finally:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT])
-    return line.decode("utf-8", "replace").rstrip("\n")
+        try:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT])
+        except KeyboardInterrupt:
+            interrupted = True
+        else:
+            interrupted = False
+    return line, interrupted
 
 
 def print_error(exc, filename):
@@ -205,11 +211,15 @@ def main():
     driver = Driver()
     while True:
         try:
-            line = read_command()
+            line, interrupted = read_command()
             parts = line.split(" ", 3)  # R TOKEN BLOCK PATH, or P TOKEN
             status = {"status": "ok"}
             if parts[0] == "R" and len(parts) == 4 and parts[2].isdigit():
-                status = driver.run_file(parts[3], int(parts[2]))
+                if interrupted:  # the block never started
+                    print("KeyboardInterrupt", file=sys.stderr)
+                    status = {"status": "interrupted"}
+                else:
+                    status = driver.run_file(parts[3], int(parts[2]))
             flush()
             os.write(1, ("%s%s__%s\n" % (PREFIX, parts[1], json.dumps(status))).encode())
         except KeyboardInterrupt:

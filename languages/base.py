@@ -21,7 +21,7 @@ from .limits import LimitGuard
 from .marker import MarkerScanner, new_token
 from .outcome import Outcome, build_result
 from .output import CapturedOutput, OutputCapture, StreamDecoder, encode_code, spool_path
-from .process import ProcessPlumbing, code_folder, hidden_by_private_tmp
+from .process import ProcessPlumbing, code_folder, hidden_by_private_tmp, write_new
 from .procs import RunnerStartError, signal_name, spawn
 from .reader import TerminalClosed, TerminalReader
 from .terminal import SizeFollower
@@ -179,8 +179,8 @@ class ProcessRunner(ProcessPlumbing):
         self.start()
         self._runs += 1
         self.block = block if block is not None else self._runs
-        path = self._codedir / f"block-{self.block}{self.suffix}"
-        path.write_bytes(encode_code(self.block_text(code)))
+        path = f"{self._codedir}/block-{self.block}{self.suffix}"
+        write_new(path, encode_code(self.block_text(code)))
         capture = OutputCapture(self._spool_path(block), self.config.head_chars,
                                 self.config.tail_chars)
         limit = timeout if timeout is not None else self.config.timeout
@@ -189,7 +189,7 @@ class ProcessRunner(ProcessPlumbing):
         scanner.expect(confirm)
         self._interrupt_at = None
         self._prepare_terminal()
-        self._send(self.run_command(token, os.fspath(path)) + self.sync_command(confirm))
+        self._send(self.run_command(token, path) + self.sync_command(confirm))
         self._running = True
         try:
             outcome = yield from self._collect(scanner, capture, limit)

@@ -35,6 +35,17 @@ def code_folder(name: str) -> Path:
     return Path(tempfile.mkdtemp(prefix=f"interp-{name}-code-"))
 
 
+def write_new(path: str, data: bytes) -> None:
+    """Write a file (created or replaced, private) with plain system calls: a block's code file
+    is written on every run, and pathlib's layers cost more than the writing."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        while data:
+            data = data[os.write(fd, data):]
+    finally:
+        os.close(fd)
+
+
 def hidden_by_private_tmp(argv: list[str]) -> tuple[str, ...]:
     """Folders under /tmp the command needs (a venv, a driver script) that the sandbox's
     private /tmp would hide: the file's folder, or a venv's root for a `bin/` executable."""
