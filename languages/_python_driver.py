@@ -209,6 +209,7 @@ def main():
     os.set_inheritable(3, False)
     sys.argv = [""]
     driver = Driver()
+    held = b""  # a run's marker, written with the sync marker right behind it: one wake-up
     while True:
         try:
             line, interrupted = read_command()
@@ -221,7 +222,10 @@ def main():
                 else:
                     status = driver.run_file(parts[3], int(parts[2]))
             flush()
-            os.write(1, ("%s%s__%s\n" % (PREFIX, parts[1], json.dumps(status))).encode())
+            held += ("%s%s__%s\n" % (PREFIX, parts[1], json.dumps(status))).encode()
+            if parts[0] != "R":
+                os.write(1, held)
+                held = b""
         except KeyboardInterrupt:
             continue
         except SystemExit as exc:

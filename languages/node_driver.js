@@ -31,6 +31,7 @@ let signalSeen = null;
 let drainer = null;
 let running = false;
 let uncaught = null; // the first error nobody caught while a block ran
+let held = ''; // markers not yet written
 
 function inspect(value) {
   util = util || require('util');
@@ -302,7 +303,11 @@ async function handle(line) {
     if (kind === 'R') running = false;
   }
   if (kind === 'R' && uncaught && status.status === 'ok') status = { status: 'error', error: uncaught };
-  write(1, `${PREFIX}${token}__${JSON.stringify(status)}\n`);
+  // A run's marker waits for the sync marker right behind it: one write, one wake-up.
+  held += `${PREFIX}${token}__${JSON.stringify(status)}\n`;
+  if (kind === 'R') return;
+  write(1, held);
+  held = '';
 }
 
 function listen() {
