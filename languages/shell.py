@@ -32,10 +32,11 @@ __interp_begin() {
 }
 __interp_end() {
   set +xv
-  local IFS=: __o __reset= __extra=
+  local __reset= __extra=
   if [[ $SHELLOPTS == "$__interp_set" ]]; then  # the block set no option: undo set -E alone
     [[ $SHELLOPTS == "$__interp_opts" ]] || set +E
   else
+    local IFS=: __o
     for __o in $SHELLOPTS; do
       [[ :$__interp_opts: == *:$__o:* ]] || { set +o "$__o"; [[ $__o == errtrace ]] || __reset+="\"$__o\","; }
     done
