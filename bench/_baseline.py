@@ -89,26 +89,33 @@ def interrupt(wrap: replwrap.REPLWrapper, lang: str, command: str, delay: float)
 def output_child(mode: str, python: str, block: str) -> tuple[int, float]:
     """Bytes read and seconds taken for block's output over a pty: raw read loop or replwrap."""
     if mode == "raw":
-        # The transport's ceiling: plain os.read on the pty, timed from the first byte.
-        child = pexpect.spawn(python, ["-c", block], echo=False, encoding=None, timeout=120)
-        total, t = 0, None
-        while True:
-            if not select.select([child.child_fd], [], [], 60)[0]:
-                break
-            try:
-                data = os.read(child.child_fd, 1 << 16)
-            except OSError:  # EIO: the child closed the pty
-                break
-            if not data:
-                break
-            t = t or time.perf_counter()
-            total += len(data)
-        took = time.perf_counter() - (t or time.perf_counter())
-        child.close(force=True)
-        return total, took
+        return pty_floor([python, "-c", block])
     wrap = spawn("python", python)
     t = time.perf_counter()
     out = wrap.run_command(block, timeout=300)
     took = time.perf_counter() - t
     close(wrap)
     return len(out), took
+
+
+def pty_floor(argv: list[str], preexec=None) -> tuple[int, float]:
+    """The transport's ceiling: argv on a pty drained by a plain os.read loop, output
+    discarded; (bytes read, seconds from the first byte to end-of-file)."""
+    env = dict(os.environ, TERM="dumb", NO_COLOR="1")  # as the runners set it: no colours
+    child = pexpect.spawn(argv[0], argv[1:], echo=False, encoding=None, timeout=120,
+                          preexec_fn=preexec, env=env)
+    total, t = 0, None
+    while True:
+        if not select.select([child.child_fd], [], [], 60)[0]:
+            break
+        try:
+            data = os.read(child.child_fd, 1 << 16)
+        except OSError:  # EIO: the child closed the pty
+            break
+        if not data:
+            break
+        t = t or time.perf_counter()
+        total += len(data)
+    took = time.perf_counter() - (t or time.perf_counter())
+    child.close(force=True)
+    return total, took

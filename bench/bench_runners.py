@@ -33,6 +33,9 @@ BLOCKERS = {"python sleep": ("python", "import time; time.sleep(100)"), "shell s
             "javascript await": ("javascript", "await new Promise(r => setTimeout(r, 1e6))"),
             "javascript busy": ("javascript", "while(true){}")}
 BIG_BLOCK = "import sys; b = 'x' * 1023 + '\\n'; _ = [sys.stdout.write(b * 1024) for i in range({})]"
+LINES = 200_000
+LINES_BLOCK = {"python": f"for i in range({LINES}): print(i)", "shell": f"seq {LINES}",
+               "javascript": f"for (let i = 0; i < {LINES}; i++) console.log(i)"}
 MB = 1 << 20
 ROWS: list[dict] = []
 
@@ -95,24 +98,27 @@ def report(json_path: str | None) -> int:
 
 
 def bench_warm(lang, cls, py, runs):
-    runner = cls(RunnerConfig(timeout=30))
+    """Trivial blocks through the runner and through replwrap, alternating in rounds, so
+    that both sides see the same load."""
+    runner, wrap = cls(RunnerConfig(timeout=30)), None
     try:
-        drain(runner.run(raw.TRIVIAL[lang]))
-        mine = []
-        for _ in range(runs):
-            t = time.perf_counter()
-            result = drain(runner.run(raw.TRIVIAL[lang]))
-            mine.append(time.perf_counter() - t)
-            if not result.ok:
-                raise RuntimeError(f"trivial block failed: {result.summary()}")
+        wrap = raw.spawn(lang, py)
+        raw.warm(wrap, raw.TRIVIAL[lang], 5)
+        for _ in range(5):
+            drain(runner.run(raw.TRIVIAL[lang]))
+        mine, base = [], []
+        while len(mine) < runs:  # in rounds of 10: each side stays warm within a round
+            for _ in range(min(10, runs - len(mine))):
+                t = time.perf_counter()
+                result = drain(runner.run(raw.TRIVIAL[lang]))
+                mine.append(time.perf_counter() - t)
+                if not result.ok:
+                    raise RuntimeError(f"trivial block failed: {result.summary()}")
+            base += raw.warm(wrap, raw.TRIVIAL[lang], min(10, runs - len(base)))
     finally:
         runner.stop()
-    wrap = raw.spawn(lang, py)
-    try:
-        raw.warm(wrap, raw.TRIVIAL[lang], 5)
-        base = raw.warm(wrap, raw.TRIVIAL[lang], runs)
-    finally:
-        raw.close(wrap)
+        if wrap is not None:
+            raw.close(wrap)
     target = WARM_TARGET_MS[lang]
     med = statistics.median(mine) * 1e3
     row("warm", f"{lang} median ({runs} runs)", med, statistics.median(base) * 1e3, "ms",
@@ -181,7 +187,39 @@ def bench_large(quick):
         f"replwrap.run_command keeps all output; peak RSS {wrap['rss_mb']:.0f} MB")
 
 
-# -- 4. interrupt latency ---------------------------------------------------------
+# -- 4. many short lines ------------------------------------------------------------
+def lines_floor_argv(lang: str, py: str) -> list[str]:
+    """The block as a program of its own, for the raw pty floor."""
+    if lang == "python":
+        return [py, "-c", LINES_BLOCK[lang]]
+    if lang == "shell":
+        return ["bash", "--noprofile", "--norc", "-c", LINES_BLOCK[lang]]
+    return ["node", "-e", LINES_BLOCK[lang]]
+
+
+def bench_lines(lang, cls, py, repeats):
+    """run() to Result of a block printing LINES lines, interleaved with the raw pty floor."""
+    from languages.terminal import reading_gives_eof
+    runner = cls(RunnerConfig(timeout=300))
+    mine, floor, ok = [], [], True
+    try:
+        drain(runner.run(raw.TRIVIAL[lang]))
+        for _ in range(repeats):
+            t = time.perf_counter()
+            result = drain(runner.run(LINES_BLOCK[lang]))
+            mine.append(time.perf_counter() - t)
+            # the runner's terminal mode (no CR before LF), so both sides carry the same bytes
+            got, took = raw.pty_floor(lines_floor_argv(lang, py), lambda: reading_gives_eof(1))
+            floor.append(took)
+            ok = ok and result.ok and result.output.total_chars == got
+    finally:
+        runner.stop()
+    a, b = statistics.median(mine), statistics.median(floor)
+    row("lines", f"{lang} {LINES:,} lines ({repeats}x)", a, b, "s", "<= 1.2x floor", ok and a <= 1.2 * b,
+        "" if ok else "output size or status wrong")
+
+
+# -- 5. interrupt latency ---------------------------------------------------------
 def interp_interrupt(cls, lang, code, delay):
     runner = cls(RunnerConfig(timeout=30, grace=2.0))
     try:
@@ -256,33 +294,26 @@ def summary() -> str:
 
 
 # -- main -------------------------------------------------------------------------
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer runs and a 20 MB output block")
-    parser.add_argument("--lang", default="python,shell,javascript")
-    parser.add_argument("--json", metavar="PATH", help="write all figures to PATH")
-    parser.add_argument("--child", help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.child:
-        _, mode, mb = args.child.split(":")
-        print(json.dumps(child_large_output(mode, int(mb))))
-        return 0
-    langs = [x.strip() for x in args.lang.split(",") if x.strip()]
-    py = python_exe()
-    print(f"python: {py}; pexpect REPL baselines with delaybeforesend=None; quick={args.quick}")
-    runs, starts = (100, 3) if args.quick else (500, 10)
-    classes = {}
-    for lang in langs:
-        cls = runner_class(lang) if lang in CLASSES else f"unknown language {lang!r}"
-        classes[lang] = raw.available(lang, py) or cls
-    for section, figure, fn in [("warm", "median", bench_warm), ("cold", "start", bench_cold)]:
+SECTIONS = ("warm", "cold", "large", "lines", "interrupt")
+
+
+def run_sections(sections: set[str], classes: dict, py: str, quick: bool) -> None:
+    """Every requested section, in order; a language that cannot run is a skipped row."""
+    counts = {"warm": 100 if quick else 500, "cold": 3 if quick else 10, "lines": 2 if quick else 5}
+    per_lang = [("warm", "median", bench_warm), ("cold", "start", bench_cold), ("lines", "lines", bench_lines)]
+    for section, figure, fn in per_lang:
+        if section == "lines" and "large" in sections and "python" in classes \
+                and not isinstance(classes["python"], str):
+            guarded("large", "python large output", lambda: bench_large(quick))
+        if section not in sections:
+            continue
         for lang, cls in classes.items():
             if isinstance(cls, str):
                 skip(section, f"{lang} {figure}", cls)
             else:
-                guarded(section, f"{lang} {figure}", lambda: fn(lang, cls, py, runs if section == "warm" else starts))
-    if "python" in langs and not isinstance(classes["python"], str):
-        guarded("large", "python large output", lambda: bench_large(args.quick))
+                guarded(section, f"{lang} {figure}", lambda: fn(lang, cls, py, counts[section]))
+    if "interrupt" not in sections:
+        return
     for name, (lang, _) in BLOCKERS.items():
         if lang not in classes:
             continue
@@ -290,6 +321,28 @@ def main() -> int:
             skip("interrupt", name, classes[lang])
         else:
             guarded("interrupt", name, lambda: bench_interrupt(name, classes[lang], py, 0.3))
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer runs and a 20 MB output block")
+    parser.add_argument("--lang", default="python,shell,javascript")
+    parser.add_argument("--json", metavar="PATH", help="write all figures to PATH")
+    parser.add_argument("--only", help="comma-separated sections to run (warm,cold,large,lines,interrupt)")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        _, mode, mb = args.child.split(":")
+        print(json.dumps(child_large_output(mode, int(mb))))
+        return 0
+    langs = [x.strip() for x in args.lang.split(",") if x.strip()]
+    sections = set((args.only or ",".join(SECTIONS)).split(","))
+    py = python_exe()
+    print(f"python: {py}; pexpect REPL baselines with delaybeforesend=None; quick={args.quick}")
+    classes = {}
+    for lang in langs:
+        cls = runner_class(lang) if lang in CLASSES else f"unknown language {lang!r}"
+        classes[lang] = raw.available(lang, py) or cls
+    run_sections(sections, classes, py, args.quick)
     return report(args.json)
 
 

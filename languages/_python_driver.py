@@ -8,6 +8,7 @@ import builtins
 import json
 import linecache
 import os
+import signal
 import sys
 import traceback
 import types
@@ -16,17 +17,33 @@ CO_COROUTINE = 0x80
 PREFIX = "__INTERP_"
 
 
-def read_command():
-    """Read one line from the command pipe on fd 3, a byte at a time: the commands behind it
-    (the run's sync marker) stay in the pipe, out of reach of the block's frames."""
-    line = b""
-    while True:
-        byte = os.read(3, 1)
-        if not byte:
+def read_exactly(size):
+    """`size` bytes from the command pipe on fd 3; the process ends if the pipe is closed."""
+    data = b""
+    while len(data) < size:
+        chunk = os.read(3, size - len(data))
+        if not chunk:
             os._exit(0)
-        if byte == b"\n":
-            return line.decode("utf-8", "replace")
-        line += byte
+        data += chunk
+    return data
+
+
+def read_command():
+    """(one command from the pipe on fd 3, True if Ctrl-C came while it was read). A command
+    is its length (6 digits), then exactly that many bytes, so the commands behind it (the
+    run's sync marker) stay in the pipe, out of reach of the block's frames. Ctrl-C is held
+    off until the command is whole."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGINT])
+    try:
+        line = read_exactly(int(read_exactly(6))).decode("utf-8", "replace").rstrip("\n")
+    finally:
+        try:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT])
+        except KeyboardInterrupt:
+            interrupted = True
+        else:
+            interrupted = False
+    return line, interrupted
 
 
 def print_error(exc, filename):
@@ -192,15 +209,23 @@ def main():
     os.set_inheritable(3, False)
     sys.argv = [""]
     driver = Driver()
+    held = b""  # a run's marker, written with the sync marker right behind it: one wake-up
     while True:
         try:
-            line = read_command()
+            line, interrupted = read_command()
             parts = line.split(" ", 3)  # R TOKEN BLOCK PATH, or P TOKEN
             status = {"status": "ok"}
             if parts[0] == "R" and len(parts) == 4 and parts[2].isdigit():
-                status = driver.run_file(parts[3], int(parts[2]))
+                if interrupted:  # the block never started
+                    print("KeyboardInterrupt", file=sys.stderr)
+                    status = {"status": "interrupted"}
+                else:
+                    status = driver.run_file(parts[3], int(parts[2]))
             flush()
-            os.write(1, ("%s%s__%s\n" % (PREFIX, parts[1], json.dumps(status))).encode())
+            held += ("%s%s__%s\n" % (PREFIX, parts[1], json.dumps(status))).encode()
+            if parts[0] != "R":
+                os.write(1, held)
+                held = b""
         except KeyboardInterrupt:
             continue
         except SystemExit as exc:

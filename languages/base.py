@@ -21,8 +21,9 @@ from .limits import LimitGuard
 from .marker import MarkerScanner, new_token
 from .outcome import Outcome, build_result
 from .output import CapturedOutput, OutputCapture, StreamDecoder, encode_code, spool_path
-from .process import READ_SIZE, ProcessPlumbing, hidden_by_private_tmp
+from .process import ProcessPlumbing, code_folder, hidden_by_private_tmp, write_new
 from .procs import RunnerStartError, signal_name, spawn
+from .reader import TerminalClosed, TerminalReader
 from .terminal import SizeFollower
 
 __all__ = ["ProcessRunner"]
@@ -44,7 +45,9 @@ class ProcessRunner(ProcessPlumbing):
     def __init__(self, config: RunnerConfig | None = None) -> None:
         self.config = config or RunnerConfig()
         self._child: pexpect.spawn | None = None
-        self._workdir: Path | None = None
+        self._reader: TerminalReader | None = None
+        self._workdir: Path | None = None  # spooled output
+        self._codedir: Path | None = None  # the blocks' code files
         self._runs = 0
         self._leftover = b""
         self._running = False
@@ -111,11 +114,13 @@ class ProcessRunner(ProcessPlumbing):
             self._guard.close()
         if self._workdir is None:  # kept across restarts: the model may still read earlier spools
             self._workdir = Path(tempfile.mkdtemp(prefix=f"interp-{self.name}-"))
+        if self._codedir is None:
+            self._codedir = code_folder(self.name)
         cwd = self.config.cwd or os.getcwd()
         try:
             argv = self.argv()
-            argv = self.config.sandbox.wrap(argv, cwd, (os.fspath(self._workdir),
-                                                        *hidden_by_private_tmp(argv)))
+            readable = (os.fspath(self._workdir), os.fspath(self._codedir), *hidden_by_private_tmp(argv))
+            argv = self.config.sandbox.wrap(argv, cwd, readable)
             self._guard = LimitGuard(self.config.limits)
             self._commands = CommandPipe()
             self._terminal = SizeFollower(self.config.terminal_size)
@@ -125,6 +130,7 @@ class ProcessRunner(ProcessPlumbing):
                                     pass_fds=(self._commands.read_end,))
             finally:
                 self._commands.started()
+            self._reader = TerminalReader(self._child)
             self._leftover = b""
             if setup := self.setup_command():
                 self._send(setup)
@@ -139,9 +145,10 @@ class ProcessRunner(ProcessPlumbing):
         if self._guard is not None:
             self._guard.close()
             self._guard = None
-        if self._workdir is not None:
-            shutil.rmtree(self._workdir, ignore_errors=True)
-            self._workdir = None
+        for folder in (self._workdir, self._codedir):
+            if folder is not None:
+                shutil.rmtree(folder, ignore_errors=True)
+        self._workdir = self._codedir = None
 
     def restart(self) -> None:
         """Stop and start again with fresh state."""
@@ -172,8 +179,8 @@ class ProcessRunner(ProcessPlumbing):
         self.start()
         self._runs += 1
         self.block = block if block is not None else self._runs
-        path = self._workdir / f"block-{self.block}{self.suffix}"
-        path.write_bytes(encode_code(self.block_text(code)))
+        path = f"{self._codedir}/block-{self.block}{self.suffix}"
+        write_new(path, encode_code(self.block_text(code)))
         capture = OutputCapture(self._spool_path(block), self.config.head_chars,
                                 self.config.tail_chars)
         limit = timeout if timeout is not None else self.config.timeout
@@ -182,7 +189,7 @@ class ProcessRunner(ProcessPlumbing):
         scanner.expect(confirm)
         self._interrupt_at = None
         self._prepare_terminal()
-        self._send(self.run_command(token, os.fspath(path)) + self.sync_command(confirm))
+        self._send(self.run_command(token, path) + self.sync_command(confirm))
         self._running = True
         try:
             outcome = yield from self._collect(scanner, capture, limit)
@@ -229,7 +236,7 @@ class ProcessRunner(ProcessPlumbing):
             if scanner.done:
                 break
             now = time.monotonic()
-            self._terminal.follow(self._child)
+            self._terminal.follow(self._child, every=0.05)
             if deadline and now >= deadline and not outcome.timed_out:
                 outcome.timed_out = True
                 self.interrupt()
@@ -241,10 +248,8 @@ class ProcessRunner(ProcessPlumbing):
                 outcome.killed = True
                 break
             try:
-                data = self._child.read_nonblocking(READ_SIZE, timeout=self._wait(now, deadline))
-            except pexpect.TIMEOUT:
-                data = b""
-            except pexpect.EOF:
+                data = self._reader.read(self._wait(now, deadline))
+            except TerminalClosed:
                 outcome.died = True
                 break
         if tail := decoder.feed(scanner.flush(), final=True):

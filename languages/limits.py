@@ -91,6 +91,7 @@ class LimitGuard:
         self.cgroup: Path | None = None
         self._nproc: int | None = None
         self._events = 0
+        self._events_fd: int | None = None
         if self.method == "cgroup":
             self.cgroup = _make_cgroup(pids_parent(), limits.processes)
             if self.cgroup is None:
@@ -111,7 +112,9 @@ class LimitGuard:
     def breached(self, leader: int | None) -> bool:
         """True if the process limit was hit since the last check."""
         if self.cgroup is not None:
-            events, self._events = self._events, _max_events(self.cgroup)
+            if self._events_fd is None:  # kept open: checked twice a block, pread is cheap
+                self._events_fd = _open_events(self.cgroup)
+            events, self._events = self._events, _max_events(self._events_fd)
             return self._events > events
         if self._nproc is not None and leader is not None:
             return len(session_members(leader)) >= 0.9 * self.limits.processes
@@ -150,6 +153,9 @@ class LimitGuard:
     def close(self) -> None:
         """Kill what is left and remove the cgroup."""
         self.kill()
+        if self._events_fd is not None:
+            os.close(self._events_fd)
+            self._events_fd = None
         if self.cgroup is not None:
             for _ in range(200):
                 try:
@@ -176,9 +182,19 @@ def _members(cgroup: Path) -> list[int]:
         return []
 
 
-def _max_events(cgroup: Path) -> int:
+def _open_events(cgroup: Path) -> int | None:
     try:
-        for line in (cgroup / "pids.events").read_text().splitlines():
+        return os.open(cgroup / "pids.events", os.O_RDONLY)
+    except OSError:
+        return None
+
+
+def _max_events(fd: int | None) -> int:
+    """The `max` count of a pids.events file (re-read from its start), 0 if unreadable."""
+    if fd is None:
+        return 0
+    try:
+        for line in os.pread(fd, 4096, 0).decode("ascii", "replace").splitlines():
             name, _, count = line.partition(" ")
             if name == "max":
                 return int(count)

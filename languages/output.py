@@ -46,7 +46,7 @@ class StreamDecoder:
         if text.endswith("\r") and not final:
             text = text[:-1]
             self._held_cr = True
-        return text.replace("\r\n", "\n")
+        return text.replace("\r\n", "\n") if "\r" in text else text  # `in` is a fast scan
 
 
 @dataclass(frozen=True)
@@ -120,8 +120,9 @@ class OutputCapture:
             self._head.append(text[:room])
             self._head_len += min(room, len(text))
             text = text[room:]
-        if text:  # one character more than the tail, to know whether the tail starts a line
-            self._tail = (self._tail + text)[-self._tail_limit - 1:] if self._tail_limit else ""
+        if text and self._tail_limit:  # one character more than the tail: does the tail start a line?
+            keep = self._tail_limit + 1
+            self._tail = text[-keep:] if len(text) >= keep else (self._tail + text)[-keep:]
 
     def _open_spool(self) -> None:
         self._spool_path.parent.mkdir(parents=True, exist_ok=True)

@@ -40,6 +40,13 @@ def _driver_source() -> str:
                                   "_python_habits.py", "_python_driver.py"))
 
 
+def _framed(command: str) -> bytes:
+    """A command as the driver reads it: its length in six digits, then the command, so the
+    driver takes it in two reads and leaves what follows in the pipe."""
+    data = command.encode("utf-8", "surrogateescape")
+    return b"%06d" % len(data) + data
+
+
 class PythonRunner(ProcessRunner):
     """Runs Python blocks in a persistent interpreter; a trailing expression's value is shown."""
 
@@ -57,7 +64,11 @@ class PythonRunner(ProcessRunner):
 
     def run_command(self, token: str, path: str) -> bytes:
         """Run the code file as block `self.block` (its traceback and figure names)."""
-        return f"R {token} {self.block or 0} {path}\n".encode()
+        return _framed(f"R {token} {self.block or 0} {path}\n")
+
+    def ping_command(self, token: str) -> bytes:
+        """Print the marker only."""
+        return _framed(f"P {token}\n")
 
     def output_dir(self) -> str:
         """The absolute folder where figures are saved (created when the first one is)."""

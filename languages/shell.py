@@ -27,15 +27,23 @@ _ERR_TRAP = (
     "__interp_stop=${__interp_stop:-$__interp_s}; return $__interp_s; fi"
 )
 _FUNCTIONS = r"""
-__interp_begin() { trap '@TRAP@' ERR; set -E; }
+__interp_begin() {
+  __interp_opts=$SHELLOPTS __interp_stop= __interp_st=; trap '@TRAP@' ERR; set -E; __interp_set=$SHELLOPTS
+}
 __interp_end() {
-  local IFS=: __o __reset= __extra=
-  for __o in $SHELLOPTS; do
-    [[ :$__interp_opts: == *:$__o:* ]] || { set +o "$__o"; [[ $__o == errtrace ]] || __reset+="\"$__o\","; }
-  done
-  for __o in $__interp_opts; do
-    [[ :$SHELLOPTS: == *:$__o:* ]] || { set -o "$__o"; __reset+="\"$__o\","; }
-  done
+  set +xv
+  local __reset= __extra=
+  if [[ $SHELLOPTS == "$__interp_set" ]]; then  # the block set no option: undo set -E alone
+    [[ $SHELLOPTS == "$__interp_opts" ]] || set +E
+  else
+    local IFS=: __o
+    for __o in $SHELLOPTS; do
+      [[ :$__interp_opts: == *:$__o:* ]] || { set +o "$__o"; [[ $__o == errtrace ]] || __reset+="\"$__o\","; }
+    done
+    for __o in $__interp_opts; do
+      [[ :$SHELLOPTS: == *:$__o:* ]] || { set -o "$__o"; __reset+="\"$__o\","; }
+    done
+  fi
   [[ -n ${__interp_stop-} ]] && __extra+=',"stopped":true'
   [[ -n $__reset ]] && __extra+=",\"reset\":[${__reset%,}]"
   printf '__INTERP_%s__{"exit_code":%d%s}\n' "$1" "${__interp_st:-0}" "$__extra"
@@ -75,10 +83,11 @@ class ShellRunner(ProcessRunner):
 
     def run_command(self, token: str, path: str) -> bytes:
         """Source the block where errexit cannot end bash, then print the marker and status."""
-        return (f"__interp_opts=$SHELLOPTS; __interp_stop=; __interp_st=0; "
-                f"source {shlex.quote(path)} </dev/null || "
-                f"{{ __interp_st=$?; }} 2>/dev/null; {{ set +xv; }} 2>/dev/null; "
-                f"__interp_end {token}\n").encode()
+        # Short, as bash reads its commands from the pipe a byte at a time: the block's file
+        # starts with __interp_begin (note the options, clear the last block's state), and
+        # __interp_end turns tracing off first, its own call traced to /dev/null.
+        return (f"source {shlex.quote(path)} </dev/null || {{ __interp_st=$?; }} 2>/dev/null; "
+                f"{{ __interp_end {token}; }} 2>/dev/null\n").encode()
 
     def read_status(self, status: dict | None) -> dict | None:
         """Notes for the model: the block stopped at a failure; options it set were reset."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import termios
+import time
 
 DEFAULT_SIZE = (40, 160)  # rows, columns when interp itself is not on a terminal
 
@@ -50,6 +51,7 @@ class SizeFollower:
     def __init__(self, source) -> None:
         self.source = source
         self.size = self.wanted()
+        self._asked = time.monotonic()
 
     def wanted(self) -> tuple[int, int]:
         """(rows, columns): the source's answer, else DEFAULT_SIZE."""
@@ -59,10 +61,15 @@ class SizeFollower:
             size = None
         return size or DEFAULT_SIZE
 
-    def follow(self, child) -> None:
-        """Resize `child`'s terminal if the wanted size changed."""
+    def follow(self, child, every: float = 0.0) -> None:
+        """Resize `child`'s terminal if the wanted size changed; with `every`, ask the source
+        at most once in that many seconds (a block printing fast loops here often)."""
         if self.source is None or child is None:
             return
+        now = time.monotonic()
+        if every and now - self._asked < every:
+            return
+        self._asked = now
         size = self.wanted()
         if size != self.size:
             self.size = size
