@@ -8,6 +8,7 @@ import builtins
 import json
 import linecache
 import os
+import select
 import signal
 import sys
 import traceback
@@ -32,7 +33,9 @@ def read_command():
     """(one command from the pipe on fd 3, True if Ctrl-C came while it was read). A command
     is its length (6 digits), then exactly that many bytes, so the commands behind it (the
     run's sync marker) stay in the pipe, out of reach of the block's frames. Ctrl-C is held
-    off until the command is whole."""
+    off from the command's arrival until it is whole; one that comes while no command is on
+    its way is a late one, meant for a block that has ended (main() drops it)."""
+    select.select([3], [], [])
     signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGINT])
     try:
         line = read_exactly(int(read_exactly(6))).decode("utf-8", "replace").rstrip("\n")

@@ -63,21 +63,37 @@ def test_python_ctrl_c_while_a_run_command_is_read_interrupts_that_block(make_ru
     command = _framed(f"R tok1manual 7 {path}\n")
     runner._send(command[:8])  # the length and part of the command
 
-    def sigint_blocked() -> bool:
+    def has_sigint(field: str) -> bool:
         for line in Path(f"/proc/{runner._child.pid}/status").read_text().splitlines():
-            if line.startswith("SigBlk:"):
+            if line.startswith(field + ":"):
                 return bool(int(line.split()[1], 16) & (1 << 1))  # SIGINT is signal 2
         return False
 
     with hang_guard():
-        while not sigint_blocked():  # the driver is inside read_command
+        while not has_sigint("SigBlk"):  # the driver is inside read_command
             time.sleep(0.01)
         runner._child.sendintr()
+        # The terminal turns ^C into SIGINT on its own time: wait until it is held pending.
+        while not (has_sigint("ShdPnd") or has_sigint("SigPnd")):
+            time.sleep(0.01)
         runner._send(command[8:] + _framed("P tok2manual\n"))
         seen = b""
         while b"__INTERP_tok2manual__" not in seen:
             seen += runner._reader.read(0.25)
     assert b"__INTERP_tok1manual__{\"status\": \"interrupted\"}" in seen
     assert b"ran" not in seen
+    out, result = collect(runner, "print(x + 1)")
+    assert (out, result.ok) == ("42\n", True)
+
+
+def test_python_a_late_ctrl_c_between_blocks_does_not_touch_the_next_block(make_runner, collect):
+    """A Ctrl-C that reaches the driver after its block ended (pressed as the block finished)
+    is dropped: the next block runs."""
+    runner = make_runner(PythonRunner)
+    collect(runner, "x = 41")
+    runner._child.sendintr()  # no block running: the driver waits for a command
+    with hang_guard():  # the terminal delivers ^C on its own time: give it a quiet half second
+        while runner._reader.read(0.5):
+            pass
     out, result = collect(runner, "print(x + 1)")
     assert (out, result.ok) == ("42\n", True)
