@@ -9,14 +9,13 @@ tool_result blocks, base64 or URL images), and the events become litellm-shaped 
 
 from __future__ import annotations
 
-import functools
 import json
 import os
-import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from interp.models import modelmap
+from interp.models.anthropic_turns import content_blocks, turns
 from interp.models.direct import WireError, WireRequest, chunk, is_json, record, sse
 
 if TYPE_CHECKING:
@@ -26,7 +25,6 @@ DEFAULT_BASE = "https://api.anthropic.com"
 KEY_VARIABLE = "ANTHROPIC_API_KEY"
 VERSION = "2023-06-01"
 FALLBACK_MAX_TOKENS = 4096  # the API requires max_tokens; for models the map does not know
-PLACEHOLDER = "."  # the API rejects empty text blocks and a conversation not opening with user
 # The request fields the Messages API itself reads; other parameters are dropped.
 NATIVE = frozenset({"max_tokens", "metadata", "stop_sequences", "system", "temperature",
                     "thinking", "tool_choice", "top_k", "top_p", "service_tier", "container",
@@ -39,7 +37,6 @@ STATUS = {"invalid_request_error": 400, "authentication_error": 401, "billing_er
           "permission_error": 403, "not_found_error": 404, "request_too_large": 413,
           "rate_limit_error": 429, "api_error": 500, "timeout_error": 504,
           "overloaded_error": 529}
-_BAD_ID = re.compile(r"[^a-zA-Z0-9_-]")
 
 
 def base_url(api_base: str | None) -> str:
@@ -66,7 +63,7 @@ def body(model: str, messages: list[dict], tools: list[dict] | None, max_tokens:
          params: dict[str, Any]) -> dict[str, Any]:
     """The request body: the conversation in the API's shape, tools and parameters."""
     system = [part for m in messages if m.get("role") in ("system", "developer")
-              for part in _blocks(m.get("content"), keep_empty=False)]
+              for part in content_blocks(m.get("content"), keep_empty=False)]
     cap = max_tokens or modelmap.limit("anthropic/" + model, "max_output_tokens", "max_tokens")
     request: dict[str, Any] = {"model": model, "max_tokens": cap or FALLBACK_MAX_TOKENS,
                                "messages": turns(messages), "stream": True}
@@ -76,137 +73,6 @@ def body(model: str, messages: list[dict], tools: list[dict] | None, max_tokens:
         request["tools"] = [_tool(t) for t in tools]
     request.update(_params(params))
     return request
-
-
-def turns(messages: list[dict]) -> list[dict]:
-    """OpenAI chat messages as alternating user/assistant turns of content blocks, opening
-    with a user turn; tool results answer the tool_use blocks of the turn before them."""
-    out: list[dict] = []
-    calls: set[str] = set()  # the tool_use ids of the latest assistant turn
-    for message in messages:
-        role = message.get("role")
-        if role in ("system", "developer"):
-            continue
-        if role == "assistant":
-            blocks = _assistant_blocks(message)
-            calls = {b["id"] for b in blocks if b["type"] == "tool_use"}
-        elif role in ("tool", "function"):
-            blocks = [_tool_result(message, calls)]
-        else:
-            blocks = _blocks(message.get("content"))
-        speaker = "assistant" if role == "assistant" else "user"
-        if out and out[-1]["role"] == speaker:
-            out[-1]["content"].extend(blocks)
-        else:
-            out.append({"role": speaker, "content": blocks})
-    _answer_missing(out)
-    if not out or out[0]["role"] != "user":
-        out.insert(0, {"role": "user", "content": [_text(PLACEHOLDER)]})
-    last = out[-1]
-    if last["role"] == "assistant":  # a final assistant turn must not end in white space
-        for block in last["content"]:
-            if block["type"] == "text":
-                block["text"] = block["text"].rstrip() or PLACEHOLDER
-    return out
-
-
-def _answer_missing(out: list[dict]) -> None:
-    """Every tool_use answered by a tool_result at the start of the next user turn, as the
-    API requires (a result lost to trimming or an interrupted turn says so)."""
-    for i, turn in enumerate(out):
-        if turn["role"] != "assistant":
-            continue
-        asked = [b["id"] for b in turn["content"] if b["type"] == "tool_use"]
-        if not asked:
-            continue
-        if i + 1 == len(out):
-            out.append({"role": "user", "content": []})
-        content = out[i + 1]["content"]
-        if [b.get("tool_use_id") for b in content[:len(asked)]] == asked and \
-                not any(b.get("type") == "tool_result" for b in content[len(asked):]):
-            continue  # answered in order, results first: the usual case
-        answered = {b.get("tool_use_id") for b in content if b.get("type") == "tool_result"}
-        content += [{"type": "tool_result", "tool_use_id": c, "content": "(no result)"}
-                    for c in dict.fromkeys(asked) if c not in answered]
-        content.sort(key=lambda b: b.get("type") != "tool_result")
-
-
-def _blocks(content: Any, keep_empty: bool = True) -> list[dict]:
-    """Content (a string or OpenAI parts) as text and image blocks, none of them empty text."""
-    if isinstance(content, str) and content and not content.isspace():
-        return [_text(content)]
-    parts = content if isinstance(content, list) else [content]
-    blocks = []
-    for part in parts:
-        if isinstance(part, dict) and part.get("type") == "image_url":
-            blocks.append(_image(part.get("image_url")))
-        elif isinstance(part, dict) and part.get("type") in ("image", "document"):
-            blocks.append(part)  # already the API's own block
-        else:
-            text = part.get("text") if isinstance(part, dict) else part
-            if isinstance(text, str) and text and not text.isspace():
-                blocks.append(_text(text))
-    if not blocks and keep_empty:
-        blocks.append(_text(PLACEHOLDER))
-    return blocks
-
-
-def _assistant_blocks(message: dict) -> list[dict]:
-    """An assistant message's text and tool_use blocks."""
-    content = message.get("content")
-    blocks = _blocks(content, keep_empty=False) if content else []
-    for call in message.get("tool_calls") or ():
-        function = call.get("function") or {}
-        blocks.append({"type": "tool_use", "id": _id(call.get("id")),
-                       "name": function.get("name") or "", "input": _input(function.get("arguments"))})
-    return blocks or [_text(PLACEHOLDER)]
-
-
-def _tool_result(message: dict, calls: set[str]) -> dict:
-    """A `tool` message as a tool_result block, or as text when no tool_use before it
-    has its id (the API rejects such a result; trimming can leave one behind)."""
-    call_id = _id(message.get("tool_call_id"))
-    content = message.get("content")
-    if call_id not in calls:
-        text = content if isinstance(content, str) else json.dumps(content, default=str)
-        return _text(f"Output of tool call {call_id}:\n{text or '(no output)'}")
-    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": call_id}
-    if isinstance(content, list):
-        block["content"] = _blocks(content)
-    elif content:
-        block["content"] = str(content)
-    return block
-
-
-def _image(url: Any) -> dict:
-    """An image_url part's URL as an image block: base64 from a data: URL, else a URL source."""
-    url = url.get("url", "") if isinstance(url, dict) else str(url or "")
-    if url.startswith("data:") and "," in url:
-        head, data = url[5:].split(",", 1)
-        return {"type": "image", "source": {"type": "base64", "data": data,
-                                            "media_type": head.split(";", 1)[0] or "image/png"}}
-    return {"type": "image", "source": {"type": "url", "url": url}}
-
-
-def _input(arguments: Any) -> dict:
-    """Tool-call arguments as the JSON object the API wants (text that is not one is kept
-    under "arguments", so nothing the model wrote is lost)."""
-    if isinstance(arguments, dict):
-        return arguments
-    return _parsed(arguments) if isinstance(arguments, str) else {}
-
-
-@functools.lru_cache(maxsize=4096)
-def _parsed(arguments: str) -> dict:
-    """Arguments text as an object, parsed once: the history is sent again on every call
-    (what it returns is shared, so a body is encoded and never changed)."""
-    if not arguments.strip():
-        return {}
-    try:
-        value = json.loads(arguments)
-    except ValueError:
-        value = None
-    return value if isinstance(value, dict) else {"arguments": str(arguments)}
 
 
 def _tool(tool: dict) -> dict:
@@ -249,16 +115,6 @@ def _tool_choice(value: Any) -> dict:
     if isinstance(value, str):
         return {"type": {"required": "any"}.get(value, value)}
     return value
-
-
-def _text(text: str) -> dict:
-    return {"type": "text", "text": text}
-
-
-@functools.lru_cache(maxsize=4096)
-def _id(value: Any) -> str:
-    """A tool call id in the characters the API allows (ids from other providers vary)."""
-    return _BAD_ID.sub("_", str(value or "")) or "toolu_missing"
 
 
 def chunks(response: httpx.Response) -> Iterator[Any]:

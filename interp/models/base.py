@@ -6,7 +6,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
-
 LOCAL = "local"  # the model name of the local llama.cpp model (`--local`, `model = "local"`)
 KINDS = frozenset({"auth", "not_found", "connection", "rate_limit", "server", "timeout", "bad_request", "other"})
 

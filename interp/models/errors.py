@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from interp.models import routes
-from interp.models.loader import load_litellm
 from interp.models.direct import WireError
+from interp.models.loader import load_litellm
 from interp.models.retry import server_delay
 
 NO_PROVIDER = "llm provider not provided"
@@ -38,7 +38,8 @@ def classify(exc: BaseException) -> str:
         return "not_found"
     if isinstance(exc, (litellm.BadRequestError, litellm.UnprocessableEntityError)):
         return "bad_request"
-    import httpx, openai  # litellm dependencies, so already imported by now
+    import httpx  # litellm dependencies, so already imported by now
+    import openai
 
     if in_chain(exc, (litellm.Timeout, TimeoutError, httpx.TimeoutException)):
         return "timeout"

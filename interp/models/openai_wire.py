@@ -14,8 +14,14 @@ import os
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from interp.models.direct import (WireError, WireRequest, forced_litellm,  # noqa: F401 (re-exported)
-                                  is_json, record, sse)
+from interp.models.direct import (  # noqa: F401 (re-exported)
+    WireError,
+    WireRequest,
+    forced_litellm,
+    is_json,
+    record,
+    sse,
+)
 
 if TYPE_CHECKING:
     import httpx

@@ -14,8 +14,8 @@ import os
 import threading
 from typing import Any
 
-import httpx
 import httpcore
+import httpx
 
 from interp.models.watch import WIRE_ATTRIBUTE, on_response
 

@@ -357,3 +357,21 @@ def test_interp_runs_a_block_over_the_direct_path_without_litellm(tmp_path):
     result = bodies[1]["messages"][-1]["content"][0]
     assert result["type"] == "tool_result" and "42" in json.dumps(result)
     assert json.loads(report.read_text()) == [False, True]
+
+
+def test_a_tool_result_with_parts_keeps_its_text_and_image():
+    png = base64.b64encode(make_png(2, 2)).decode()
+    messages = [{"role": "user", "content": "Plot it."},
+                {"role": "assistant", "content": "", "tool_calls": [
+                    {"id": "call_1", "type": "function",
+                     "function": {"name": "execute", "arguments": '{"language": "python"}'}}]},
+                {"role": "tool", "tool_call_id": "call_1", "content": [
+                    {"type": "text", "text": "saved plot.png"},
+                    {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{png}"}}]}]
+    body = anthropic_wire.request("claude-sonnet-4-5", None, KEY, messages, None, 100, {}).body
+    assert problem(body) is None
+    result = body["messages"][-1]["content"][0]
+    assert result["type"] == "tool_result" and result["tool_use_id"] == "call_1"
+    assert result["content"] == [
+        {"type": "text", "text": "saved plot.png"},
+        {"type": "image", "source": {"type": "base64", "data": png, "media_type": "image/png"}}]
