@@ -208,11 +208,25 @@ def exit_code(exc):
     return 1
 
 
+def report(held, parts, status):
+    """Add a command's marker to those held back (a bytearray, changed in place); write them
+    all after a sync command. Ctrl-C is held off meanwhile, so a late one can neither tear
+    nor repeat the markers (it is raised, if at all, once they are written)."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGINT])
+    try:
+        held += ("%s%s__%s\n" % (PREFIX, parts[1], json.dumps(status))).encode()
+        if parts[0] != "R":
+            os.write(1, held)
+            del held[:]
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT])
+
+
 def main():
     os.set_inheritable(3, False)
     sys.argv = [""]
     driver = Driver()
-    held = b""  # a run's marker, written with the sync marker right behind it: one wake-up
+    held = bytearray()  # a run's marker, written with the sync marker right behind it: one wake-up
     while True:
         try:
             line, interrupted = read_command()
@@ -225,10 +239,7 @@ def main():
                 else:
                     status = driver.run_file(parts[3], int(parts[2]))
             flush()
-            held += ("%s%s__%s\n" % (PREFIX, parts[1], json.dumps(status))).encode()
-            if parts[0] != "R":
-                os.write(1, held)
-                held = b""
+            report(held, parts, status)
         except KeyboardInterrupt:
             continue
         except SystemExit as exc:
