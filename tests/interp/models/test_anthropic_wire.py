@@ -11,14 +11,13 @@ import json
 import subprocess
 import sys
 import textwrap
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import httpx
 import pytest
 
 from anthropic_server import AnthropicServer, problem
+from canned_server import CannedServer
 from helpers import hang_guard, make_interp_env
 from png_kit import make_png
 from wire_server import Turn
@@ -239,49 +238,12 @@ def test_an_overloaded_stream_is_retried_from_the_start():
 
 # -- events the scripted server does not send: a raw one ------------------------------------
 
-class _Raw(ThreadingHTTPServer):
-    """Answers every POST with one (status, content type, body)."""
-    daemon_threads = True
-
-    def __init__(self, status: int, kind: str, data: bytes):
-        super().__init__(("127.0.0.1", 0), _Handler)
-        self.answer = (status, kind, data)
-
-    def __enter__(self):
-        threading.Thread(target=self.serve_forever, args=(0.05,), daemon=True).start()
-        return self
-
-    def __exit__(self, *exc):
-        self.shutdown()
-        self.server_close()
-
-    @property
-    def api_base(self):
-        return f"http://127.0.0.1:{self.server_address[1]}/v1"
-
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args):
-        pass
-
-    def do_POST(self):
-        self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        status, kind, data = self.server.answer
-        self.send_response(status)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-
 def _events(*events: dict) -> bytes:
     return b"".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode() for e in events)
 
 
 def _raw_reply(status: int, kind: str, data: bytes, **kw) -> list:
-    with _Raw(status, kind, data) as server:
+    with CannedServer([(status, kind, data)], "/v1") as server:
         model = LiteLLMModel(MODEL, api_base=server.api_base, api_key=KEY, **kw)
         with hang_guard():
             return list(model.stream(CONVERSATION[:2]))

@@ -10,12 +10,11 @@ import base64
 import json
 import subprocess
 import sys
-import threading
 from pathlib import Path
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from canned_server import CannedServer
 from helpers import hang_guard
 from ollama_server import OllamaServer
 from png_kit import make_png
@@ -261,46 +260,8 @@ def test_an_error_line_mid_stream_is_a_server_error_that_says_what_ollama_said(s
     assert "unexpected EOF" in str(error) and str(error).endswith("(reply cut off)")
 
 
-class _Raw(ThreadingHTTPServer):
-    """Answers each POST with the next (content type, body) of its script, as Ollama would
-    frame it; for the lines the scripted server does not write (thinking, ids, no `done`)."""
-    daemon_threads = True
-
-    def __init__(self, answers):
-        super().__init__(("127.0.0.1", 0), _RawHandler)
-        self.answers, self.bodies = list(answers), []
-
-    def __enter__(self):
-        threading.Thread(target=self.serve_forever, args=(0.05,), daemon=True).start()
-        return self
-
-    def __exit__(self, *exc):
-        self.shutdown()
-        self.server_close()
-
-    @property
-    def api_base(self):
-        return f"http://127.0.0.1:{self.server_address[1]}"
-
-
-class _RawHandler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args):
-        pass
-
-    def do_POST(self):
-        self.server.bodies.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
-        kind, data = self.server.answers[min(len(self.server.bodies), len(self.server.answers)) - 1]
-        self.send_response(200)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-
-def _ndjson(*lines) -> tuple[str, bytes]:
-    return "application/x-ndjson", b"".join(json.dumps(line).encode() + b"\n" for line in lines)
+def _ndjson(*lines) -> tuple[int, str, bytes]:
+    return 200, "application/x-ndjson", b"".join(json.dumps(line).encode() + b"\n" for line in lines)
 
 
 def _line(content="", done=False, **message):
@@ -313,7 +274,7 @@ DONE = dict(_line(done=True), done_reason="stop", prompt_eval_count=9, eval_coun
 
 def test_thinking_is_progress_but_not_part_of_the_text():
     answer = _ndjson(_line(thinking="Let me see"), _line(thinking=" ..."), _line("Four."), DONE)
-    with _Raw([answer]) as raw:
+    with CannedServer([answer]) as raw:
         deltas, reply = collect(model(raw.api_base))
     assert deltas == ["Four."] and reply.text == "Four." and reply.finish_reason == "stop"
     assert is_progress(ollama_wire._Reply().line(_line(thinking="x")))  # no idle deadline
@@ -321,7 +282,7 @@ def test_thinking_is_progress_but_not_part_of_the_text():
 
 def test_call_ids_from_the_server_are_kept():
     call = {"id": "call_xyz", "function": {"name": "execute", "arguments": ARGS}}
-    with _Raw([_ndjson(_line(tool_calls=[call]), DONE)]) as raw:
+    with CannedServer([_ndjson(_line(tool_calls=[call]), DONE)]) as raw:
         _, reply = collect(model(raw.api_base), tools=TOOLS)
     assert reply.tool_calls[0].id == "call_xyz" and reply.finish_reason == "tool_calls"
 
@@ -329,21 +290,22 @@ def test_call_ids_from_the_server_are_kept():
 def test_a_reply_sent_as_one_json_document():
     whole = dict(DONE, message={"role": "assistant", "content": "All at once.", "tool_calls": [
         {"function": {"name": "execute", "arguments": ARGS}}]})
-    with _Raw([("application/json; charset=utf-8", json.dumps(whole, indent=2).encode())]) as raw:
+    answer = (200, "application/json; charset=utf-8", json.dumps(whole, indent=2).encode())
+    with CannedServer([answer]) as raw:
         _, reply = collect(model(raw.api_base), tools=TOOLS)
     assert reply.text == "All at once." and json.loads(reply.tool_calls[0].arguments) == ARGS
     assert reply.finish_reason == "tool_calls" and reply.usage.prompt_tokens == 9
 
 
 def test_a_stream_labelled_as_one_json_document():
-    _, lines = _ndjson(_line("Still "), _line("streamed."), DONE)
-    with _Raw([("application/json", lines)]) as raw:
+    _, _, lines = _ndjson(_line("Still "), _line("streamed."), DONE)
+    with CannedServer([(200, "application/json", lines)]) as raw:
         _, reply = collect(model(raw.api_base))
     assert reply.text == "Still streamed." and reply.usage.completion_tokens == 4
 
 
 def test_a_stream_that_ends_before_done_is_tried_again():
-    with _Raw([_ndjson(_line("Half")), _ndjson(_line("Whole."), DONE)]) as raw:
+    with CannedServer([_ndjson(_line("Half")), _ndjson(_line("Whole."), DONE)]) as raw:
         items, reply = collect(model(raw.api_base))
     retries = [i for i in items if isinstance(i, Retrying)]
     assert reply.text == "Whole." and len(retries) == 1 and retries[0].restart

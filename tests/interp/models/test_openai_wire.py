@@ -8,11 +8,10 @@ import json
 import subprocess
 import sys
 import textwrap
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from canned_server import CannedServer
 from fake_openai import Reply as FakeReply
 from helpers import hang_guard
 
@@ -89,45 +88,6 @@ def test_cost_comes_from_the_price_list(fake_server):
                                        + usage.completion_tokens * 1e-5)
 
 
-class _Scripted(ThreadingHTTPServer):
-    """Answers every POST with the next (status, content type, body) of its script."""
-    daemon_threads = True
-
-    def __init__(self, answers):
-        super().__init__(("127.0.0.1", 0), _Handler)
-        self.answers, self.seen = list(answers), 0
-
-    def __enter__(self):
-        threading.Thread(target=self.serve_forever, args=(0.05,), daemon=True).start()
-        return self
-
-    def __exit__(self, *exc):
-        self.shutdown()
-        self.server_close()
-
-    @property
-    def api_base(self):
-        return f"http://127.0.0.1:{self.server_address[1]}/v1"
-
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args):
-        pass
-
-    def do_POST(self):
-        self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        status, kind, data = self.server.answers[min(self.server.seen, len(self.server.answers) - 1)]
-        self.server.seen += 1
-        self.send_response(status)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(data)))
-        self.send_header("Connection", "close")
-        self.end_headers()
-        self.wfile.write(data)
-
-
 def _sse(*events) -> bytes:
     return b"".join(b"data: " + json.dumps(e).encode() + b"\n\n" for e in events)
 
@@ -139,8 +99,8 @@ def _delta(text):
 def test_an_error_event_in_the_stream_is_retried_as_a_server_error():
     error = {"error": {"code": 500, "message": "slot unavailable", "type": "server_error"}}
     good = _sse(_delta("Hi"), {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
-    with _Scripted([(200, "text/event-stream", _sse(_delta("Hal"), error)),
-                    (200, "text/event-stream", good + b"data: [DONE]\n\n")]) as server:
+    with CannedServer([(200, "text/event-stream", _sse(_delta("Hal"), error)),
+                       (200, "text/event-stream", good + b"data: [DONE]\n\n")], "/v1") as server:
         model = LiteLLMModel("openai/local", api_base=server.api_base)
         with hang_guard():
             items = list(model.stream(MESSAGES))
@@ -153,7 +113,7 @@ def test_a_server_that_ignores_stream_true_still_answers():
     whole = {"choices": [{"index": 0, "message": {"role": "assistant", "content": "Whole."},
                           "finish_reason": "stop"}],
              "usage": {"prompt_tokens": 3, "completion_tokens": 2}}
-    with _Scripted([(200, "application/json", json.dumps(whole).encode())]) as server:
+    with CannedServer([(200, "application/json", json.dumps(whole).encode())], "/v1") as server:
         with hang_guard():
             reply = list(LiteLLMModel("openai/local", api_base=server.api_base).stream(MESSAGES))[-1]
     assert reply.text == "Whole." and reply.usage.prompt_tokens == 3
@@ -162,7 +122,7 @@ def test_a_server_that_ignores_stream_true_still_answers():
 def test_a_conversation_too_long_for_the_window_says_so():
     body = {"error": {"code": 400, "type": "exceed_context_size_error",
                       "message": "the request exceeds the available context size"}}
-    with _Scripted([(400, "application/json", json.dumps(body).encode())]) as server:
+    with CannedServer([(400, "application/json", json.dumps(body).encode())], "/v1") as server:
         with hang_guard(), pytest.raises(ModelError) as info:
             list(LiteLLMModel("openai/local", api_base=server.api_base).stream(MESSAGES))
     assert info.value.kind == "bad_request"
