@@ -43,10 +43,14 @@ class LiteLLMModel:
         self._capabilities: frozenset[str] | None | bool = False  # False: not asked yet
         self.tool_source = "litellm"  # who said whether the model supports function calling
         self.protocol = direct.protocol_for(name)  # spoken by interp itself, not by litellm
-        self.direct = self.protocol is not None
 
     def __repr__(self) -> str:
         return f"LiteLLMModel({self.name!r}, api_base={self.api_base!r})"
+
+    @property
+    def direct(self) -> bool:
+        """Whether interp speaks the model's protocol itself (interp.models.direct)."""
+        return self.protocol is not None
 
     @property
     def provider(self) -> str:
@@ -250,13 +254,6 @@ class LiteLLMModel:
             return int(load_litellm().token_counter(model=self.name, messages=messages))
         except Exception:  # tokenizer trouble must never break the loop
             return len(json.dumps(messages, default=str)) // 4
-
-
-def speaks_openai(name: str) -> bool:
-    """Whether the model is reached over the OpenAI chat-completions protocol, which interp
-    speaks itself: `openai/...` names (OpenAI or an OpenAI-compatible --api-base server) and
-    OpenAI's own chat models by bare name; not with INTERP_TRANSPORT=litellm."""
-    return direct.protocol_for(name) == "openai"
 
 
 def _close(response: Any) -> None:

@@ -14,26 +14,19 @@ import os
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from interp.models.direct import (  # noqa: F401 (re-exported)
-    WireError,
-    WireRequest,
-    forced_litellm,
-    is_json,
-    record,
-    sse,
-)
+from interp.models.direct import WireError, WireRequest, is_json, record, sse
 
 if TYPE_CHECKING:
     import httpx
 
-DEFAULT_BASE = OPENAI_DEFAULT_BASE = "https://api.openai.com/v1"
+DEFAULT_BASE = "https://api.openai.com/v1"
 KEY_VARIABLE = "OPENAI_API_KEY"
 
 
 def base_url(api_base: str | None) -> str:
     """Where requests go: --api-base, else the OpenAI SDK's variables, else OpenAI."""
     return (api_base or os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_BASE")
-            or OPENAI_DEFAULT_BASE).rstrip("/")
+            or DEFAULT_BASE).rstrip("/")
 
 
 def body(model: str, messages: list[dict], tools: list[dict] | None,

@@ -10,7 +10,6 @@ Other providers keep litellm's own clients and are bounded by the timeout litell
 from __future__ import annotations
 
 import contextlib
-import os
 import threading
 from typing import Any
 
@@ -20,7 +19,6 @@ import httpx
 from interp.models.watch import WIRE_ATTRIBUTE, on_response
 
 HANDLER_PROVIDERS = frozenset({"anthropic", "gemini", "ollama", "ollama_chat"})
-OPENAI_DEFAULT_BASE = "https://api.openai.com/v1"
 
 
 class _TrackingBackend(httpcore.NetworkBackend):
@@ -71,7 +69,8 @@ def client_for(provider: str, http: httpx.Client, api_base: str | None,
     if provider == "openai":
         import openai
 
-        base = (api_base or os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_BASE")
-                or OPENAI_DEFAULT_BASE)
-        return openai.OpenAI(api_key=api_key, base_url=base, http_client=http, max_retries=0)
+        from interp.models.openai_wire import base_url
+
+        return openai.OpenAI(api_key=api_key, base_url=base_url(api_base), http_client=http,
+                             max_retries=0)
     return None

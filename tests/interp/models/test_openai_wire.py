@@ -17,7 +17,8 @@ from helpers import hang_guard
 
 from interp.models import openai_wire
 from interp.models.base import ModelError, Reply, Retrying
-from interp.models.litellm_model import LiteLLMModel, speaks_openai
+from interp.models.direct import protocol_for
+from interp.models.litellm_model import LiteLLMModel
 
 KEY = "sk-test-secret-1234"
 MESSAGES = [{"role": "user", "content": "Say hello."}]
@@ -29,12 +30,12 @@ MESSAGES = [{"role": "user", "content": "Say hello."}]
     ("ollama/llama3.1", False), ("o1-pro", False),  # o1-pro: OpenAI's Responses API only
     ("claude-sonnet-4-5", False), ("local", False)])
 def test_which_models_take_the_direct_path(name, direct):
-    assert speaks_openai(name) is direct
+    assert (protocol_for(name) == "openai") is direct
 
 
 def test_interp_transport_litellm_forces_litellm(monkeypatch):
     monkeypatch.setenv("INTERP_TRANSPORT", "litellm")
-    assert not speaks_openai("openai/local")
+    assert protocol_for("openai/local") is None
     assert not LiteLLMModel("openai/local", api_base="http://127.0.0.1:9/v1").direct
 
 
