@@ -28,7 +28,7 @@ TRANSPORT_VARIABLE = "INTERP_TRANSPORT"  # "litellm": every model through litell
 # Name prefix -> the protocol module that speaks it.
 PREFIXES = {"openai/": "openai", "anthropic/": "anthropic", "gemini/": "gemini",
             "ollama/": "ollama", "ollama_chat/": "ollama"}
-SPOKEN = frozenset({"openai", "anthropic", "gemini", "ollama"})  # the others: litellm
+BARE = ("openai", "anthropic")  # providers whose models go by bare names (`gpt-4o`, `claude-x`)
 # Protocol -> litellm's name for the provider.
 PROVIDERS = {"openai": "openai", "anthropic": "anthropic", "gemini": "gemini",
              "ollama": "ollama_chat"}
@@ -62,20 +62,13 @@ def protocol_for(name: str) -> str | None:
     """The protocol interp speaks itself for this model name, or None to go through litellm."""
     if forced_litellm():
         return None
-    for prefix, protocol in PREFIXES.items():
-        if name.startswith(prefix):
-            break
-    else:
-        if modelmap.is_openai_model(name):
-            protocol = "openai"
-        elif modelmap.is_anthropic_model(name):
-            protocol = "anthropic"
-        else:
-            return None
-    if protocol == "openai":  # not the models only OpenAI's Responses API serves
-        entry = modelmap.entry(name, "openai")
-        return "openai" if entry is None or entry.get("mode", "chat") == "chat" else None
-    return protocol if protocol in SPOKEN else None
+    protocol = next((p for prefix, p in PREFIXES.items() if name.startswith(prefix)), None)
+    if protocol is None and "/" not in name:  # a bare name: where litellm's map sends it
+        provider = (modelmap.entry(name) or {}).get("litellm_provider")
+        protocol = provider if provider in BARE else None
+    if protocol == "openai" and (modelmap.entry(name, "openai") or {}).get("mode", "chat") != "chat":
+        return None  # a model only OpenAI's Responses API serves
+    return protocol
 
 
 def module(protocol: str) -> ModuleType:

@@ -57,16 +57,6 @@ def openai_entry(name: str) -> dict[str, Any] | None:
     return entry(name, "openai")
 
 
-def is_openai_model(name: str) -> bool:
-    """Whether litellm would send a name without a provider (`gpt-4o`) to OpenAI."""
-    return "/" not in name and openai_entry(name) is not None
-
-
-def is_anthropic_model(name: str) -> bool:
-    """Whether litellm would send a name without a provider (`claude-sonnet-4-5`) to Anthropic."""
-    return "/" not in name and entry(name, "anthropic") is not None
-
-
 def tool_support(name: str) -> bool | None:
     """Whether the map says the model supports function calling; None when it has no entry."""
     found = entry(name)
