@@ -52,11 +52,6 @@ def entry(name: str, provider: str | None = None) -> dict[str, Any] | None:
     return None
 
 
-def openai_entry(name: str) -> dict[str, Any] | None:
-    """The map's entry for an OpenAI model (`openai/gpt-4o` or `gpt-4o`), as litellm finds it."""
-    return entry(name, "openai")
-
-
 def tool_support(name: str) -> bool | None:
     """Whether the map says the model supports function calling; None when it has no entry."""
     found = entry(name)
