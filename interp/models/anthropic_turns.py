@@ -10,6 +10,8 @@ import json
 import re
 from typing import Any
 
+from interp.models.direct import arguments_object
+
 PLACEHOLDER = "."  # the API rejects empty text blocks and a conversation not opening with user
 _BAD_ID = re.compile(r"[^a-zA-Z0-9_-]")
 
@@ -129,20 +131,10 @@ def _input(arguments: Any) -> dict:
     under "arguments", so nothing the model wrote is lost)."""
     if isinstance(arguments, dict):
         return arguments
-    return _parsed(arguments) if isinstance(arguments, str) else {}
-
-
-@functools.lru_cache(maxsize=4096)
-def _parsed(arguments: str) -> dict:
-    """Arguments text as an object, parsed once: the history is sent again on every call
-    (what it returns is shared, so a body is encoded and never changed)."""
-    if not arguments.strip():
+    if not isinstance(arguments, str):
         return {}
-    try:
-        value = json.loads(arguments)
-    except ValueError:
-        value = None
-    return value if isinstance(value, dict) else {"arguments": str(arguments)}
+    found = arguments_object(arguments)
+    return found if found is not None else {"arguments": arguments}
 
 
 def _text(text: str) -> dict:

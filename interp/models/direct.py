@@ -11,6 +11,7 @@ WireRequest, and `chunks(response)`, giving the reply as chunk records shaped li
 
 from __future__ import annotations
 
+import functools
 import importlib
 import json
 import os
@@ -144,6 +145,20 @@ def chunk(text: str = "", calls: Iterable[dict] = (), finish: str | None = None,
     if usage is not None:
         value["usage"] = {"prompt_tokens": usage[0], "completion_tokens": usage[1]}
     return record(value)
+
+
+@functools.lru_cache(maxsize=4096)
+def arguments_object(text: str) -> dict | None:
+    """Tool-call arguments text as the JSON object it holds ({} for none), or None when it is
+    not one (cut off, or another JSON value). Parsed once: the history is sent again every
+    turn; the object returned is shared, so bodies built from it are never changed."""
+    if not text.strip():
+        return {}
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def record(value: Any) -> Any:

@@ -19,7 +19,8 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from interp.models.direct import WireError, WireRequest, chunk, is_json, sse
+from interp.models.direct import (WireError, WireRequest, arguments_object, chunk, is_json,
+                                  sse)
 from interp.models.gemini_schema import declaration
 
 if TYPE_CHECKING:
@@ -161,12 +162,12 @@ def _model_parts(message: dict, names: dict[str, str], gemini3: bool) -> list[di
         function = call.get("function") or {}
         call_id, _, signature = str(call.get("id") or "").partition(SIGNATURE)
         names[str(call.get("id") or "")] = names[call_id] = function.get("name") or ""
-        try:
-            args = json.loads(function.get("arguments") or "{}")
-        except ValueError:  # a call cut off by the token limit: send what can be sent
-            args = {"arguments": function.get("arguments")}
+        text = function.get("arguments") or ""
+        args = arguments_object(text) if isinstance(text, str) else text
+        if not isinstance(args, dict):  # e.g. cut off by the token limit: send what can be sent
+            args = {"arguments": text}
         part: dict[str, Any] = {"functionCall": {"name": function.get("name") or "",
-                                                 "args": args if isinstance(args, dict) else {}}}
+                                                 "args": args}}
         if gemini3 and call_id:
             part["functionCall"]["id"] = call_id
         if signature:

@@ -9,14 +9,14 @@ reason and the token counts. It is handed on as litellm-shaped chunks (direct.ch
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import uuid
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from interp.models.direct import WireError, WireRequest, chunk, is_json, ndjson
+from interp.models.direct import (WireError, WireRequest, arguments_object, chunk, is_json,
+                                  ndjson)
 
 if TYPE_CHECKING:
     import httpx
@@ -179,21 +179,10 @@ def _call(call: dict, names: dict[str, str]) -> dict:
     if call.get("id"):
         names[call["id"]] = name
     arguments = function.get("arguments")
-    if isinstance(arguments, str):
-        arguments = _arguments(arguments)
+    if isinstance(arguments, str):  # Ollama only takes an object: {} for anything else
+        arguments = arguments_object(arguments)
     return {"function": {"name": name, "arguments": arguments if isinstance(arguments, dict)
                          else {}}}
-
-
-@functools.lru_cache(maxsize=4096)
-def _arguments(text: str) -> dict:
-    """Arguments written as JSON, as an object ({} when invalid: Ollama only takes an object).
-    Cached, as the same history is sent again each turn; the objects are only ever read."""
-    try:
-        value = json.loads(text) if text.strip() else {}
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
 
 
 def chunks(response: httpx.Response) -> Iterator[Any]:
