@@ -125,6 +125,13 @@ class Term:
         self.expect(PANEL)
         return self.expect(QUESTION).group(1)
 
+    def settle(self, guard: float = HANG_GUARD) -> None:
+        """Wait for the task prompt, declining any block a real model proposes on the way."""
+        while self.expect(rf"{PROMPT}|{QUESTION}", guard).group(0).startswith("Run this"):
+            self.line("n")
+            self.expect("Reason")
+            self.line("")
+
     def send(self, keys: str) -> None:
         self.child.send(keys)
 
