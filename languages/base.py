@@ -176,7 +176,8 @@ class ProcessRunner(ProcessPlumbing):
         it the runner counts its own runs."""
         began = time.monotonic()
         lost = self._check_exited()
-        self.start()
+        if self._child is None:  # _check_exited found it alive, or reaped it
+            self.start()
         self._runs += 1
         self.block = block if block is not None else self._runs
         path = f"{self._codedir}/block-{self.block}{self.suffix}"
@@ -210,7 +211,7 @@ class ProcessRunner(ProcessPlumbing):
         yield from result.displays  # figures and rich values, in order, before the Result
         yield result
 
-    def _spool_path(self, block: int | None) -> Path:
+    def _spool_path(self, block: int | None) -> str:
         return spool_path(self.config.spool_dir, self._workdir, self._runs, block,
                           f"{self.name}-{os.getpid()}-{id(self):x}")
 

@@ -232,7 +232,7 @@ class JupyterRunner:
             if is_idle(message):
                 return outcome
 
-    def _spool_path(self, block: int | None) -> Path:
+    def _spool_path(self, block: int | None) -> str:
         return spool_path(self.config.spool_dir, self._workdir, self._runs, block,
                           f"{self.name}-{os.getpid()}-{id(self):x}")
 

@@ -6,7 +6,6 @@ import codecs
 import os
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
 from .escapes import strip_escapes
 
@@ -94,8 +93,9 @@ def _whole_lines_tail(tail: str, cut: bool) -> str:
 class OutputCapture:
     """Keeps the first and last characters of a stream and spools all of it once it grows."""
 
-    def __init__(self, spool_path: Path, head_chars: int = 8000, tail_chars: int = 8000) -> None:
-        self._spool_path = spool_path
+    def __init__(self, spool_path: str | os.PathLike, head_chars: int = 8000,
+                 tail_chars: int = 8000) -> None:
+        self._spool_path = os.fspath(spool_path)
         self._head_limit = head_chars
         self._tail_limit = tail_chars
         self._head: list[str] = []
@@ -125,7 +125,7 @@ class OutputCapture:
             self._tail = text[-keep:] if len(text) >= keep else (self._tail + text)[-keep:]
 
     def _open_spool(self) -> None:
-        self._spool_path.parent.mkdir(parents=True, exist_ok=True)
+        os.makedirs(os.path.dirname(self._spool_path), exist_ok=True)
         self._file = open(self._spool_path, "w", encoding="utf-8", errors="replace", newline="")
         self._file.write("".join(self._head) + self._tail)
 
@@ -140,7 +140,7 @@ class OutputCapture:
         spool = None
         if self._file is not None:
             self._file.close()
-            spool = os.fspath(self._spool_path)
+            spool = self._spool_path
         if self._total > len(head) + len(tail):
             head, tail = _whole_lines_head(head), _whole_lines_tail(tail, before not in ("", "\n"))
         omitted = self._total - len(head) - len(tail)
@@ -149,11 +149,12 @@ class OutputCapture:
                               self._total, spool)
 
 
-def spool_path(spool_dir: str | None, workdir: Path, runs: int, block: int | None,
-               owner: str) -> Path:
+def spool_path(spool_dir: str | None, workdir: str | os.PathLike, runs: int, block: int | None,
+               owner: str) -> str:
     """Where a run's long output is spooled: `spool_dir` (kept with the session), named by the
-    block, or else the runner's `workdir` (removed with it); `owner` names unnumbered runs."""
+    block, or else the runner's `workdir` (removed with it); `owner` names unnumbered runs.
+    (Plain strings: this is asked before every block, and only a long output uses it.)"""
     if spool_dir is None:
-        return workdir / f"output-{runs}.log"
+        return os.path.join(workdir, f"output-{runs}.log")
     name = f"block-{block}-output.txt" if block is not None else f"{owner}-{runs}-output.txt"
-    return Path(spool_dir) / name
+    return os.path.join(spool_dir, name)

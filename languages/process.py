@@ -156,10 +156,10 @@ class ProcessPlumbing:
         return True
 
     def _prepare_terminal(self) -> None:
-        """Before each run: the user's size, and reads of the terminal at end-of-file again
-        (a block may have changed the terminal's mode)."""
+        """Before each run: the user's size (asked at most every 50 ms, as while a block runs),
+        and reads of the terminal at end-of-file again (a block may have changed its mode)."""
         if self._child is not None and self._terminal is not None:
-            self._terminal.follow(self._child)
+            self._terminal.follow(self._child, every=0.05)
             reading_gives_eof(self._child.child_fd)
 
     def __del__(self) -> None:

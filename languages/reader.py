@@ -32,10 +32,7 @@ class TerminalReader:
     def read(self, timeout: float) -> bytes:
         """The output waiting now, else what comes within `timeout` seconds (b"" if none);
         raises TerminalClosed at end-of-file, or when the child has exited and nothing is left."""
-        data = self._drain()
-        if data:
-            return data
-        try:
+        try:  # poll first: it answers at once when output is waiting
             ready = self._poll.poll(max(0, int(timeout * 1000 + 0.999)))
         except InterruptedError:
             ready = []

@@ -3,11 +3,11 @@
 bash reads its commands from the runner's pipe on standard input; each block is sourced with
 standard input at end-of-file. A block's own `set -e` (and -u, -o pipefail, ...) applies to
 that block only: the block is sourced where bash ignores errexit (the left side of `||`), so
-no failure can make bash itself exit, and an ERR trap that the block's file installs first
-stops the block at its first failing command while errexit is set (`return` from the sourced
-file, or `exit` from a subshell). The block's text is one brace group, so an error that
-aborts a command (an unset variable under `set -u`, a bad substitution) ends the block, as it
-would end a script. Afterwards every `set -o` option goes back to what it was before the block.
+no failure can make bash itself exit, and an ERR trap (set by the block's file) stops
+the block at its first failing command while errexit is set (`return` from the sourced file,
+or `exit` from a subshell). The block's text is one brace group, so an error that aborts a
+command (an unset variable under `set -u`, a bad substitution) ends the block, as it would
+end a script. Afterwards every `set -o` option goes back to the shell's own setting.
 An explicit `exit` still ends bash: that is reported and the runner restarts.
 """
 
@@ -20,36 +20,37 @@ from .base import ProcessRunner
 from .procs import RunnerStartError
 
 # A failing command while errexit is set: leave the subshell, or stop the block (from inside a
-# function too: each caller's failure comes back here until the sourced file returns).
-_ERR_TRAP = (
-    "__interp_s=$?; if [[ $- == *e* || -n ${__interp_stop-} ]]; then "
-    "if (( BASH_SUBSHELL )); then exit $__interp_s; fi; "
-    "__interp_stop=${__interp_stop:-$__interp_s}; return $__interp_s; fi"
-)
+# function too: each caller's failure comes back here until the sourced file returns). Set in
+# the block's file: bash hides an outer ERR trap from a file sourced on the left of `||`.
+# Short, as bash parses it each time it is set; traced (set -x) to a closed standard error.
+_ERR_TRAP = "{ __interp_err $? || return $__interp_s; } 2>&-"
 _FUNCTIONS = r"""
-__interp_begin() {
-  __interp_opts=$SHELLOPTS __interp_stop= __interp_st=; trap '@TRAP@' ERR; set -E; __interp_set=$SHELLOPTS
+__interp_err() {
+  __interp_s=$1
+  if [[ $- == *e* || -n ${__interp_stop-} ]]; then
+    if (( BASH_SUBSHELL )); then exit "$__interp_s"; fi
+    __interp_stop=${__interp_stop:-$__interp_s}; return 1
+  fi
 }
 __interp_end() {
   set +xv
-  local __reset= __extra=
-  if [[ $SHELLOPTS == "$__interp_set" ]]; then  # the block set no option: undo set -E alone
-    [[ $SHELLOPTS == "$__interp_opts" ]] || set +E
-  else
-    local IFS=: __o
-    for __o in $SHELLOPTS; do
-      [[ :$__interp_opts: == *:$__o:* ]] || { set +o "$__o"; [[ $__o == errtrace ]] || __reset+="\"$__o\","; }
-    done
-    for __o in $__interp_opts; do
-      [[ :$SHELLOPTS: == *:$__o:* ]] || { set -o "$__o"; __reset+="\"$__o\","; }
-    done
-  fi
-  [[ -n ${__interp_stop-} ]] && __extra+=',"stopped":true'
-  [[ -n $__reset ]] && __extra+=",\"reset\":[${__reset%,}]"
-  printf '__INTERP_%s__{"exit_code":%d%s}\n' "$1" "${__interp_st:-0}" "$__extra"
-  __interp_stop=
+  [[ $SHELLOPTS == "${__interp_base-}" ]] || __interp_restore
+  printf '__INTERP_%s__{"exit_code":%d%s%s}\n' "$1" "${__interp_st:-0}" \
+    "${__interp_stop:+,\"stopped\":true}" "${__interp_reset-}"
+  __interp_st= __interp_stop= __interp_reset=
 }
-""".replace("@TRAP@", _ERR_TRAP)
+__interp_restore() {
+  local IFS=: __o; __interp_reset=
+  for __o in $SHELLOPTS; do
+    [[ :$__interp_base: == *:$__o:* ]] || { set +o "$__o"; __interp_reset+="\"$__o\","; }
+  done
+  for __o in $__interp_base; do
+    [[ :$SHELLOPTS: == *:$__o:* ]] || { set -o "$__o"; [[ $__o == errtrace ]] || __interp_reset+="\"$__o\","; }
+  done
+  [[ -z $__interp_reset ]] || __interp_reset=",\"reset\":[${__interp_reset%,}]"
+}
+set -E; __interp_base=$SHELLOPTS __interp_st= __interp_stop= __interp_reset=
+"""
 _SETUP = (
     "PS1=; PS2=; PS0=; PROMPT_COMMAND=; unset HISTFILE; set +m +H +o history; history -c; "
     "bind 'set enable-bracketed-paste off' 2>/dev/null\n" + _FUNCTIONS
@@ -78,16 +79,15 @@ class ShellRunner(ProcessRunner):
         return _SETUP.encode()
 
     def block_text(self, code: str) -> str:
-        """The prologue and the code as one brace group, with the code's line numbers kept."""
-        return f"__interp_begin; {{ :; {code}\n}}\n"
+        """The ERR trap, then the code as one brace group, with its line numbers kept."""
+        return f"trap '{_ERR_TRAP}' ERR; {{ :; {code}\n}}\n"
 
     def run_command(self, token: str, path: str) -> bytes:
         """Source the block where errexit cannot end bash, then print the marker and status."""
-        # Short, as bash reads its commands from the pipe a byte at a time: the block's file
-        # starts with __interp_begin (note the options, clear the last block's state), and
-        # __interp_end turns tracing off first, its own call traced to /dev/null.
-        return (f"source {shlex.quote(path)} </dev/null || {{ __interp_st=$?; }} 2>/dev/null; "
-                f"{{ __interp_end {token}; }} 2>/dev/null\n").encode()
+        # __interp_end turns tracing off first, its own call traced to a closed standard
+        # error (cheaper than opening /dev/null), then puts the options back and reports.
+        return (f"source {shlex.quote(path)} </dev/null || {{ __interp_st=$?; }} 2>&-; "
+                f"{{ __interp_end {token}; }} 2>&-\n").encode()
 
     def read_status(self, status: dict | None) -> dict | None:
         """Notes for the model: the block stopped at a failure; options it set were reset."""

@@ -31,17 +31,17 @@ def reading_gives_eof(fd: int) -> None:
         attrs = termios.tcgetattr(fd)
     except termios.error:
         return
-    wanted = list(attrs)
-    wanted[1] &= ~termios.ONLCR
-    wanted[3] &= ~(termios.ICANON | termios.ECHO)
-    wanted[6] = list(attrs[6])
-    wanted[6][termios.VMIN] = 0
-    wanted[6][termios.VTIME] = 0
-    if wanted != attrs:
-        try:
-            termios.tcsetattr(fd, termios.TCSANOW, wanted)
-        except termios.error:
-            pass
+    chars = attrs[6]
+    if not (attrs[1] & termios.ONLCR or attrs[3] & (termios.ICANON | termios.ECHO)
+            or chars[termios.VMIN] or chars[termios.VTIME]):
+        return  # already so (the usual case: checked before every block)
+    attrs[1] &= ~termios.ONLCR
+    attrs[3] &= ~(termios.ICANON | termios.ECHO)
+    chars[termios.VMIN] = chars[termios.VTIME] = 0
+    try:
+        termios.tcsetattr(fd, termios.TCSANOW, attrs)
+    except termios.error:
+        pass
 
 
 class SizeFollower:

@@ -77,6 +77,16 @@ def test_set_e_stops_inside_a_function_and_a_loop(sh, collect, tmp_path):
     state_survived(sh, collect, tmp_path)
 
 
+@pytest.mark.parametrize("ending", ["true", "false"])
+def test_set_x_traces_the_block_s_commands_and_nothing_of_interp_s(ending, sh, collect):
+    out, res = collect(sh, f"set -ex\necho one\n{ending}")
+    # ("++": bash counts the sourcing of the block's file as a level)
+    assert out == f"++ echo one\none\n++ {ending}\n"  # not the ERR trap, not the block's end
+    assert res.ok == (ending == "true")
+    out, res = collect(sh, "echo two; echo three >&2")  # tracing is off, stderr is back
+    assert out == "two\nthree\n" and res.ok
+
+
 SCRIPTS = [
     "set -e\nif false; then echo no; fi\nfalse || echo 'or branch'\n! false\necho alive",
     "set -e\nx=$(false; echo substituted)\necho \"x=$x\"\nfalse && true\necho after-and",
