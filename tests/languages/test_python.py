@@ -598,3 +598,27 @@ def test_python_that_exits_at_once_is_a_start_error(make_runner, tmp_path):
     runner = make_runner(PythonRunner, start=False, python=str(broken))
     with pytest.raises(RunnerStartError, match="broken"):
         runner.start()
+
+
+# -- the driver's compiled form is kept ---------------------------------------------------------
+def test_driver_runs_from_its_cached_file_compiled_once(make_runner, collect, tmp_path,
+                                                       monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")  # the user's choice for their own tree
+    runner = make_runner(PythonRunner, cwd=str(tmp_path))
+    folder = tmp_path / "cache" / "interp" / "python-driver"
+    assert runner.argv()[-1] == str(next(folder.glob("driver-*.py")))
+    assert list((folder / "__pycache__").glob("driver-*.pyc"))
+    out, res = collect(runner, "import sys; print(sys.argv, repr(sys.path[0]), sys.dont_write_bytecode)")
+    assert out == "[''] '' True\n" and res.ok  # the block sees what `python3 -c` would give it
+    out, res = collect(runner, "1/0")
+    assert 'File "<block 2>", line 1' in out and "driver" not in out
+
+
+def test_driver_without_a_writable_cache_runs_from_its_source(make_runner, collect, tmp_path,
+                                                              monkeypatch):
+    (tmp_path / "cache").write_text("a file where the cache folder would be")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    runner = make_runner(PythonRunner, cwd=str(tmp_path))
+    assert runner.argv()[2] == "-c" and "def main" in runner.argv()[3]
+    assert collect(runner, "print(6 * 7)")[0] == "42\n"
