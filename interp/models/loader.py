@@ -19,6 +19,9 @@ def load_litellm() -> Any:
     import litellm
 
     litellm.suppress_debug_info = True  # no "Give Feedback / Get Help" banners
+    # Counting tokens for a Llama or Cohere name would fetch a tokenizer from the Hugging Face
+    # hub (23 s of retries offline); tiktoken's count is close enough to trim a conversation.
+    litellm.disable_hf_tokenizer_download = True
     warnings.filterwarnings("ignore", category=DeprecationWarning, module=r"litellm\.")
     for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy"):
         logging.getLogger(name).setLevel(logging.ERROR)

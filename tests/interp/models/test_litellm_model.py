@@ -249,3 +249,39 @@ def test_import_is_lazy_and_quiet(server):
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "" and done.stderr == ""
+
+
+def test_counting_tokens_never_downloads_a_tokenizer(tmp_path):
+    """litellm fetches Llama's tokenizer from the Hugging Face hub to count (23 s of retries
+    offline): interp counts with the tokenizer litellm ships instead. The hub here is a real
+    HTTP server on 127.0.0.1 that records what reaches it."""
+    import http.server
+    import threading
+
+    asked: list[str] = []
+
+    class Hub(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 (http.server's naming)
+            asked.append(self.path)
+            self.send_error(404)
+
+        do_HEAD = do_GET  # noqa: N815
+
+        def log_message(self, *args):
+            pass
+
+    hub = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Hub)
+    threading.Thread(target=hub.serve_forever, daemon=True).start()
+    code = ("from interp.models.litellm_model import LiteLLMModel\n"
+            "model = LiteLLMModel('groq/llama-3.3-70b-versatile', api_key='k')\n"
+            "print(model.count_tokens([{'role': 'user', 'content': 'hello world'}]))\n")
+    env = dict(os.environ, HF_ENDPOINT=f"http://127.0.0.1:{hub.server_address[1]}",
+               HF_HOME=str(tmp_path / "hf"), INTERP_TRANSPORT="litellm")
+    env.pop("HF_HUB_OFFLINE", None)
+    try:
+        done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                              text=True, timeout=120)
+    finally:
+        hub.shutdown()
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout) > 0 and asked == []
