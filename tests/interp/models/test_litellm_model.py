@@ -251,10 +251,10 @@ def test_import_is_lazy_and_quiet(server):
     assert done.stdout == "" and done.stderr == ""
 
 
-def test_counting_tokens_never_downloads_a_tokenizer(tmp_path):
-    """litellm fetches Llama's tokenizer from the Hugging Face hub to count (23 s of retries
-    offline): interp counts with the tokenizer litellm ships instead. The hub here is a real
-    HTTP server on 127.0.0.1 that records what reaches it."""
+def test_counting_tokens_never_downloads_a_tokenizer(server, tmp_path):
+    """litellm fetches Llama's tokenizer from the Hugging Face hub to count tokens, also for
+    the usage of a streamed reply (23 s of retries offline): interp has it use the tokenizer
+    it ships instead. The hub here is a real HTTP server on 127.0.0.1 that records requests."""
     import http.server
     import threading
 
@@ -272,8 +272,11 @@ def test_counting_tokens_never_downloads_a_tokenizer(tmp_path):
 
     hub = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Hub)
     threading.Thread(target=hub.serve_forever, daemon=True).start()
+    server.add("Hello there.")
     code = ("from interp.models.litellm_model import LiteLLMModel\n"
-            "model = LiteLLMModel('groq/llama-3.3-70b-versatile', api_key='k')\n"
+            f"model = LiteLLMModel('groq/llama-3.3-70b-versatile', api_key='k', "
+            f"api_base={server.api_base!r})\n"
+            "print(list(model.stream([{'role': 'user', 'content': 'hi'}]))[-1].text)\n"
             "print(model.count_tokens([{'role': 'user', 'content': 'hello world'}]))\n")
     env = dict(os.environ, HF_ENDPOINT=f"http://127.0.0.1:{hub.server_address[1]}",
                HF_HOME=str(tmp_path / "hf"), INTERP_TRANSPORT="litellm")
@@ -284,4 +287,5 @@ def test_counting_tokens_never_downloads_a_tokenizer(tmp_path):
     finally:
         hub.shutdown()
     assert done.returncode == 0, done.stderr
-    assert int(done.stdout) > 0 and asked == []
+    reply, count = done.stdout.splitlines()
+    assert reply == "Hello there." and int(count) > 0 and asked == []
