@@ -80,6 +80,7 @@ class Session(ModelTurns, BlockExecution, turns.TurnChecks):
         self._tools: tuple[object, turns.ToolChoice] | None = None  # per model, decided once
         self._loops = turns.LoopGuard()
         self._empty_replies = 0  # in a row
+        self._untagged_told = False  # told this task how to tag a fence
         self._stop_requested = False  # stop() was called during this task
 
     # -- public API -----------------------------------------------------------
@@ -101,6 +102,7 @@ class Session(ModelTurns, BlockExecution, turns.TurnChecks):
         self._denied = False
         self._loops.reset()
         self._empty_replies = 0
+        self._untagged_told = False
         self._stop_requested = False
         code, reason = yield from self._loop()
         if code == exits.OK and self._denied:
@@ -201,7 +203,8 @@ class Session(ModelTurns, BlockExecution, turns.TurnChecks):
                 return exits.INTERRUPTED, "interrupted"
             steps = self._steps(reply)
             yield ev.event(ev.MESSAGE, role="assistant", text=reply.text,
-                           final=not steps and turns.is_answer(reply),
+                           final=not steps and turns.is_answer(reply)
+                           and not self._tag_nudge_due(reply),
                            blocks=[{"index": self._block + n, "language": step.language}
                                    for n, step in enumerate(steps, 1) if step.fenced])
             yield self._turn_event(turn, reply)

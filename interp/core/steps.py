@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import json
+import shutil
 from dataclasses import dataclass
 
 from languages import Registry
@@ -41,6 +43,27 @@ CUT_OFF_CALL = ("Your reply was cut off by the output limit (max_tokens) inside 
 HOW_TO_CALL = ('to run code, call the `execute` tool (a function call, not text) with the '
                'arguments {"language": "python", "code": "..."}.')
 HOW_TO_FENCE = "to run code, write it in a fenced code block with a language tag, e.g. ```python."
+
+
+def untagged_code(text: str) -> bool:
+    """Whether a reply has a fenced block without a language tag that reads as code: Python
+    with a statement other than a bare value, or a first word that is a program on PATH
+    (`ls -la`); an output sample such as `42` or `a,b` is not code."""
+    for block in parse_blocks(text):
+        code = block.code.strip()
+        if not block.language and code and (_python_statements(code)
+                                            or shutil.which(code.split(None, 1)[0])):
+            return True
+    return False
+
+
+def _python_statements(code: str) -> bool:
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return False
+    return any(not isinstance(node, ast.Expr) or isinstance(node.value, (ast.Call, ast.Await))
+               for node in tree.body)
 
 
 @dataclass(frozen=True)

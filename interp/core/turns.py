@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from interp.core import events as ev
 from interp.core import exits
-from interp.core.steps import Step, steps_from_reply
+from interp.core.steps import HOW_TO_CALL, HOW_TO_FENCE, Step, steps_from_reply, untagged_code
 from interp.core.system_prompt import system_prompt
 from interp.core.textcalls import valid_arguments
 from interp.models.base import Reply, Retrying
@@ -21,6 +21,8 @@ EMPTY_NUDGE = ("Your last reply had no answer and no code. Continue with the tas
                "there is more to do) or give your final answer.")
 _TOOLS_ECHO = re.compile(r"<tools>.*?(?:</tools>|$)", re.S)
 _BLOCK_NAME = re.compile(r"<block \d+>")  # tracebacks name the block: the same error each time
+UNTAGGED_NOTICE = ("The reply's code block has no language tag, so it was not run; asking "
+                   "the model to tag it.")
 EMPTY_REPLY = "(empty reply)"  # stored for a reply with no text and no call
 REPEAT_NOTE = ("Note: this is the same code with the same output as your previous run. Running "
                "it again will not change anything: try a different approach, or finish.")
@@ -181,9 +183,31 @@ class TurnChecks:
 
     def _steps(self, reply: Reply) -> list[Step]:
         """What to run. With the tool offered, once the model has used it, only calls run."""
-        tools = self._tools is not None and self._tools[1].send
-        used = tools and any(m.get("tool_calls") for m in self.messages)
-        return steps_from_reply(reply, self.registry, fenced=not used, tools=tools)
+        tools, fenced = self._modes()
+        return steps_from_reply(reply, self.registry, fenced=fenced, tools=tools)
+
+    def _modes(self) -> tuple[bool, bool]:
+        """(the tool is offered, fenced blocks run): once the model has used the tool, only
+        its calls run."""
+        tools = bool(self._tools is not None and self._tools[1].send)
+        return tools, not (tools and any(m.get("tool_calls") for m in self.messages))
+
+    def _tag_nudge_due(self, reply: Reply) -> bool:
+        """Whether the reply's code sits in a fence without a language tag, fences run, and
+        the model was not told this task how to tag one (then the reply is no answer yet)."""
+        return not self._untagged_told and self._modes()[1] and untagged_code(reply.text)
+
+    def _untagged(self, reply: Reply) -> Iterator[ev.Event]:
+        """Tell the model once a task how to run code, when _tag_nudge_due. True if it was
+        told (the loop goes on)."""
+        if not self._tag_nudge_due(reply):
+            return False
+        self._untagged_told = True
+        yield ev.event(ev.NOTICE, level="info", text=UNTAGGED_NOTICE)
+        how = HOW_TO_CALL if self._modes()[0] else HOW_TO_FENCE
+        self._add({"role": "user", "content": f"The code block in your reply has no language "
+                   f"tag, so it was not run: {how} If it was not meant to run, say so."})
+        return True
 
     def _no_steps(self, reply: Reply) -> Iterator[ev.Event]:
         """A reply with nothing to run: the answer, or not one (refused or blocked, empty: the
@@ -197,6 +221,8 @@ class TurnChecks:
                 self._add({"role": "user", "content": EMPTY_NUDGE})
                 return None
             ending = empty_ending(self.model.name)
+        if ending is None and (yield from self._untagged(reply)):
+            return None
         if ending is not None:
             yield ev.event(ev.NOTICE, level=ending.level, text=ending.notice)
             return ending.code, ending.reason

@@ -122,6 +122,39 @@ def test_json_data_is_not_a_call(server, make_session):
     assert of(events, "block.proposed") == [] and len(server.requests) == 1
 
 
+# -- fenced blocks without a language tag ------------------------------------------------------
+
+def test_code_in_an_untagged_fence_is_explained_once(server, make_session):
+    server.script(["```\nresult = 6 * 7\nprint(result)\n```", py("print(6 * 7)"), "It is 42."])
+    events = run(make_session(server, tools="off"), "6*7?")
+    assert "no language tag" in notices(events, "info")[-1]
+    nudge = server.requests[1]["messages"][-1]
+    assert nudge["role"] == "user" and "no language tag, so it was not run" in nudge["content"]
+    assert "```python" in nudge["content"]
+    assert [m["final"] for m in of(events, "message") if m["role"] == "assistant"] == \
+        [False, False, True]
+    assert of(events, "block.proposed")[0]["code"] == "print(6 * 7)" and "42" in told(server)
+    assert finished(events) == {"exit_code": 0, "reason": "done"}
+
+
+def test_an_untagged_fence_is_explained_once_a_task(server, make_session):
+    server.script(["```\nprint(1)\n```", "```\nprint(1)\n```", "```\nprint(2)\n```",
+                   "```\nprint(2)\n```"])
+    session = make_session(server, tools="off")
+    for task in ("one", "two"):
+        events = run(session, task)
+        assert finished(events)["exit_code"] == 0 and of(events, "block.proposed") == []
+        assert of(events, "message")[-1]["final"] is True
+    assert len(server.requests) == 4  # one nudge in each task, no more
+
+
+@pytest.mark.parametrize("sample", ["42", "a,b\n1,2", "Oslo 3\nRome 17", "121932631112635269"])
+def test_an_untagged_output_sample_is_an_answer(server, make_session, sample):
+    server.script([f"The result:\n```\n{sample}\n```"])
+    events = run(make_session(server, tools="off"), "go")
+    assert len(server.requests) == 1 and of(events, "message")[0]["final"] is True
+
+
 # -- fenced blocks in tool mode ---------------------------------------------------------------
 
 def test_after_the_model_used_the_tool_fenced_blocks_are_only_shown(server, make_session):
