@@ -81,6 +81,14 @@ class ProcessPlumbing:
             pass
         return self.config.sandbox.exit_status(child.exitstatus, child.signalstatus)
 
+    def _ping(self, limit: float) -> bool:
+        """A ping answered within `limit` seconds (else the process is killed): True."""
+        try:
+            self._sync(limit)
+        except RunnerStartError:
+            return False
+        return True
+
     def _sync(self, limit: float) -> None:
         """Wait for a ping's marker so that no earlier output is left in the pipe."""
         scanner = MarkerScanner(None)

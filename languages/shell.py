@@ -66,6 +66,7 @@ class ShellRunner(ProcessRunner):
     aliases = ("bash", "sh", "zsh")
     suffix = ".sh"
     command_fd = 0
+    ping_after_interrupt = True  # Ctrl-C drops the rest of the run command's line
 
     def argv(self) -> list[str]:
         """An interactive bash without startup files, line editing or job control."""
@@ -101,5 +102,10 @@ class ShellRunner(ProcessRunner):
         return dict(status, notes=notes) if notes else status
 
     def ping_command(self, token: str) -> bytes:
-        """Print the marker only."""
+        """Put the shell back as __interp_end does, then print the marker: a ping follows a
+        Ctrl-C, which abandons the run command's line before its __interp_end."""
+        return f"{{ __interp_end {token}; }} 2>&-\n".encode()
+
+    def sync_command(self, token: str) -> bytes:
+        """Print the marker only (__interp_end has run)."""
         return f"printf '__INTERP_%s__{{}}\\n' {token}\n".encode()

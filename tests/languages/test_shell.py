@@ -239,6 +239,16 @@ def test_interrupt_stops_the_block_and_keeps_state(sh, collect, guard, code):
     assert collect(sh, "echo $survivor; pwd")[0] == "still-here\n/\n"
 
 
+@pytest.mark.parametrize("options", ["set -e", "set -ex", "set -euo pipefail"])
+def test_an_interrupted_block_s_options_do_not_reach_the_next(sh, collect, guard, options):
+    """Ctrl-C drops the rest of the run command's line, __interp_end included: the runner's
+    ping after it puts the shell back."""
+    out, res = _interrupt_after(sh, f"{options}; echo started; false || :; sleep 100", guard)
+    assert res.status == "interrupted" and not res.restarted
+    out, res = collect(sh, 'false; echo "after $-"; echo "$undefined" | cat')
+    assert out == "after hiBEs\n\n" and res.ok and res.notes == ()
+
+
 def test_per_run_timeout_keeps_state(sh, collect):
     collect(sh, "timeout_survivor=7")
     out, res = collect(sh, "while :; do :; done", timeout=0.5)
