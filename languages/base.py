@@ -41,9 +41,6 @@ class ProcessRunner(ProcessPlumbing):
     aliases: ClassVar[tuple[str, ...]] = ()
     suffix: ClassVar[str] = ".txt"
     command_fd: ClassVar[int] = 3  # where the interpreter reads commands (a pipe)
-    # A Ctrl-C can cut the run command short, before its own clean-up: ping after one (the
-    # runner's ping does the clean-up).
-    ping_after_interrupt: ClassVar[bool] = False
 
     def __init__(self, config: RunnerConfig | None = None) -> None:
         self.config = config or RunnerConfig()
@@ -200,8 +197,9 @@ class ProcessRunner(ProcessPlumbing):
         finally:
             with self._write_lock:
                 self._running = False
-        if (self.ping_after_interrupt and outcome.interrupted and outcome.status is None
-                and not (outcome.died or outcome.killed)):
+        if outcome.interrupted and outcome.status is None and not (outcome.died or outcome.killed):
+            # Ctrl-C cut the run command short, before its end (bash drops the rest of the
+            # line): a ping, which puts the interpreter back (shell.py), before the next run.
             outcome.killed = not self._ping(self.config.grace)
         restarted, captured = False, capture.finish()
         breach = self._breach(outcome, captured)

@@ -3,6 +3,7 @@ else interp's own), kept alive between blocks."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
@@ -67,10 +68,15 @@ def driver_file() -> str | None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
         fd, temporary = tempfile.mkstemp(dir=folder, suffix=".tmp")
+    except OSError:
+        return None
+    try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(_driver_source().encode("utf-8"))
         os.replace(temporary, path)
     except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
         return None
     return os.fspath(path)
 

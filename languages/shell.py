@@ -66,7 +66,6 @@ class ShellRunner(ProcessRunner):
     aliases = ("bash", "sh", "zsh")
     suffix = ".sh"
     command_fd = 0
-    ping_after_interrupt = True  # Ctrl-C drops the rest of the run command's line
 
     def argv(self) -> list[str]:
         """An interactive bash without startup files, line editing or job control."""

@@ -202,14 +202,14 @@ class Session(ModelTurns, BlockExecution, turns.TurnChecks):
                 yield ev.event(ev.NOTICE, level="warning", text="Reply interrupted.")
                 return exits.INTERRUPTED, "interrupted"
             steps = self._steps(reply)
+            untagged = not steps and self._tag_nudge_due(reply)
             yield ev.event(ev.MESSAGE, role="assistant", text=reply.text,
-                           final=not steps and turns.is_answer(reply)
-                           and not self._tag_nudge_due(reply),
+                           final=not steps and turns.is_answer(reply) and not untagged,
                            blocks=[{"index": self._block + n, "language": step.language}
                                    for n, step in enumerate(steps, 1) if step.fenced])
             yield self._turn_event(turn, reply)
             if not steps:
-                ending = yield from self._no_steps(reply)
+                ending = yield from self._no_steps(reply, untagged)
                 if ending is None:
                     continue
                 return ending

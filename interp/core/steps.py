@@ -45,16 +45,25 @@ HOW_TO_CALL = ('to run code, call the `execute` tool (a function call, not text)
 HOW_TO_FENCE = "to run code, write it in a fenced code block with a language tag, e.g. ```python."
 
 
+# Shell builtins and keywords that start a command (no program on PATH has their names).
+SHELL_WORDS = frozenset({"alias", "case", "cd", "declare", "export", "for", "function", "if",
+                         "local", "read", "set", "shopt", "source", "unset", "while"})
+
+
 def untagged_code(text: str) -> bool:
     """Whether a reply has a fenced block without a language tag that reads as code: Python
     with a statement other than a bare value, or a first word that is a program on PATH
-    (`ls -la`); an output sample such as `42` or `a,b` is not code."""
+    (`ls -la`) or a shell builtin (`set -e`); an output sample such as `42` is not code."""
     for block in parse_blocks(text):
         code = block.code.strip()
-        if not block.language and code and (_python_statements(code)
-                                            or shutil.which(code.split(None, 1)[0])):
+        if not block.language and code and (_python_statements(code) or _shell_command(code)):
             return True
     return False
+
+
+def _shell_command(code: str) -> bool:
+    first = code.split(None, 1)[0]
+    return first in SHELL_WORDS or shutil.which(first) is not None
 
 
 def _python_statements(code: str) -> bool:

@@ -197,21 +197,18 @@ class TurnChecks:
         the model was not told this task how to tag one (then the reply is no answer yet)."""
         return not self._untagged_told and self._modes()[1] and untagged_code(reply.text)
 
-    def _untagged(self, reply: Reply) -> Iterator[ev.Event]:
-        """Tell the model once a task how to run code, when _tag_nudge_due. True if it was
-        told (the loop goes on)."""
-        if not self._tag_nudge_due(reply):
-            return False
+    def _tell_how_to_tag(self) -> Iterator[ev.Event]:
+        """Tell the model (once a task: see _tag_nudge_due) how to run code."""
         self._untagged_told = True
         yield ev.event(ev.NOTICE, level="info", text=UNTAGGED_NOTICE)
         how = HOW_TO_CALL if self._modes()[0] else HOW_TO_FENCE
         self._add({"role": "user", "content": f"The code block in your reply has no language "
                    f"tag, so it was not run: {how} If it was not meant to run, say so."})
-        return True
 
-    def _no_steps(self, reply: Reply) -> Iterator[ev.Event]:
-        """A reply with nothing to run: the answer, or not one (refused or blocked, empty: the
-        model is asked once more). Returns (exit code, reason), or None to go on."""
+    def _no_steps(self, reply: Reply, untagged: bool) -> Iterator[ev.Event]:
+        """A reply with nothing to run: the answer, or not one (refused or blocked, empty, or
+        code in an untagged fence (`untagged`, from _tag_nudge_due): the model is asked once
+        more). Returns (exit code, reason), or None to go on."""
         ending = blocked(reply, self.model.name)
         if ending is None and is_empty(reply):
             self._empty_replies += 1
@@ -221,7 +218,8 @@ class TurnChecks:
                 self._add({"role": "user", "content": EMPTY_NUDGE})
                 return None
             ending = empty_ending(self.model.name)
-        if ending is None and (yield from self._untagged(reply)):
+        if ending is None and untagged:
+            yield from self._tell_how_to_tag()
             return None
         if ending is not None:
             yield ev.event(ev.NOTICE, level=ending.level, text=ending.notice)

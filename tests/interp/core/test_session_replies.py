@@ -124,8 +124,10 @@ def test_json_data_is_not_a_call(server, make_session):
 
 # -- fenced blocks without a language tag ------------------------------------------------------
 
-def test_code_in_an_untagged_fence_is_explained_once(server, make_session):
-    server.script(["```\nresult = 6 * 7\nprint(result)\n```", py("print(6 * 7)"), "It is 42."])
+@pytest.mark.parametrize("untagged", ["result = 6 * 7\nprint(result)", "ls -la",
+                                      "set -e\nstarted"])  # the last one: the real 1.5B model
+def test_code_in_an_untagged_fence_is_explained_once(server, make_session, untagged):
+    server.script([f"```\n{untagged}\n```", py("print(6 * 7)"), "It is 42."])
     events = run(make_session(server, tools="off"), "6*7?")
     assert "no language tag" in notices(events, "info")[-1]
     nudge = server.requests[1]["messages"][-1]
