@@ -4,8 +4,8 @@
 
 For each provider protocol (OpenAI-compatible, Anthropic, Gemini, Ollama), through interp's
 own client (the default) and forced through litellm with INTERP_TRANSPORT=litellm (what interp
-did before), for groq, a hosted OpenAI-compatible provider only litellm reaches
-(informational), and each history length (2, 50, 200 turns of tool call + output, and a
+did before), and for three hosted OpenAI-compatible providers (groq, mistral, deepseek: the
+same two ways), and each history length (2, 50, 200 turns of tool call + output, and a
 ~230 KB request), one figure is `LiteLLMModel.stream(messages, tools)` from the call to the
 final Reply: the request built and sent, the server's instant streamed reply (text and a tool
 call) read and parsed. The floor, measured in the same run and interleaved: a raw `httpx` POST
@@ -50,18 +50,23 @@ class Path_:
     model: str
     server: str  # openai | anthropic | gemini | ollama
     litellm: bool = False  # INTERP_TRANSPORT=litellm
+    group: str = ""  # what --paths picks it by (the server kind unless given)
 
 
+HOW = ("direct (default)", "INTERP_TRANSPORT=litellm")
 PATHS = [Path_(f"{'openai-compatible' if server == 'openai' else server}, {how}", model, server,
-               how == "INTERP_TRANSPORT=litellm")
+               how == HOW[1], server)
          for server, model in (("openai", "openai/bench"),
                                ("anthropic", "anthropic/claude-sonnet-4-5"),
                                ("gemini", "gemini/gemini-2.5-flash"),
                                ("ollama", "ollama/llama3.1"))
-         for how in ("direct (default)", "INTERP_TRANSPORT=litellm")]
-# A hosted OpenAI-compatible provider interp reaches only through litellm (informational:
-# litellm's client cost for it, against the same scripted OpenAI server).
-PATHS.append(Path_("groq (through litellm only)", "groq/llama-3.3-70b-versatile", "openai"))
+         for how in HOW]
+# Hosted OpenAI-compatible providers (interp.models.hosts), against the same scripted OpenAI
+# server, which sends usage unasked as Mistral's does.
+PATHS += [Path_(f"{model.split('/')[0]}, {how}", model, "openai", how == HOW[1], "hosted")
+          for model in ("groq/llama-3.3-70b-versatile", "mistral/mistral-large-latest",
+                        "deepseek/deepseek-chat")
+          for how in HOW]
 
 
 def history(turns: int, output_chars: int = 600) -> list[dict]:
@@ -84,7 +89,8 @@ def start_server(kind: str):
     if kind == "openai":
         from fake_openai import FakeOpenAI, Reply
 
-        return FakeOpenAI(default=Reply(text="Running it.", tool_calls=[CALL])).start()
+        return FakeOpenAI(default=Reply(text="Running it.", tool_calls=[CALL]),
+                          usage_always=True).start()
     from wire_server import Turn
 
     module = {"anthropic": "anthropic_server", "gemini": "gemini_server",
@@ -183,7 +189,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--quick", action="store_true", help="3 runs, fewer lengths")
-    parser.add_argument("--paths", help="comma-separated server kinds (openai,anthropic,...)")
+    parser.add_argument("--paths", help="comma-separated: openai,anthropic,gemini,ollama,hosted")
     parser.add_argument("--json")
     args = parser.parse_args()
     lengths = [("2 turns", 2, 600), ("50 turns", 50, 600), ("200 turns", 200, 600),
@@ -193,7 +199,7 @@ def main() -> int:
         lengths, runs = [lengths[0], lengths[2]], 3
     kinds = set(args.paths.split(",")) if args.paths else None
     for path in PATHS:
-        if kinds is None or path.server in kinds:
+        if kinds is None or path.group in kinds:
             guarded(path.label, "one call", lambda p=path: bench_path(p, lengths, runs))
     return report(args.json)
 

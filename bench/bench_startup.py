@@ -1,6 +1,6 @@
 """Benchmarks one-shot start-up: `interp -y -e TASK` from launch to the first model request.
 
-    python bench/bench_startup.py [--runs N] [--paths openai,anthropic,gemini,ollama] [--json PATH]
+    python bench/bench_startup.py [--runs N] [--paths openai,anthropic,gemini,ollama,groq] [--json PATH]
 
 For each provider protocol, the first request's arrival is stamped by a scripted server of
 that protocol (tests/*_server.py; the wall clock, read in the server's request handler), so the
@@ -71,7 +71,9 @@ def wall(cmd: list[str], env: dict) -> float:
 SERVERS = {"openai": ("fake_openai", "FakeOpenAI", "openai/bench"),
            "anthropic": ("anthropic_server", "AnthropicServer", "anthropic/claude-sonnet-4-5"),
            "gemini": ("gemini_server", "GeminiServer", "gemini/gemini-2.5-flash"),
-           "ollama": ("ollama_server", "OllamaServer", "ollama/llama3.1")}
+           "ollama": ("ollama_server", "OllamaServer", "ollama/llama3.1"),
+           # a hosted OpenAI-compatible provider (interp.models.hosts), on the OpenAI server
+           "groq": ("fake_openai", "FakeOpenAI", "groq/llama-3.3-70b-versatile")}
 
 
 def bench(runs: int, path: str) -> None:

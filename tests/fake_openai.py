@@ -79,9 +79,11 @@ class FakeOpenAI:
     """An OpenAI chat-completions server on 127.0.0.1 that replays scripted replies."""
 
     def __init__(
-        self, replies: list[ReplyLike] = (), *, port: int = 0, default: ReplyLike = EMPTY_TEXT, verbose: bool = False
+        self, replies: list[ReplyLike] = (), *, port: int = 0, default: ReplyLike = EMPTY_TEXT, verbose: bool = False,
+        usage_always: bool = False,
     ):
         self.default, self.verbose, self._bind_port = default, verbose, port
+        self.usage_always = usage_always  # usage in the last chunk unasked (Mistral, Cerebras)
         self._queue: deque[list] = deque()  # entries: [reply-like, errors already served]
         self._requests: list[dict] = []
         self._lock = threading.Lock()
@@ -244,7 +246,8 @@ class _Handler(BaseHTTPRequestHandler):
         self._json(200, dict(base, object="chat.completion", choices=[choice], usage=usage))
 
     def _stream(self, reply: Reply, base: dict, calls: list, usage: dict, finish: str, body: dict) -> None:
-        include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+        include_usage = self.server.fake.usage_always or bool(
+            (body.get("stream_options") or {}).get("include_usage"))
         events = list(_stream_events(reply, base, calls, usage, finish, include_usage))
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream; charset=utf-8")

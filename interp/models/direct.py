@@ -3,8 +3,9 @@
 OpenAI chat completions, Anthropic Messages, Gemini generateContent and Ollama's /api/chat are
 each one JSON body POSTed and a streamed reply read back. Speaking them here costs a JSON
 encode and a POST per call, flat with the conversation, and needs no `import litellm`
-(seconds) before the first request. Every other provider goes through litellm, and so does
-every model with INTERP_TRANSPORT=litellm. Each protocol module has `request(...)`, giving a
+(seconds) before the first request. Hosted providers that speak OpenAI's protocol (groq,
+deepseek, mistral, ...: interp.models.hosts) go by the OpenAI one. Every other provider goes
+through litellm, and so does every model with INTERP_TRANSPORT=litellm. Each protocol module has `request(...)`, giving a
 WireRequest, and `chunks(response)`, giving the reply as chunk records shaped like litellm's
 (what chunks.Accumulator reads).
 """
@@ -20,7 +21,7 @@ from dataclasses import dataclass, field
 from types import ModuleType, SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
-from interp.models import modelmap
+from interp.models import hosts, modelmap
 
 if TYPE_CHECKING:
     import httpx
@@ -64,6 +65,8 @@ def protocol_for(name: str) -> str | None:
     if forced_litellm():
         return None
     protocol = next((p for prefix, p in PREFIXES.items() if name.startswith(prefix)), None)
+    if protocol is None and hosts.host_for(name):
+        return "openai"
     if protocol is None and "/" not in name:  # a bare name: where litellm's map sends it
         provider = (modelmap.entry(name) or {}).get("litellm_provider")
         protocol = provider if provider in BARE else None
@@ -78,11 +81,18 @@ def module(protocol: str) -> ModuleType:
 
 
 def bare(name: str) -> str:
-    """The model's own name, without interp's provider prefix (`anthropic/claude-x` -> `claude-x`)."""
+    """The model's own name, without interp's provider prefix (`anthropic/claude-x` -> `claude-x`,
+    `groq/llama-3.3-70b` -> `llama-3.3-70b`)."""
     for prefix in PREFIXES:
         if name.startswith(prefix):
             return name[len(prefix):]
-    return name
+    return name.split("/", 1)[1] if hosts.host_for(name) else name
+
+
+def provider(name: str, protocol: str) -> str:
+    """litellm's name for the provider of a model interp reaches itself."""
+    host = hosts.host_for(name) if protocol == "openai" else None
+    return host.name if host else PROVIDERS[protocol]
 
 
 def post(http: httpx.Client, request: WireRequest) -> httpx.Response:

@@ -4,6 +4,7 @@ with bounded retries (also after part of a reply has streamed) and one-line erro
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import re
@@ -11,7 +12,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from interp.models import direct, modelmap, routes
+from interp.models import direct, hosts, modelmap, routes
 from interp.models.base import ModelError, Reply, Retrying
 from interp.models.chunks import Accumulator, is_progress
 from interp.models.errors import classify, explain
@@ -43,6 +44,8 @@ class LiteLLMModel:
         self._capabilities: frozenset[str] | None | bool = False  # False: not asked yet
         self.tool_source = "litellm"  # who said whether the model supports function calling
         self.protocol = direct.protocol_for(name)  # spoken by interp itself, not by litellm
+        self.host = hosts.host_for(name) if self.protocol == "openai" else None
+        self._host_answered = False  # the host has taken interp's own request once
 
     def __repr__(self) -> str:
         return f"LiteLLMModel({self.name!r}, api_base={self.api_base!r})"
@@ -56,7 +59,7 @@ class LiteLLMModel:
     def provider(self) -> str:
         """litellm's provider for this model ('' if unknown)."""
         if self._provider is None:
-            self._provider = (direct.PROVIDERS[self.protocol] if self.protocol
+            self._provider = (direct.provider(self.name, self.protocol) if self.protocol
                               else routes.provider_of(self.name, self.api_base))
         return self._provider
 
@@ -71,6 +74,9 @@ class LiteLLMModel:
             try:
                 yield from self._attempt(messages, tools, acc)
             except Exception as exc:  # classified below; nothing but ModelError leaves this method
+                if self._refused_by_host(exc, acc):
+                    yield self._hand_to_litellm(exc)
+                    continue
                 kind = classify(exc)
                 received = acc.text if len(acc.text) > len(received) else received
                 midstream = acc.started or acc.chunks > 0
@@ -88,6 +94,7 @@ class LiteLLMModel:
                                restart=bool(acc.parts))
                 time.sleep(delay)
                 continue
+            self._host_answered = True
             usage = acc.usage
             yield acc.reply(self._cost(usage.prompt_tokens or 0, usage.completion_tokens or 0) if usage else None)
             return
@@ -97,7 +104,8 @@ class LiteLLMModel:
         deadlines = Deadlines(self.request_timeout, self.idle_timeout)
         if self.protocol:
             wire = direct.module(self.protocol)
-            request = wire.request(direct.bare(self.name), self.api_base, self._key(), messages,
+            build = functools.partial(wire.hosted_request, self.host) if self.host else wire.request
+            request = build(direct.bare(self.name), self.api_base, self._key(), messages,
                                    tools, self.output_cap(), self.params)
 
             def start(_: Wire):
@@ -113,6 +121,20 @@ class LiteLLMModel:
             text = acc.add(chunk)
             if text:
                 yield text
+
+    def _refused_by_host(self, exc: Exception, acc: Accumulator) -> bool:
+        """Whether a hosted provider refused the shape of interp's very first request to it
+        (400 or 422 before anything streamed): then litellm, which knows more quirks, takes over."""
+        return (self.host is not None and not self._host_answered and not acc.chunks
+                and isinstance(exc, direct.WireError) and exc.status_code in (400, 422))
+
+    def _hand_to_litellm(self, exc: direct.WireError) -> Retrying:
+        """Send this model's calls through litellm from now on; the notice that says so."""
+        host, self.protocol, self.host, self._provider = self.host, None, None, None
+        load_litellm()
+        return Retrying(1, None, 0.0, "bad_request",
+                        f"{host.name} refused interp's own request ({exc.status_code}: "
+                        f"{self._detail(exc)[:120]}); sending it through litellm")
 
     def _request(self, messages: list[dict], tools: list[dict] | None) -> dict[str, Any]:
         kwargs: dict[str, Any] = dict(
@@ -209,6 +231,9 @@ class LiteLLMModel:
         the model supports function calling; None if neither knows."""
         if not self.direct:
             return routes.tool_support(self.name)
+        if self.host and self.host.tools is not None:  # the provider's default, as litellm's
+            found = (modelmap.entry(self.name) or {}).get("supports_function_calling")
+            return self.host.tools if found is None else bool(found)
         known = modelmap.tool_support(self.name)
         served = self._served() if known is None else None
         if served is not None:

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from interp.models.direct import WireError, WireRequest, is_json, record, sse
+from interp.models.hosts import Host, messages_for
 
 if TYPE_CHECKING:
     import httpx
@@ -58,6 +59,24 @@ def request(model: str, api_base: str | None, key: str | None, messages: list[di
                        body(model, messages, tools, max_tokens, params, url == DEFAULT_BASE))
 
 
+def hosted_request(host: Host, model: str, api_base: str | None, key: str | None,
+                   messages: list[dict], tools: list[dict] | None, max_tokens: int | None,
+                   params: dict[str, Any]) -> WireRequest:
+    """The request for a chat completion on a hosted provider (interp.models.hosts): its URL,
+    its key (never OPENAI_API_KEY; WireError when there is none) and the body it takes."""
+    key = key or host.key()
+    if not key:
+        raise WireError(f"missing api key: the api_key client option must be set (set "
+                        f"{host.key_var} or --api-key)", kind="auth")
+    request_body = body(model, messages_for(host, messages), tools, max_tokens, params, False)
+    if not host.stream_usage and "stream_options" not in params:
+        del request_body["stream_options"]
+    request_body.update((k, v) for k, v in host.extra if k not in params)
+    return WireRequest(host.url(api_base) + "/chat/completions",
+                       {"Accept": "text/event-stream", "Authorization": f"Bearer {key}",
+                        **host.headers()}, request_body)
+
+
 def chunks(response: httpx.Response) -> Iterator[Any]:
     """The reply's chunks: one per server-sent event, up to `[DONE]`."""
     if is_json(response):  # a server that ignored stream=True
@@ -77,7 +96,33 @@ def _chunk(event: Any) -> Any:
         code = error.get("code") if isinstance(error, dict) else None
         status = code if isinstance(code, int) else None
         raise WireError(json.dumps(event), status or 500, None)
+    if isinstance(event, dict):
+        _normalise(event)
     return record(event)
+
+
+def _normalise(event: dict) -> None:
+    """OpenAI's shape for what some servers send their own way: content as a list of blocks
+    (Mistral's reasoning models), `reasoning` for `reasoning_content` (Groq, OpenRouter, vLLM),
+    usage under `x_groq` (Groq)."""
+    for choice in event.get("choices") or ():
+        delta = choice.get("delta") if isinstance(choice, dict) else None
+        if not isinstance(delta, dict):
+            continue
+        content = delta.get("content")
+        if isinstance(content, list):
+            blocks = [b for b in content if isinstance(b, dict)]
+            delta["content"] = "".join(str(b.get("text") or "") for b in blocks
+                                       if b.get("type") == "text") or None
+            thinking = [t for b in blocks if b.get("type") == "thinking"
+                        for t in b.get("thinking") or () if isinstance(t, dict)]
+            if thinking:
+                delta["reasoning_content"] = "".join(str(t.get("text") or "") for t in thinking)
+        if "reasoning" in delta and "reasoning_content" not in delta:
+            delta["reasoning_content"] = delta.pop("reasoning")
+    extra = event.get("x_groq")
+    if not event.get("usage") and isinstance(extra, dict) and isinstance(extra.get("usage"), dict):
+        event["usage"] = extra["usage"]
 
 
 def _as_chunk(completion: dict) -> Any:

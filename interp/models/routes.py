@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from interp.models.hosts import host_for
 from interp.models.loader import load_litellm
 
 # The variable holding the key, where it is not <PROVIDER>_API_KEY.
@@ -31,6 +32,9 @@ def provider_of(name: str, api_base: str | None = None) -> str:
 
 def key_variable(name: str, provider: str = "") -> str:
     """The environment variable a user sets for this model's key (GEMINI_API_KEY for gemini/)."""
+    host = host_for(name)
+    if host:
+        return host.key_var
     prefix = name.split("/", 1)[0] if "/" in name else ""
     for candidate in (prefix, provider):
         if candidate in _KEY_VARS:
