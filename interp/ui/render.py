@@ -110,7 +110,8 @@ class Renderer:
         if data.get("restart") and self._stream.text:  # what streamed is shown; it starts over
             self._stream.close()
             self.print(Text("(the reply was cut off and starts over)", style="dim"))
-        if self.status.enabled and self.status.active:
+        lasting = data.get("reason") == "bad_request"  # a provider handed to litellm: kept
+        if self.status.enabled and self.status.active and not lasting:
             self.status.note(text)
         elif text != self._retry:
             self.print(Text(text, style="dim"))

@@ -167,6 +167,19 @@ def test_retries_without_a_status_line_print_once_each():
                            "rate limited, retry 2 of 3 in 2 s"]
 
 
+def test_a_provider_handed_to_litellm_is_said_in_a_lasting_line():
+    tty = Tty()
+    r = renderer(tty)
+    r.handle(ev.event(ev.MODEL_REQUEST, turn=1, model="mistral/m"))
+    text = "mistral refused interp's own request (400: no); sending it through litellm"
+    r.handle(ev.event(ev.MODEL_RETRY, attempt=1, max_attempts=None, delay=0,
+                      reason="bad_request", text=text))
+    r.handle(ev.event(ev.MESSAGE_DELTA, text="Hello."))
+    r.handle(ev.event(ev.MESSAGE, role="assistant", text="Hello.", final=True))
+    assert screen(tty)[:2] == [text, "Hello."]
+    r.close()
+
+
 def test_renderer_collapses_a_long_block_output():
     tty = Tty()
     r = renderer(tty)
