@@ -117,7 +117,8 @@ def messages_for(host: Host, messages: list[dict]) -> list[dict]:
         if host.drop_empty:
             if _empty_assistant(message):
                 continue
-            message = {k: v for k, v in message.items() if v is not None}
+            if None in message.values():
+                message = {k: v for k, v in message.items() if v is not None}
         shaped.append(message)
     return shaped
 
