@@ -5,9 +5,9 @@ each one JSON body POSTed and a streamed reply read back. Speaking them here cos
 encode and a POST per call, flat with the conversation, and needs no `import litellm`
 (seconds) before the first request. Hosted providers that speak OpenAI's protocol (groq,
 deepseek, mistral, ...: interp.models.hosts) go by the OpenAI one. Every other provider goes
-through litellm, and so does every model with INTERP_TRANSPORT=litellm. Each protocol module has `request(...)`, giving a
-WireRequest, and `chunks(response)`, giving the reply as chunk records shaped like litellm's
-(what chunks.Accumulator reads).
+through litellm, and so does every model with INTERP_TRANSPORT=litellm. Each protocol module
+has `request(...)`, giving a WireRequest, and `chunks(response)`, giving the reply as chunk
+records shaped like litellm's (what chunks.Accumulator reads).
 """
 
 from __future__ import annotations
