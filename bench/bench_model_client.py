@@ -4,8 +4,8 @@
 
 For each provider protocol (OpenAI-compatible, Anthropic, Gemini, Ollama), through interp's
 own client (the default) and forced through litellm with INTERP_TRANSPORT=litellm (what interp
-did before), and for three hosted OpenAI-compatible providers (groq, mistral, deepseek: the
-same two ways), and each history length (2, 50, 200 turns of tool call + output, and a
+did before), and for four hosted OpenAI-compatible providers (groq, mistral, deepseek, Azure
+OpenAI: the same two ways), and each history length (2, 50, 200 turns of tool call + output, and a
 ~230 KB request), one figure is `LiteLLMModel.stream(messages, tools)` from the call to the
 final Reply: the request built and sent, the server's instant streamed reply (text and a tool
 call) read and parsed. The floor, measured in the same run and interleaved: a raw `httpx` POST
@@ -65,7 +65,7 @@ PATHS = [Path_(f"{'openai-compatible' if server == 'openai' else server}, {how}"
 # server, which sends usage unasked as Mistral's does.
 PATHS += [Path_(f"{model.split('/')[0]}, {how}", model, "openai", how == HOW[1], "hosted")
           for model in ("groq/llama-3.3-70b-versatile", "mistral/mistral-large-latest",
-                        "deepseek/deepseek-chat")
+                        "deepseek/deepseek-chat", "azure/my-deployment")
           for how in HOW]
 
 
@@ -123,7 +123,9 @@ def make_model(path: Path_, server):
     if path.litellm:
         os.environ["INTERP_TRANSPORT"] = "litellm"
     try:
-        return LiteLLMModel(path.model, api_base=server.api_base, api_key=KEY, request_timeout=60)
+        base = server.api_base  # an Azure resource's endpoint has no path
+        base = base.rsplit("/v1", 1)[0] if path.model.startswith("azure/") else base
+        return LiteLLMModel(path.model, api_base=base, api_key=KEY, request_timeout=60)
     finally:
         os.environ.pop("INTERP_TRANSPORT", None)
         if saved is not None:
@@ -157,14 +159,13 @@ def raw_call(client, url: str, headers: dict, body: bytes) -> float:
 def bench_path(path: Path_, lengths: list[tuple[str, int, int]], runs: int) -> None:
     import httpx
 
-    from interp.models.direct import protocol_for
     from interp.models.loader import load_litellm
 
     load_litellm()  # the import itself is start-up, measured by bench_startup.py
-    own = not path.litellm and protocol_for(path.model) is not None
     server = start_server(path.server)
     try:
         model = make_model(path, server)
+        own = model.direct
         fresh = httpx.Limits(max_keepalive_connections=0)  # a new connection per call, as interp
         with httpx.Client(timeout=60, limits=fresh) as client:
             for name, turns, chars in lengths:

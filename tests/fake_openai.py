@@ -91,7 +91,8 @@ class FakeOpenAI:
         self._ids = itertools.count(1)
         self._httpd: _Server | None = None
         self._thread: threading.Thread | None = None
-        self.headers: dict[str, str] = {}
+        self.headers: dict[str, str] = {}  # of the last request
+        self.path = ""  # of the last request, with its query
         self.abandoned = 0  # keep-alive streams the client gave up on
         self.script(replies)
 
@@ -205,8 +206,12 @@ class _Handler(BaseHTTPRequestHandler):
         fake = self.server.fake
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
-        if self.path.split("?")[0].rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):
+        path = self.path.split("?")[0].rstrip("/")
+        azure = path.startswith("/openai/deployments/") and path.count("/") == 5  # Azure OpenAI
+        if path not in ("/v1/chat/completions", "/chat/completions") and not (
+                azure and path.endswith("/chat/completions")):
             return self._json(404, _error_body(404, f"Unknown path: {self.path}", code="unknown_url"))
+        fake.path = self.path
         try:
             body = json.loads(raw or b"null")
         except ValueError:

@@ -53,7 +53,7 @@ def start(cli: dict, task: str | None, resume: str | None, files: tuple[str, ...
             return _fail(str(exc), exits.USAGE)
         except KeyboardInterrupt:
             return _fail("interp: interrupted", exits.INTERRUPTED)
-    _preload(settings.model, interactive=task is None)
+    _preload(settings, interactive=task is None)
     models = ModelMaker(settings)
     try:
         return run(settings, Request(task=task, resume=resume, files=files), models)
@@ -68,14 +68,15 @@ def start(cli: dict, task: str | None, resume: str | None, files: tuple[str, ...
         settle()  # exiting while litellm is still being imported can crash Python
 
 
-def _preload(model: str, interactive: bool) -> None:
+def _preload(settings: Settings, interactive: bool) -> None:
     """Start importing litellm in the background if the model needs it; models whose protocol
     interp speaks itself (interp.models.direct) never wait for it, nor share the CPU with it;
     for them only the HTTP client is imported ahead, while the person types."""
     from interp.models.direct import protocol_for
     from interp.models.loader import preload_in_background
 
-    if model != LOCAL and protocol_for(model) is None:
+    model = settings.model
+    if model != LOCAL and protocol_for(model, settings.api_base, settings.api_key) is None:
         preload_in_background()
     elif interactive:
         preload_in_background(litellm=False)

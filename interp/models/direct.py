@@ -33,7 +33,7 @@ PREFIXES = {"openai/": "openai", "anthropic/": "anthropic", "gemini/": "gemini",
 BARE = ("openai", "anthropic")  # providers whose models go by bare names (`gpt-4o`, `claude-x`)
 # Protocol -> litellm's name for the provider.
 PROVIDERS = {"openai": "openai", "anthropic": "anthropic", "gemini": "gemini",
-             "ollama": "ollama_chat"}
+             "ollama": "ollama_chat", "azure": "azure"}
 
 
 class WireError(Exception):
@@ -60,10 +60,12 @@ def forced_litellm() -> bool:
     return os.environ.get(TRANSPORT_VARIABLE, "").strip().lower() == "litellm"
 
 
-def protocol_for(name: str) -> str | None:
+def protocol_for(name: str, api_base: str | None = None, api_key: str | None = None) -> str | None:
     """The protocol interp speaks itself for this model name, or None to go through litellm."""
     if forced_litellm():
         return None
+    if hosts.azure_speaks(name, api_base, api_key):
+        return "azure"
     protocol = next((p for prefix, p in PREFIXES.items() if name.startswith(prefix)), None)
     if protocol is None and hosts.host_for(name):
         return "openai"
@@ -86,7 +88,7 @@ def bare(name: str) -> str:
     for prefix in PREFIXES:
         if name.startswith(prefix):
             return name[len(prefix):]
-    return name.split("/", 1)[1] if hosts.host_for(name) else name
+    return name.split("/", 1)[1] if hosts.host_for(name) or name.startswith("azure/") else name
 
 
 def provider(name: str, protocol: str) -> str:

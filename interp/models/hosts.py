@@ -14,6 +14,11 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
+
+AZURE_KEY_VARIABLES = ("AZURE_OPENAI_API_KEY", "AZURE_API_KEY")
+# Azure deployment names litellm sends through its o-series or gpt-5 handling.
+_AZURE_REASONING = ("o1", "o3", "o4", "o_series/", "gpt-5", "gpt-6", "gpt5_series")
 
 
 @dataclass(frozen=True)
@@ -95,6 +100,31 @@ HOSTS = {host.name: host for host in (
     _host("moonshot", "https://api.moonshot.ai/v1", "MOONSHOT_API_KEY", text_content="text-only"),
     _host("lambda_ai", "https://api.lambda.ai/v1", "LAMBDA_API_KEY", base_vars="LAMBDA_API_BASE"),
 )}
+
+
+def azure_endpoint(api_base: str | None) -> str | None:
+    """An Azure OpenAI resource's endpoint: --api-base, else AZURE_API_BASE."""
+    found = api_base or os.environ.get("AZURE_API_BASE")
+    return found.rstrip("/") if found else None
+
+
+def azure_key(api_key: str | None) -> str | None:
+    """An Azure OpenAI key: --api-key, else AZURE_OPENAI_API_KEY or AZURE_API_KEY."""
+    return api_key or next((os.environ[v] for v in AZURE_KEY_VARIABLES if os.environ.get(v)),
+                           None)
+
+
+def azure_speaks(name: str, api_base: str | None = None, api_key: str | None = None) -> bool:
+    """Whether interp speaks to an `azure/DEPLOYMENT` itself (azure_wire). What litellm treats
+    specially stays with litellm: Entra ID tokens, an endpoint with a path, and deployments
+    whose names litellm reads as reasoning models (other roles and token fields)."""
+    if not name.startswith("azure/") or os.environ.get("AZURE_AD_TOKEN"):
+        return False
+    deployment, found = name[len("azure/"):], azure_endpoint(api_base)
+    if not deployment or "/" in deployment or not found or not azure_key(api_key):
+        return False
+    return (not urlsplit(found).path.strip("/")
+            and not any(mark in deployment for mark in _AZURE_REASONING))
 
 
 def host_for(name: str) -> Host | None:

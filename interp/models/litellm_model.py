@@ -43,9 +43,12 @@ class LiteLLMModel:
         self._provider: str | None = None
         self._capabilities: frozenset[str] | None | bool = False  # False: not asked yet
         self.tool_source = "litellm"  # who said whether the model supports function calling
-        self.protocol = direct.protocol_for(name)  # spoken by interp itself, not by litellm
+        self.protocol = direct.protocol_for(name, api_base, api_key)  # spoken by interp itself
         self.host = hosts.host_for(name) if self.protocol == "openai" else None
-        self._host_answered = False  # the host has taken interp's own request once
+        # a hosted provider whose quirks interp knows from litellm's code, not from its server:
+        # if it refuses interp's first request, litellm takes over (_refused_by_host)
+        self._handover = self.host is not None or self.protocol == "azure"
+        self._host_answered = False  # the provider has taken interp's own request once
 
     def __repr__(self) -> str:
         return f"LiteLLMModel({self.name!r}, api_base={self.api_base!r})"
@@ -125,15 +128,16 @@ class LiteLLMModel:
     def _refused_by_host(self, exc: Exception, acc: Accumulator) -> bool:
         """Whether a hosted provider refused the shape of interp's very first request to it
         (400 or 422 before anything streamed): then litellm, which knows more quirks, takes over."""
-        return (self.host is not None and not self._host_answered and not acc.chunks
+        return (self._handover and not self._host_answered and not acc.chunks
                 and isinstance(exc, direct.WireError) and exc.status_code in (400, 422))
 
     def _hand_to_litellm(self, exc: direct.WireError) -> Retrying:
         """Send this model's calls through litellm from now on; the notice that says so."""
-        host, self.protocol, self.host, self._provider = self.host, None, None, None
+        name = self.provider
+        self.protocol, self.host, self._provider, self._handover = None, None, None, False
         load_litellm()
         return Retrying(1, None, 0.0, "bad_request",
-                        f"{host.name} refused interp's own request ({exc.status_code}: "
+                        f"{name} refused interp's own request ({exc.status_code}: "
                         f"{self._detail(exc)[:120]}); sending it through litellm")
 
     def _request(self, messages: list[dict], tools: list[dict] | None) -> dict[str, Any]:

@@ -202,3 +202,66 @@ def test_tool_support_of_host_models_agrees_with_litellm():
              if entry.get("litellm_provider") in hosts.HOSTS and entry.get("mode", "chat") == "chat"]
     differ = [n for n in names if LiteLLMModel(n).tool_support() != routes.tool_support(n)]
     assert len(names) > 500 and len(differ) <= len(names) // 50, differ
+
+
+# -- Azure OpenAI ----------------------------------------------------------------------------
+def _azure_sent(server: FakeOpenAI, name: str, messages: list[dict], monkeypatch, litellm: bool):
+    monkeypatch.setenv("INTERP_TRANSPORT", "litellm" if litellm else "")
+    endpoint = server.api_base.rsplit("/v1", 1)[0]  # a resource's endpoint has no path
+    model = LiteLLMModel(name, api_base=endpoint, api_key=KEY, request_timeout=60)
+    assert model.direct is not litellm
+    with hang_guard():
+        reply = list(model.stream([dict(m) for m in messages], TOOLS))[-1]
+    assert reply.tool_calls[0].name == "execute"
+    return server.path, server.headers.get("api-key"), server.requests[-1]
+
+
+@pytest.mark.parametrize("deployment", ["my-deploy", "gpt-4o", "gpt-4.1-mini"])
+@pytest.mark.parametrize("image", [False, True], ids=["text", "image"])
+def test_azure_deployments_are_sent_what_litellm_sends_them(deployment, image, monkeypatch):
+    """Same URL (deployment path, api-version), same api-key header, same body."""
+    monkeypatch.delenv("AZURE_API_VERSION", raising=False)
+    messages = HISTORY + [IMAGE] if image else HISTORY
+    reply = FakeReply(text="ok", tool_calls=[{"name": "execute", "arguments": {"code": "1"}}])
+    with FakeOpenAI(default=reply) as server:
+        ours = _azure_sent(server, f"azure/{deployment}", messages, monkeypatch, litellm=False)
+        theirs = _azure_sent(server, f"azure/{deployment}", messages, monkeypatch, litellm=True)
+        monkeypatch.setenv("AZURE_API_VERSION", "2024-10-21")
+        dated = _azure_sent(server, f"azure/{deployment}", messages, monkeypatch, litellm=False)
+    assert ours[2] == theirs[2]
+    assert ours[:2] == theirs[:2] == (
+        f"/openai/deployments/{deployment}/chat/completions?api-version="
+        f"{load_litellm().AZURE_DEFAULT_API_VERSION}", KEY)
+    assert dated[0].endswith("?api-version=2024-10-21")
+
+
+def test_which_azure_models_interp_speaks_to_itself(monkeypatch):
+    """A key and a bare endpoint; never an Entra ID token, an endpoint with a path or a
+    deployment litellm treats as a reasoning model (o1/o3/o4, gpt-5)."""
+    for name in ("AZURE_AD_TOKEN", "AZURE_API_BASE", "AZURE_API_KEY", "AZURE_OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    endpoint = "https://example.openai.azure.com"
+    assert hosts.azure_speaks("azure/gpt-4o", endpoint, KEY)
+    assert not hosts.azure_speaks("azure/gpt-4o", endpoint)  # no key
+    assert not hosts.azure_speaks("azure/gpt-4o", None, KEY)  # no endpoint
+    assert not hosts.azure_speaks("azure/gpt-4o", endpoint + "/openai/v1", KEY)
+    for reasoning in ("o3-mini", "o1", "gpt-5-mini", "my-o4-deploy"):
+        assert not hosts.azure_speaks(f"azure/{reasoning}", endpoint, KEY)
+    monkeypatch.setenv("AZURE_API_BASE", endpoint)
+    monkeypatch.setenv("AZURE_OPENAI_API_KEY", KEY)
+    assert hosts.azure_speaks("azure/gpt-4o")
+    monkeypatch.setenv("AZURE_AD_TOKEN", "entra-token")
+    assert not hosts.azure_speaks("azure/gpt-4o")
+    assert not LiteLLMModel("azure/gpt-4o").direct
+
+
+def test_an_azure_deployment_that_refuses_the_first_request_is_handed_to_litellm(fake_server):
+    fake_server.add(FakeReply(status=400, error="Unrecognized request argument", text="Hi."))
+    endpoint = fake_server.api_base.rsplit("/v1", 1)[0]
+    model = LiteLLMModel("azure/my-deploy", api_base=endpoint, api_key=KEY)
+    assert model.direct
+    with hang_guard():
+        items = list(model.stream([{"role": "user", "content": "hi"}]))
+    notices = [i.text for i in items if isinstance(i, Retrying)]
+    assert len(notices) == 1 and notices[0].startswith("azure refused interp's own request (400")
+    assert items[-1].text == "Hi." and not model.direct and len(fake_server.requests) == 2
