@@ -38,6 +38,7 @@ class Host:
     v1: bool = False  # the URL always ends in /v1
     extra: tuple[tuple[str, Any], ...] = ()  # fields added to every body
     tools: bool | None = None  # function calling where litellm's map has no word on it
+    sends_tools: bool = True  # False: the tool list is left out (the API takes none)
 
     @property
     def key_var(self) -> str:
@@ -99,6 +100,12 @@ HOSTS = {host.name: host for host in (
           stream_usage=False),
     _host("moonshot", "https://api.moonshot.ai/v1", "MOONSHOT_API_KEY", text_content="text-only"),
     _host("lambda_ai", "https://api.lambda.ai/v1", "LAMBDA_API_KEY", base_vars="LAMBDA_API_BASE"),
+    _host("perplexity", "https://api.perplexity.ai", "PERPLEXITYAI_API_KEY PERPLEXITY_API_KEY",
+          stream_usage=False, sends_tools=False),
+    _host("featherless_ai", "https://api.featherless.ai/v1",
+          "FEATHERLESS_AI_API_KEY FEATHERLESS_API_KEY",
+          base_vars="FEATHERLESS_AI_API_BASE FEATHERLESS_API_BASE", stream_usage=False,
+          sends_tools=False),
 )}
 
 

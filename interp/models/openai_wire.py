@@ -68,7 +68,8 @@ def hosted_request(host: Host, model: str, api_base: str | None, key: str | None
     if not key:
         raise WireError(f"missing api key: the api_key client option must be set (set "
                         f"{host.key_var} or --api-key)", kind="auth")
-    request_body = body(model, messages_for(host, messages), tools, max_tokens, params, False)
+    request_body = body(model, messages_for(host, messages), tools if host.sends_tools else None,
+                        max_tokens, params, False)
     if not host.stream_usage and "stream_options" not in params:
         del request_body["stream_options"]
     request_body.update((k, v) for k, v in host.extra if k not in params)

@@ -33,7 +33,9 @@ SAMPLES = {  # a model of each host, as a user names it
     "nebius": "nebius/meta-llama/Meta-Llama-3.1-70B-Instruct",
     "novita": "novita/meta-llama/llama-3.1-8b-instruct",
     "hyperbolic": "hyperbolic/meta-llama/Llama-3.3-70B-Instruct",
-    "moonshot": "moonshot/kimi-k2-0711-preview", "lambda_ai": "lambda_ai/llama3.1-8b-instruct"}
+    "moonshot": "moonshot/kimi-k2-0711-preview", "lambda_ai": "lambda_ai/llama3.1-8b-instruct",
+    "perplexity": "perplexity/sonar",
+    "featherless_ai": "featherless_ai/featherless-ai/Qwerky-72B"}
 TOOLS = [{"type": "function", "function": {"name": "execute", "description": "Run code",
           "parameters": {"type": "object", "properties": {"language": {"type": "string"},
                                                           "code": {"type": "string"}},
