@@ -92,8 +92,8 @@ class Session(ModelTurns, BlockExecution, turns.TurnChecks):
             yield ev.event(ev.SESSION_STARTED, session_id=self.id, model=self.model.name,
                            cwd=self.config.runner.cwd or os.getcwd(), resumed=len(self.messages) > 1)
         self._answer_dangling_calls()
-        if self.notes:
-            task = "\n\n".join([task, *self.notes])
+        if self.notes:  # before the request: a small model answers whatever comes last
+            task = "\n\n".join([*self.notes, task])
             self.notes = []
         if self.attachments:
             task = f"{task}\n\nAttached files:\n\n" + "\n\n".join(self.attachments)
@@ -122,8 +122,8 @@ class Session(ModelTurns, BlockExecution, turns.TurnChecks):
         return text
 
     def tell(self, note: str) -> None:
-        """Queue a note for the model (e.g. that runner state was not restored); it is added
-        after the text of the next task's user message."""
+        """Queue a note for the model (e.g. that runner state was not restored); it is put
+        before the text of the next task's user message."""
         self.notes.append(note)
 
     def interrupt(self) -> None:

@@ -208,7 +208,8 @@ def test_per_directory(outcome):
         assert runs[name].returncode == 0, (name, runs[name].stderr)
     bare = contents(got["bare_request"])
     assert "TASK THERE" in bare and "TASK HERE" not in " ".join(bare)
-    assert bare[-1].startswith("BARE THERE\n\n[interp: this conversation was resumed")
+    assert bare[-1].startswith("[interp: this conversation was resumed")
+    assert bare[-1].endswith("\n\nBARE THERE")
     assert "not restored" in bare[-1] and str(got["there"]) in bare[-1]
 
     # resuming a conversation from another directory: a warning, and the model is told

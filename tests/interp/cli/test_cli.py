@@ -307,7 +307,8 @@ def test_resume_after_kill(outcome):
     assert got["requests"][-1]["messages"][0]["role"] == "system"
     assert "FIRST TASK: take a nap" in texts
     assert any("time.sleep(60)" in t for t in texts)  # the assistant reply with the block
-    assert texts[-1].startswith("SECOND TASK\n\n[interp: this conversation was resumed")
+    assert texts[-1].startswith("[interp: this conversation was resumed")
+    assert texts[-1].endswith("\n\nSECOND TASK")  # the request comes last
     assert "not restored" in texts[-1]  # the model is told, not only the user
     assert got["after"] == got["before"]  # appended to the same conversation
 
@@ -344,11 +345,12 @@ def test_resume_by_prefix_and_bare(outcome):
 
     texts = contents(got["gamma_request"])
     assert "ALPHA task" in texts and "BETA task" not in texts
-    assert texts[-1].startswith("GAMMA task\n\n[interp: this conversation was resumed")
+    assert texts[-1].startswith("[interp: this conversation was resumed")
+    assert texts[-1].endswith("\n\nGAMMA task")
 
     texts = contents(got["delta_request"])
     assert "ALPHA task" in " ".join(texts) and "GAMMA task" in " ".join(texts)
-    assert texts[-1].startswith("DELTA task\n\n")
+    assert texts[-1].endswith("\n\nDELTA task")
     events = [json.loads(line) for line in got["runs"]["delta"].stdout.splitlines()]
     assert events[0]["type"] == "session.started"  # the first line; start-up notices follow
     notices = [e["text"] for e in events[1:3] if e["type"] == "notice"]

@@ -122,7 +122,7 @@ def test_resume_skips_saved_lines_of_the_wrong_shape_with_a_warning(fake_server,
         assert what in shown
     sent = fake_server.requests[-1]["messages"]
     assert [m["role"] for m in sent] == ["system", "user", "assistant", "user"]
-    assert sent[-1]["content"].startswith("SECOND")  # (and the note that state was not kept)
+    assert sent[-1]["content"].endswith("\n\nSECOND")  # (after the note that state was not kept)
 
 
 # -- SIGTERM and SIGHUP ---------------------------------------------------------------------------
@@ -160,7 +160,7 @@ def test_signal_ends_interp_kills_every_runner_process_and_keeps_the_session(sig
                        interp_env)
     assert again.returncode == 0 and again.stdout.strip() == "Resumed fine.", again.stderr
     sent = [m.get("content") for m in fake_server.requests[-1]["messages"]]
-    assert "FIRST TASK" in sent and sent[-1].startswith("SECOND TASK")
+    assert "FIRST TASK" in sent and sent[-1].endswith("\n\nSECOND TASK")
 
 
 # -- the Python that runs the blocks ---------------------------------------------------------------

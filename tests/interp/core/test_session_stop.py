@@ -35,7 +35,7 @@ def test_stop_while_a_block_runs_ends_the_turn_and_keeps_state(server, make_sess
 
     events = run(session, "go on")
     told = server.requests[1]["messages"]
-    assert told[-1]["content"] == f"go on\n\n{STOPPED_NOTE}"  # the model is told with the task
+    assert told[-1]["content"] == f"{STOPPED_NOTE}\n\ngo on"  # told with the task, before it
     assert "interrupted" in told[-2]["content"] and "Not run" in told[-2]["content"]
     events = run(session, "show it")
     assert "".join(o["text"] for o in of(events, "block.output")).strip() == "still here"

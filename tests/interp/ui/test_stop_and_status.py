@@ -68,7 +68,8 @@ def test_stop_during_a_block_ends_the_turn_in_every_mode(spawn, fake_server, int
     term.line("go on")
     term.expect("Model called again.")
     told = fake_server.requests[1]["messages"]
-    assert told[-1]["content"].startswith("go on\n\nNote: the user stopped your previous turn")
+    assert told[-1]["content"].startswith("Note: the user stopped your previous turn")
+    assert told[-1]["content"].endswith("\n\ngo on")  # the request comes last
     assert "Not run: the user stopped the turn." in told[-2]["content"]
     term.line("print it")
     if how == "ask":
