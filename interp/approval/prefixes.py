@@ -1,14 +1,28 @@
 """"Always allow" rules suggested for a block: one per command of a shell block, from its
-program and subcommand words (`git status -s` -> `bash: git status *`); else its language."""
+program and subcommand words (`git status -s` -> `bash: git status *`); else its language.
+A command that runs other code (`find -exec`, `xargs`, `sudo`, `sh -c`, `python -c`) is offered
+only as written: `find *` would also allow `find / -delete`."""
 
 from __future__ import annotations
 
+import os
 import re
 
 from interp.approval.rules import SHELL, Resolve, Rule
 from interp.approval.shellsplit import ShellParseError, parse_commands
 
 _SUBCOMMAND = re.compile(r"[A-Za-z][A-Za-z0-9_:-]*")
+# Programs whose arguments are another command.
+_RUNNERS = frozenset({"xargs", "sudo", "doas", "su", "env", "nohup", "timeout", "nice",
+                      "ionice", "time", "watch", "exec", "eval", "command", "builtin", "parallel",
+                      "ssh", "chroot", "flock", "setsid", "stdbuf", "strace", "busybox", "bash",
+                      "sh", "zsh", "dash", "ksh", "fish"})
+# Programs that run code given inline with one of these options.
+_INLINE = {"python": ("-c",), "node": ("-e", "--eval", "-p", "--print"),
+           "perl": ("-e", "-E"), "ruby": ("-e",), "php": ("-r",), "deno": ("eval",),
+           "bun": ("-e", "--eval")}
+_FIND_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint",
+                           "-fprint0", "-fprintf", "-fls"})
 
 
 def _glob_escape(word: str) -> str:
@@ -41,11 +55,25 @@ def prefix_rules(language: str, code: str, resolve: Resolve) -> list[Rule]:
         program = len(words) - len(command.without_assignments().words)
         if program >= len(words):  # only assignments
             return [Rule(lang, None, tag)]
-        n = program + 1
-        while n < len(words) and n <= program + 2 and _SUBCOMMAND.fullmatch(words[n]):
-            n += 1
-        pattern = " ".join(_glob_escape(word) for word in words[:n]) + " *"
+        if _runs_other_code(command.bare_words[program:]):
+            pattern = " ".join(_glob_escape(word) for word in words)
+        else:
+            n = program + 1
+            while n < len(words) and n <= program + 2 and _SUBCOMMAND.fullmatch(words[n]):
+                n += 1
+            pattern = " ".join(_glob_escape(word) for word in words[:n]) + " *"
         rule = Rule(lang, pattern, f"{tag}: {pattern}")
         if rule not in rules:
             rules.append(rule)
     return rules or [Rule(lang, None, tag)]
+
+
+def _runs_other_code(words: tuple[str, ...]) -> bool:
+    """Whether a command (program first, unquoted) runs a command or code given to it."""
+    program, rest = os.path.basename(words[0]), words[1:]
+    if program in _RUNNERS:
+        return True
+    if program == "find":
+        return any(word in _FIND_ACTIONS for word in rest)
+    inline = _INLINE.get(re.sub(r"^python[\d.]*$", "python", program))
+    return bool(inline) and any(word in inline or word.startswith(inline) for word in rest)

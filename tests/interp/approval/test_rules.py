@@ -252,6 +252,17 @@ def test_allow_does_not_override_deny():
     ("python script.py", "bash: python *"),
     ("FOO=1 make build", "bash: FOO=1 make build *"),
     ("./run[1].sh", "bash: ./run[[]1].sh *"),
+    ("python3.11 script.py", "bash: python3.11 *"),
+    ("find . -name x", "bash: find *"),
+    # commands that run other code are offered only as written
+    ("find . -type f -name '*.csv' -exec wc -l {} +",
+     "bash: find . -type f -name '[*].csv' -exec wc -l {} +"),
+    ("find /tmp -name '*.log' -delete", "bash: find /tmp -name '[*].log' -delete"),
+    ("xargs rm", "bash: xargs rm"),
+    ("sudo apt update", "bash: sudo apt update"),
+    ("sh -c 'ls'", "bash: sh -c 'ls'"),
+    ("python3 -c 'print(1)'", "bash: python3 -c 'print(1)'"),
+    ("node -e 'console.log(1)'", "bash: node -e 'console.log(1)'"),
     ("cd x && make", "bash"),
     ("echo $(date)", "bash"),
     ("echo 'oops", "bash"),
@@ -262,6 +273,14 @@ def test_prefix_rules(code, entry):
     ruleset = rules()
     ruleset.add("allow", rule)
     assert action(ruleset, code) == ("ask" if code == "echo 'oops" else "allow")
+
+
+def test_an_exact_rule_allows_no_other_command_of_a_runner():
+    ruleset = rules()
+    ruleset.add("allow", prefix_rule("bash", "find . -name '*.csv' -exec wc -l {} +", resolve))
+    assert action(ruleset, "find . -name '*.csv' -exec wc -l {} +") == "allow"
+    assert action(ruleset, "find . -name '*.csv' -exec rm {} +") == "ask"
+    assert action(ruleset, "find . -name 'x.csv' -exec wc -l {} +") == "ask"
 
 
 def test_prefix_rule_other_languages():
