@@ -35,10 +35,10 @@ class ModelTurns:
         if usage is not None:
             self.totals.prompt_tokens += usage.prompt_tokens
             self.totals.completion_tokens += usage.completion_tokens
-            if usage.cost is None:
-                self.totals.cost_known = False
-            else:
-                self.totals.cost += usage.cost
+        if usage is None or usage.cost is None:  # a reply without usage has no known cost
+            self.totals.cost_known = False
+        else:
+            self.totals.cost += usage.cost
         return ev.event(ev.TURN_COMPLETED, turn=turn,
                         usage={"prompt_tokens": usage.prompt_tokens,
                                "completion_tokens": usage.completion_tokens} if usage else None,

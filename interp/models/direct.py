@@ -91,12 +91,6 @@ def bare(name: str) -> str:
     return name.split("/", 1)[1] if hosts.host_for(name) or name.startswith("azure/") else name
 
 
-def provider(name: str, protocol: str) -> str:
-    """litellm's name for the provider of a model interp reaches itself."""
-    host = hosts.host_for(name) if protocol == "openai" else None
-    return host.name if host else PROVIDERS[protocol]
-
-
 def post(http: httpx.Client, request: WireRequest) -> httpx.Response:
     """Send the request and return the streaming response; WireError on an error status."""
     # No cycle check: the body is built afresh from the history (the check costs 10-20% of

@@ -62,8 +62,12 @@ class LiteLLMModel:
     def provider(self) -> str:
         """litellm's provider for this model ('' if unknown)."""
         if self._provider is None:
-            self._provider = (direct.provider(self.name, self.protocol) if self.protocol
-                              else routes.provider_of(self.name, self.api_base))
+            if self.host:
+                self._provider = self.host.name
+            elif self.protocol:
+                self._provider = direct.PROVIDERS[self.protocol]
+            else:
+                self._provider = routes.provider_of(self.name, self.api_base)
         return self._provider
 
     def stream(self, messages: list[dict], tools: list[dict] | None = None) -> Iterator[str | Retrying | Reply]:

@@ -39,7 +39,7 @@ def run_oneshot(session: Session, task: str, notices: list[str], secrets: list[s
         renderer.close()
         totals = session.totals
         session.close()
-    if renderer.tally.replies > 1:
+    if renderer.tally.replies > 1 and (totals.prompt_tokens or totals.completion_tokens):
         console.print(Text(session_line(totals.prompt_tokens, totals.completion_tokens,
                                         totals.cost, totals.cost_known), style="dim"))
     if answers:

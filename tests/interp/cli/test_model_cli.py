@@ -90,6 +90,26 @@ def test_auto_says_tools_off(outcome):
 
 
 @scenario
+def no_usage(server, env):
+    """A hosted provider sent without stream_options (Mistral): this server then reports no
+    usage, as llama.cpp does."""
+    server.script([Reply(tool_calls=[{"name": "execute", "arguments": {
+        "language": "python", "code": "print(6 * 7)"}}]), "42"])
+    environment = dict(env, env=dict(env["env"], MISTRAL_API_KEY="sk-test-123456"))
+    return {"proc": run_interp(["-y", "-e", "6*7", "--tools", "on", "--model", "mistral/m",
+                                "--api-base", server.api_base], environment)}
+
+
+def test_no_usage(outcome):
+    got = outcome("no_usage")
+    proc = got["proc"]
+    assert proc.returncode == 0, proc.stderr
+    assert "stream_options" not in got["requests"][0]
+    assert "Tokens: not reported by the model." in proc.stderr
+    assert "Session:" not in proc.stderr  # not "0 tokens sent, 0 received, cost $0.00"
+
+
+@scenario
 def loop(server, env):
     server.default = "```python\nprint('again')\n```"
     return {"proc": run_interp(["-y", "-e", "loop", "--json", *model_args(server)], env)}
