@@ -159,6 +159,45 @@ def eval_command(
                                              "api_base": api_base, "api_key": api_key}))
 
 
+@app.command("mcp")
+def mcp_command(
+    http: bool = typer.Option(False, "--http", help="Serve Streamable HTTP on 127.0.0.1 with a "
+                              "bearer token (default: stdio)."),
+    port: int = typer.Option(8765, "--port", help="--http: the port (0: any free one)."),
+    auto_approve: bool = typer.Option(False, "-y", "--auto-approve",
+                                      help="Run blocks no rule stops without asking."),
+    timeout: Optional[float] = typer.Option(None, "--timeout", help="Per-block limit in seconds."),
+    sandbox: Optional[str] = typer.Option(None, "--sandbox", metavar="off|workspace|read-only",
+                                          help="Run code inside bubblewrap (Linux)."),
+    network: bool = typer.Option(False, "--network", help="Allow network access in the sandbox."),
+    pass_env: Optional[list[str]] = typer.Option(None, "--pass-env", metavar="NAME",
+                                                 help="Let runners see this variable even if it "
+                                                 "holds a model key (repeatable)."),
+    python: Optional[str] = typer.Option(None, "--python", metavar="PATH",
+                                         help="Python interpreter for python blocks."),
+    output_dir: Optional[str] = typer.Option(None, "--output-dir", metavar="PATH",
+                                             help="Folder for saved figures."),
+    runner: Optional[list[str]] = typer.Option(None, "--runner", metavar="LANG=RUNNER",
+                                               help="Where LANG's blocks run (repeatable)."),
+    gateway_url: Optional[str] = typer.Option(None, "--gateway-url", metavar="URL",
+                                              help="Jupyter gateway for LANG=gateway runners."),
+    cwd: Optional[str] = typer.Option(None, "--cwd", metavar="DIR",
+                                      help="Run blocks in DIR (default: where it starts)."),
+    session_timeout: float = typer.Option(1800.0, "--session-timeout", metavar="SECONDS",
+                                          help="--http: end a session idle this long."),
+    debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
+) -> None:
+    """Serve interp's runners to MCP clients (Claude Desktop, Claude Code, Codex, ...)."""
+    from interp.cli.mcp_command import McpArgs, run_mcp
+
+    cli = {"auto_approve": auto_approve or None, "timeout": timeout, "sandbox": sandbox,
+           "network": network or None, "pass_env": tuple(pass_env) if pass_env else None,
+           "python": python, "output_dir": output_dir, "debug": debug or None,
+           "runners": tuple(runner) if runner else None, "gateway_url": gateway_url}
+    raise typer.Exit(run_mcp(McpArgs(http=http, port=port, session_timeout=session_timeout,
+                                     cwd=cwd), cli))
+
+
 rules_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False,
                         rich_markup_mode=None, context_settings={"help_option_names": ["-h", "--help"]},
                         help="List, add or remove the approval rules in config.toml.")
@@ -214,7 +253,7 @@ _TAKES_VALUE = frozenset({"-e", "--exec", "--model", "--api-base", "--api-key", 
                           "--local", "--timeout", "--resume", "--sandbox", "--pass-env",
                           "--output-dir", "--file", "--python", "--format", "-f", "-o", "--output",
                           "--tools", "--request-timeout", "--idle-timeout", "--max-tokens",
-                          "--runner", "--gateway-url"})
+                          "--runner", "--gateway-url", "--port", "--cwd", "--session-timeout"})
 
 
 _OPTIONAL_VALUE = {"--resume": "latest", "--local": ""}

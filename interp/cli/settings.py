@@ -36,7 +36,9 @@ RUNNERS_TABLE = "runners"  # [runners] LANGUAGE = "RUNNER" (see languages.jupyte
 # Never read from config.toml, with the reason the user is told.
 REFUSED_KEYS = {"gateway_token": "tokens are not read from config.toml (it is stored in plain "
                                  "text); put the gateway's token in INTERP_GATEWAY_TOKEN, or name "
-                                 "another variable with gateway_token_env"}
+                                 "another variable with gateway_token_env",
+                "mcp_token": "tokens are not read from config.toml (it is stored in plain text); "
+                             "put the token of `interp mcp --http` in INTERP_MCP_TOKEN"}
 
 NO_MODEL_HELP = """\
 No model is configured. Pick one with --model, for example:
