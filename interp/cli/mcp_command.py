@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import sys
 from dataclasses import dataclass
@@ -32,7 +31,9 @@ def _fail(message: str, code: int = exits.USAGE) -> int:
 
 def run_mcp(args: McpArgs, cli: dict) -> int:
     """Serve until the client leaves (stdio) or the server is stopped (HTTP); the exit status."""
-    if importlib.util.find_spec("mcp") is None:
+    try:
+        import mcp.server.lowlevel  # noqa: F401  (the SDK; a second or so to import)
+    except ImportError:
         return _fail(NO_SDK)
     if not 0 <= args.port <= 65535:
         return _fail(f"interp mcp: --port must be between 0 and 65535, not {args.port}")
@@ -64,6 +65,8 @@ def run_mcp(args: McpArgs, cli: dict) -> int:
         anyio.run(server.serve_stdio)
     except KeyboardInterrupt:
         return _fail("interp mcp: interrupted", exits.INTERRUPTED)
+    finally:
+        server.close_now()  # whatever ended the loop (a signal included), no runner outlives it
     return exits.OK
 
 

@@ -12,6 +12,7 @@ from typing import Any
 from interp.approval.decision import RUN, Decision, Proposal, decline
 from interp.approval.policy import Policy
 from interp.approval.prefixes import prefix_rules
+from interp.approval.rules import explain
 from interp.core.fences import fence
 
 SHOWN_CODE = 4000  # characters of the block shown in the question
@@ -95,7 +96,7 @@ def refusal(proposal: Proposal, policy: Policy) -> Decision:
     """The decision for a block the rules say to ask about when nobody can be asked: not run,
     with the way out (the rule to add, or why only a person can approve it)."""
     verdict = policy.evaluate(proposal.language, proposal.code, auto=False)
-    why = verdict.reason or f"no rule allows this {proposal.language} block"
+    why = explain(verdict) or f"no rule allows this {proposal.language} block"
     cannot = "and this MCP client cannot ask the user (it does not support elicitation)"
     if verdict.action == "ask" and verdict.rule is not None:
         return Decision(run=False, policy=True, reason=(

@@ -10,6 +10,7 @@ import json
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -23,6 +24,8 @@ from interp.core.report import report_messages
 from interp.mcp.config import ServerConfig
 from interp.mcp.tools import RunCode
 from interp.storage.sessions import StoreError
+
+STOP_WAIT = 5.0  # seconds closing waits for an interrupted block to end before killing it
 
 
 class SessionEnded(RunnerError):
@@ -50,6 +53,7 @@ class ClientState:
                                       policy=self.policy)
         self._runners: dict[str, object] = {}
         self._lock = threading.Lock()  # guards _runners, _current and _closed
+        self._idle = threading.Condition(self._lock)  # notified when a run ends
         self._current = None  # the runner of the block that is running
         self._closed = False
         self._block = 0
@@ -66,19 +70,15 @@ class ClientState:
             decision = approver(Proposal(index, request.language, request.code))
         except Exception as exc:  # an approver that fails must not let the block through
             decision = Decision(run=False, reason=f"the approval could not be asked ({exc})")
-        try:
-            if decision.run:
-                result, files = self._execute(index, request, on_output)
-                record = blocks.ran(index, request.language, request.code, result, files=files,
-                                    python=None if result.ok else self._python(request.language),
-                                    call_id=call_id)
-            else:
-                status = "denied" if decision.policy else "declined"
-                record = blocks.not_run(index, request.language, request.code, status,
-                                        decision.reason, call_id=call_id)
-        finally:
-            if self._closed:  # the session ended while it ran: a restarted runner goes too
-                self._stop_runners()
+        if decision.run:
+            result, files = self._execute(index, request, on_output)
+            record = blocks.ran(index, request.language, request.code, result, files=files,
+                                python=None if result.ok else self._python(request.language),
+                                call_id=call_id)
+        else:
+            status = "denied" if decision.policy else "declined"
+            record = blocks.not_run(index, request.language, request.code, status,
+                                    decision.reason, call_id=call_id)
         self._save(record, request)
         return Ran(record, decision.notice, self._log.id if self._log is not None else None)
 
@@ -86,7 +86,7 @@ class ClientState:
                  ) -> tuple[Result, blocks.FileChanges | None]:
         root = self.config.runner.cwd or os.getcwd()
         before = workspace.snapshot(root)
-        result = None
+        result = runner = None
         try:
             runner = self._runner(request.language)
             for item in runner.run(request.code, request.timeout, block=index):
@@ -98,7 +98,10 @@ class ClientState:
             result = _failed(str(exc))
         finally:
             with self._lock:
-                self._current = None
+                self._current, closed = None, self._closed
+                self._idle.notify_all()
+            if closed and runner is not None:  # the session ended meanwhile: a runner that
+                runner.stop()  # restarted itself after the kill goes too
         if result is None:
             result = _failed("the runner ended without a result")
         changes = _without_figures(workspace.changes(before, workspace.snapshot(root)), root,
@@ -111,13 +114,14 @@ class ClientState:
 
     def _runner(self, language: str):
         """The language's runner, started (and kept) on first use; it is `_current` on return."""
+        spool = self._spool_dir()
         with self._lock:
             if self._closed:
                 raise SessionEnded("the MCP session has ended")
             runner = self._runners.get(language)
             if runner is None:
                 config = replace(self.config.runner, timeout=self.config.timeout,
-                                 spool_dir=self._spool_dir())
+                                 spool_dir=spool)
                 runner = self._runners[language] = self.config.registry.create(language, config)
             self._current = runner
         runner.start()  # a no-op once it runs; a fresh start is slow, so outside the lock
@@ -182,13 +186,15 @@ class ClientState:
         return "\n".join(lines)
 
     def close(self) -> None:
-        """End the session: interrupt the running block, stop every runner and every process
+        """End the session: interrupt the running block and let its run end (a runner is
+        never stopped under a run, except past STOP_WAIT), stop every runner and every process
         it started, close the conversation file. Safe to call twice."""
+        deadline = time.monotonic() + STOP_WAIT
         with self._lock:
             self._closed = True
-            current = self._current
-        if current is not None:
-            current.interrupt()
+            while self._current is not None and time.monotonic() < deadline:
+                self._current.interrupt()  # again: the first may come before the run starts
+                self._idle.wait(0.2)
         self._stop_runners()
         if self._log is not None:
             self._log.close()

@@ -21,7 +21,7 @@ T = TypeVar("T")
 PROGRESS_EVERY = 0.25  # seconds between two progress notifications carrying output
 KEEPALIVE = 10.0  # a notification at least this often while a block runs, output or not
 CHUNK = 4000  # characters of output in one notification; the middle of more is left out
-STOP_WAIT = 10.0  # seconds a cancelled call waits for its block to stop
+STOP_WAIT = 5.0  # seconds a cancelled call waits for its block to stop
 
 
 class Progress:

@@ -29,6 +29,9 @@ from interp.mcp.tools import (Interrupt, ListLanguages, Reset, RunCode, ToolInpu
                               parse_call, tool_specs)
 
 _STATE_KEY = "interp"
+# Requests up to this size reach the tools, which say what is too long; larger ones the SDK
+# refuses (HTTP 413) before reading them.
+MAX_BODY = 16 << 20
 INSTRUCTIONS = (
     "interp runs code on the user's machine in persistent interpreters, one per language, "
     "kept for this session: variables, imports and the shell's directory carry over between "
@@ -80,17 +83,24 @@ class InterpServer:
         from interp.mcp.http import serve
 
         app = self.server.streamable_http_app(host=http.host,
-                                              session_idle_timeout=http.session_timeout)
+                                              session_idle_timeout=http.session_timeout,
+                                              max_request_body_size=MAX_BODY)
         try:
             await serve(app, sock, http.token)
         finally:
             await self.close_all()
 
     async def close_all(self) -> None:
-        """Stop every client's runners (the last line of defence at shutdown)."""
+        """Stop every client's runners (at shutdown)."""
         with anyio.CancelScope(shield=True):
             for client in list(self.live):
                 await self._end(client)
+
+    def close_now(self) -> None:
+        """The same without an event loop: the last line of defence when the process ends."""
+        for client in list(self.live):
+            self.live.discard(client)
+            client.state.close()
 
     # -- handlers -----------------------------------------------------------------------------
     async def _discover(self, ctx, params) -> types.DiscoverResult:
@@ -100,10 +110,13 @@ class InterpServer:
                                     instructions=INSTRUCTIONS)
 
     async def _handshake_era(self, ctx, call_next):
-        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS and ctx.method != "server/discover":
+        """A request of the sessionless revision (HTTP routes it by its header; on stdio it
+        carries the version in `_meta`) gets one clear error; a discover probe is answered."""
+        version = (ctx.meta or {}).get(types.PROTOCOL_VERSION_META_KEY, ctx.protocol_version)
+        if version in MODERN_PROTOCOL_VERSIONS and ctx.method != "server/discover":
             raise MCPError(code=types.UNSUPPORTED_PROTOCOL_VERSION, message=ERA_MESSAGE,
                            data={"supported": list(HANDSHAKE_PROTOCOL_VERSIONS),
-                                 "requested": ctx.protocol_version})
+                                 "requested": version})
         return await call_next(ctx)
 
     async def _list_tools(self, ctx, params) -> types.ListToolsResult:

@@ -1,0 +1,91 @@
+"""`interp mcp` as a command: nothing on stdout but the protocol, what it serves on stderr, one
+line for each thing that stops it from starting, and the SDK imported only when it serves."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+
+import pytest
+
+from helpers import run_interp, write_config
+
+from interp.cli.mcp_command import NO_SDK
+
+
+def test_stdio_prints_nothing_on_stdout_and_ends_when_its_input_does(interp_env):
+    proc = run_interp(["mcp"], interp_env, input="")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == ""
+    assert proc.stderr.startswith("interp mcp: serving MCP on standard input and output\n")
+    assert "need the user's approval, asked through the client (MCP elicitation)" in proc.stderr
+
+
+def test_without_the_sdk_it_says_how_to_install_it(interp_env):
+    code = ("import sys; sys.modules['mcp'] = None\n"
+            "from interp.cli.main import main\nmain(['mcp'])")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=interp_env["env"], cwd=interp_env["cwd"], timeout=60)
+    assert proc.returncode == 2
+    assert proc.stderr == NO_SDK + "\n"
+    assert "pip install 'interp[mcp]'" in NO_SDK
+
+
+@pytest.mark.parametrize("args", [["--help"], ["mcp", "--help"], ["sessions"]])
+def test_the_sdk_is_imported_only_to_serve(interp_env, args):
+    code = ("import sys\nfrom interp.cli.main import main\ntry:\n    main(sys.argv[1:])\n"
+            "except SystemExit:\n    pass\nprint('imported' if 'mcp' in sys.modules else 'not')")
+    proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
+                          env=interp_env["env"], cwd=interp_env["cwd"], timeout=60)
+    assert proc.stdout.splitlines()[-1] == "not"
+
+
+def test_a_token_in_config_toml_is_refused(interp_env):
+    write_config(interp_env, 'mcp_token = "hunter2-secret"\n')
+    proc = run_interp(["mcp"], interp_env, input="")
+    assert proc.returncode == 0
+    assert ("mcp_token ignored: tokens are not read from config.toml (it is stored in plain "
+            "text); put the token of `interp mcp --http` in INTERP_MCP_TOKEN") in proc.stderr
+    assert "hunter2-secret" not in proc.stderr
+
+
+def test_a_port_in_use_is_one_line(interp_env):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        proc = run_interp(["mcp", "--http", "--port", str(port)], interp_env)
+    assert proc.returncode == 2
+    assert proc.stderr == (f"interp mcp: cannot listen on 127.0.0.1:{port}: Address already in "
+                           f"use (choose another port with --port)\n")
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--cwd", "/no/such/dir"], "interp mcp: --cwd /no/such/dir: No such file or directory\n"),
+    (["--sandbox", "tight"], "interp mcp: --sandbox: must be one of off, workspace, read-only, "
+                             "got 'tight'\n"),
+    (["--timeout", "0"], "interp mcp: --timeout: must be a positive number of seconds, got "
+                         "0.0\n"),
+    (["--http", "--port", "70000"], "interp mcp: --port must be between 0 and 65535, not "
+                                    "70000\n"),
+])
+def test_bad_flags_are_one_line(interp_env, args, says):
+    proc = run_interp(["mcp", *args], interp_env, input="")
+    assert proc.returncode == 2
+    assert proc.stderr == says
+
+
+def test_cwd_is_where_blocks_run(interp_env, tmp_path):
+    import anyio
+    from mcp_kit import stdio_client, text
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+
+    async def body():
+        with anyio.fail_after(120):
+            async with stdio_client(interp_env, "-y", "--cwd", str(elsewhere)) as client:
+                return await client.call_tool("run_code", {"language": "shell", "code": "pwd"})
+
+    assert str(elsewhere) in text(anyio.run(body))
