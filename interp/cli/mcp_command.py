@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from interp.cli.settings import ConfigError, Settings, data_dir, load_settings
 from interp.core import exits
@@ -110,13 +110,15 @@ def _server_config(settings: Settings, token: tuple[str, bool] | None):
 
     from interp.cli.build import build_policy, choose_runners, runner_config, startup_notices
     from interp.mcp.config import ServerConfig
+    from interp.mcp.http import TOKEN_ENV
     from interp.secrets import secrets_of
     from interp.storage.sessions import SessionStore
 
     registry = default_registry()
     notices = choose_runners(settings, registry)
     policy = build_policy(settings, registry)  # a bad [approval] table fails here, once
-    runner = runner_config(settings)
+    runner = runner_config(settings)  # blocks never see the server's token
+    runner = replace(runner, env_remove=runner.env_remove | {TOKEN_ENV})
     secrets = [*secrets_of(settings), token[0] if token else None]
     config = ServerConfig(registry=registry, runner=runner, timeout=settings.timeout,
                           policy=lambda: build_policy(settings, registry),

@@ -36,6 +36,9 @@ def test_every_request_needs_the_token(interp_env):
         wrong = httpx2.post(server.url, json={}, headers={"Authorization": "Bearer nope"})
         assert bare.status_code == wrong.status_code == 401
         assert "Authorization: Bearer TOKEN" in bare.json()["error_description"]
+        cross_site = httpx2.post(server.url, json={}, headers={
+            "Authorization": f"Bearer {server.token}", "Origin": "http://evil.example"})
+        assert cross_site.status_code == 403  # a web page cannot drive it, token or not
 
         async def refused():
             with pytest.raises(Exception):
@@ -52,9 +55,10 @@ def test_a_chosen_token_is_used_and_not_printed(interp_env):
 
         async def body():
             async with http_client(server) as client:
-                return await client.call_tool("run_code", {"language": "python", "code": "3*3"})
+                return await client.call_tool("run_code", {
+                    "language": "shell", "code": "echo $((3*3)) ${INTERP_MCP_TOKEN:-unset}"})
 
-        assert "```\n9\n```" in text(converse(body))
+        assert "```\n9 unset\n```" in text(converse(body))  # blocks never see the token
 
 
 def test_two_clients_never_share_state_and_a_closed_session_stops_its_runners(interp_env):
