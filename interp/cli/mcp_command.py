@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import traceback
 from dataclasses import dataclass, replace
 
 from interp.cli.settings import ConfigError, Settings, data_dir, load_settings
@@ -39,14 +40,15 @@ def run_mcp(args: McpArgs, cli: dict) -> int:
         return _fail(f"interp mcp: --port must be between 0 and 65535, not {args.port}")
     if not args.session_timeout > 0:
         return _fail("interp mcp: --session-timeout must be a positive number of seconds")
-    try:
-        if args.cwd is not None:
+    if args.cwd is not None:
+        try:
             os.chdir(os.path.expanduser(args.cwd))
+        except OSError as exc:
+            return _fail(f"interp mcp: --cwd {args.cwd}: {exc.strerror or exc}")
+    try:
         settings = load_settings(cli)
         token = _token() if args.http else None
         config, notices = _server_config(settings, token)
-    except OSError as exc:
-        return _fail(f"interp mcp: --cwd {args.cwd}: {exc.strerror or exc}")
     except ConfigError as exc:
         return _fail(f"interp mcp: {exc}")
     except UsageError as exc:
@@ -65,6 +67,12 @@ def run_mcp(args: McpArgs, cli: dict) -> int:
         anyio.run(server.serve_stdio)
     except KeyboardInterrupt:
         return _fail("interp mcp: interrupted", exits.INTERRUPTED)
+    except Exception as exc:  # the last line of defence: one line, a traceback with --debug
+        if settings.debug:
+            traceback.print_exception(exc)
+        return _fail(f"interp mcp: unexpected error: {type(exc).__name__}: {exc}"
+                     + ("" if settings.debug else " (run with --debug for details)"),
+                     exits.MODEL_ERROR)
     finally:
         server.close_now()  # whatever ended the loop (a signal included), no runner outlives it
     return exits.OK

@@ -89,3 +89,38 @@ def test_cwd_is_where_blocks_run(interp_env, tmp_path):
                 return await client.call_tool("run_code", {"language": "shell", "code": "pwd"})
 
     assert str(elsewhere) in text(anyio.run(body))
+
+
+def test_sigterm_stops_the_runners_and_ends_with_the_signal(interp_env):
+    """A service manager's SIGTERM while a client is connected: every runner goes too."""
+    import json
+    import signal
+
+    from helpers import interp_cmd
+    from mcp_kit import kill_all, wait_gone
+
+    proc = subprocess.Popen([*interp_cmd(), "mcp", "-y"], env=interp_env["env"],
+                            cwd=interp_env["cwd"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    pids: list[int] = []
+    try:
+        for message in (
+                {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                    "protocolVersion": "2025-11-25", "capabilities": {},
+                    "clientInfo": {"name": "raw", "version": "1"}}},
+                {"jsonrpc": "2.0", "method": "notifications/initialized"},
+                {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+                    "name": "run_code", "arguments": {"language": "shell",
+                                                      "code": "sleep 300 & echo $$ $!"}}}):
+            proc.stdin.write(json.dumps(message) + "\n")
+            proc.stdin.flush()
+        replies = [json.loads(proc.stdout.readline()) for _ in range(2)]
+        said = replies[1]["result"]["content"][0]["text"]
+        pids = [int(pid) for pid in said.split("```")[1].split()]
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=60) == -signal.SIGTERM
+        assert wait_gone(pids) == []
+    finally:
+        proc.kill()
+        proc.wait()
+        kill_all(pids)
