@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from interp.secrets import Redactor
+from interp.storage.locks import SessionBusy, SessionLock, lock_path
 from interp.storage.replay import read_meta, replay, session_title
 
 FORMAT_VERSION = 1
@@ -32,6 +33,10 @@ _ID_RE = re.compile(r"^[0-9A-Za-z][0-9A-Za-z_-]*$")
 
 class StoreError(Exception):
     """A session cannot be found, resolved, opened or written."""
+
+
+class SessionInUse(StoreError):
+    """The session is open in another interp process."""
 
 
 @dataclass(frozen=True)
@@ -80,6 +85,7 @@ class SessionLog:
         self.id = id
         self.path = path
         self._redactor = Redactor(secrets)
+        self._lock = _lock(id, path)
         try:
             needs_newline = _ends_mid_line(path)
             # a lone surrogate that got this far is written as its JSON escape, never a crash
@@ -87,6 +93,7 @@ class SessionLog:
             if needs_newline:  # a crash left a partial line: start a fresh one after it
                 self._fh.write("\n")
         except OSError as exc:
+            self._lock.release()
             raise StoreError(f"cannot open session file {path}: {exc.strerror or exc}") from None
 
     def _write(self, record: dict[str, Any]) -> None:
@@ -121,14 +128,27 @@ class SessionLog:
         self._write({"type": "reset", "ts": _now()})
 
     def close(self) -> None:
-        """Close the file; safe to call twice."""
+        """Close the file (and let another process open it); safe to call twice."""
         self._fh.close()
+        self._lock.release()
 
     def __enter__(self) -> SessionLog:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _lock(id: str, path: Path) -> SessionLock:
+    """The conversation's lock, for as long as this process has it open."""
+    try:
+        return SessionLock(lock_path(path))
+    except SessionBusy as exc:
+        holder = f"another interp process (pid {exc.pid})" if exc.pid else "another interp process"
+        raise SessionInUse(f"conversation {id} is open in {holder}; finish or quit that one "
+                           f"first (one process writes a conversation at a time)") from None
+    except OSError as exc:
+        raise StoreError(f"cannot lock session file {path}: {exc.strerror or exc}") from None
 
 
 def same_dir(a: str | os.PathLike | None, b: str | os.PathLike | None) -> bool:
