@@ -14,6 +14,7 @@ they sort by creation time.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import secrets as _secrets
@@ -85,6 +86,8 @@ class SessionLog:
         self.id = id
         self.path = path
         self._redactor = Redactor(secrets)
+        self.failure: str | None = None  # why the file stopped being written, once it did
+        self._told = False
         self._lock = _lock(id, path)
         try:
             needs_newline = _ends_mid_line(path)
@@ -97,13 +100,26 @@ class SessionLog:
             raise StoreError(f"cannot open session file {path}: {exc.strerror or exc}") from None
 
     def _write(self, record: dict[str, Any]) -> None:
+        if self.failure is not None:  # the file cannot be written: the conversation goes on
+            return
         if self._fh.closed:
             raise StoreError(f"session {self.id} is closed")
         try:
             self._fh.write(self._redactor.line(record))
             self._fh.flush()
         except OSError as exc:
-            raise StoreError(f"cannot write session file {self.path}: {exc.strerror or exc}") from None
+            self.failure = (f"cannot save this conversation to {self.path} any more "
+                            f"({exc.strerror or exc}); going on without saving it")
+            self._told = False
+            with contextlib.suppress(OSError):
+                self._fh.close()
+
+    def take_failure(self) -> str | None:
+        """The one line saying the file stopped being written, once (then None)."""
+        if self.failure is None or self._told:
+            return None
+        self._told = True
+        return self.failure
 
     @property
     def spool_dir(self) -> Path:
@@ -129,7 +145,8 @@ class SessionLog:
 
     def close(self) -> None:
         """Close the file (and let another process open it); safe to call twice."""
-        self._fh.close()
+        with contextlib.suppress(OSError):  # a failed write was reported by take_failure
+            self._fh.close()
         self._lock.release()
 
     def __enter__(self) -> SessionLog:
