@@ -21,8 +21,8 @@ EMPTY_NUDGE = ("Your last reply had no answer and no code. Continue with the tas
                "there is more to do) or give your final answer.")
 _TOOLS_ECHO = re.compile(r"<tools>.*?(?:</tools>|$)", re.S)
 _BLOCK_NAME = re.compile(r"<block \d+>")  # tracebacks name the block: the same error each time
-UNTAGGED_NOTICE = ("The reply's code block has no language tag, so it was not run; asking "
-                   "the model to tag it.")
+UNTAGGED_NOTICE = ("The reply's code block has no language tag that runs, so it was not run; "
+                   "asking the model to tag it.")
 EMPTY_REPLY = "(empty reply)"  # stored for a reply with no text and no call
 REPEAT_NOTE = ("Note: this is the same code with the same output as your previous run. Running "
                "it again will not change anything: try a different approach, or finish.")
@@ -203,7 +203,8 @@ class TurnChecks:
         yield ev.event(ev.NOTICE, level="info", text=UNTAGGED_NOTICE)
         how = HOW_TO_CALL if self._modes()[0] else HOW_TO_FENCE
         self._add({"role": "user", "content": f"The code block in your reply has no language "
-                   f"tag, so it was not run: {how} If it was not meant to run, say so."})
+                   f"tag that runs (none, or `console` without `$ ` prompts), so it was not "
+                   f"run: {how} If it was not meant to run, say so."})
 
     def _no_steps(self, reply: Reply, untagged: bool) -> Iterator[ev.Event]:
         """A reply with nothing to run: the answer, or not one (refused or blocked, empty, or
