@@ -28,7 +28,7 @@ TIMED_OUT = "Execution timed out."
 _NOT_NONE = {"check_str", "text_match_three", "text_starta_endb"}
 _SET_EQ = {"similar_elements", "find_char_long", "common_in_nested_lists", "extract_singly",
            "larg_nnum", "intersection_array", "find_dissimilar", "Diff"}
-_GRACE = 0.5  # seconds the judge waits past the solution's own limit
+_GRACE = 0.5  # seconds the judge waits past the solution's own limit (its time to answer)
 
 
 class Mismatch(AssertionError):
@@ -85,7 +85,7 @@ class Remote:
             raise HarnessError(f"an input cannot be sent to the solution: {exc}") from None
         self.number += 1
         left = signal_left()
-        send(self.calls, {"id": self.number, "call": call, "limit": max(left - _GRACE / 2, 0.01)})
+        send(self.calls, {"id": self.number, "call": call, "limit": max(left - _GRACE, 0.01)})
         answer = self._next(self.number)
         _raise_for(answer)
         try:
@@ -215,7 +215,7 @@ def check_suite(job, reference, remote):
     recorder = Recorder(remote)
     check = with_test(reference.__globals__, job)
     try:
-        limited(limit, check, recorder)
+        limited(limit + _GRACE, check, recorder)
     except AssertionError:
         if recorder.last is None:
             raise
@@ -239,7 +239,7 @@ def io_suite(job, reference, remote, inputs):
         cases.append((inp, exp, max(limits["min"], limits["factor"] * (time.perf_counter() - started))))
     remote.define(limits["load"])
     for inp, exp, limit in cases:
-        out = limited(limit, remote, *inp)
+        out = limited(limit + _GRACE, remote, *inp)
         if not matches(entry, out, exp, atol, inp):
             raise mismatch(inp, exp, out)
     return len(cases)
@@ -253,7 +253,8 @@ def run_suite(job, suite, reference, remote):
         else:
             count = io_suite(job, reference, remote, suite["inputs"])
         return "passed", "", count
-    except TimedOut:
+    except TimedOut:  # the call may be cut mid-answer: the pipe is not read again
+        remote.broken = SolutionFailed("timeout", TIMED_OUT)
         return "timeout", TIMED_OUT, 0
     except Mismatch as exc:
         return "failed", str(exc), 0
