@@ -76,17 +76,23 @@ SHELL_WORDS = frozenset({"alias", "case", "cd", "declare", "export", "for", "fun
 
 
 def untagged_code(text: str) -> bool:
-    """Whether a reply has a fenced block without a language tag (or a transcript's tag but no
-    prompt) that reads as code: Python with a statement other than a bare value, or a first
-    word that is a program on PATH (`ls -la`) or a shell builtin (`set -e`); an output sample
-    such as `42` is not code."""
+    """Whether a reply has a fenced block that reads as code but does not run (see
+    unrun_code_tag)."""
+    return unrun_code_tag(text) is not None
+
+
+def unrun_code_tag(text: str) -> str | None:
+    """The tag ("" for none) of the first fenced block that reads as code but does not run: one
+    without a language tag, or a transcript's tag (```console) without a prompt. Code is
+    Python with a statement other than a bare value, or a first word that is a program on
+    PATH (`ls -la`) or a shell builtin (`set -e`); an output sample such as `42` is not."""
     for block in parse_blocks(text):
         code = block.code.strip()
         if not code or (block.language and not (block.language in TRANSCRIPTS and shown_only(block))):
             continue
         if _python_statements(code) or _shell_command(code):
-            return True
-    return False
+            return block.language
+    return None
 
 
 def _shell_command(code: str) -> bool:

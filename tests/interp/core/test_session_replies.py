@@ -129,10 +129,9 @@ def test_json_data_is_not_a_call(server, make_session):
 def test_code_in_an_untagged_fence_is_explained_once(server, make_session, untagged):
     server.script([f"```\n{untagged}\n```", py("print(6 * 7)"), "It is 42."])
     events = run(make_session(server, tools="off"), "6*7?")
-    assert "no language tag that runs" in notices(events, "info")[-1]
+    assert "no language tag" in notices(events, "info")[-1]
     nudge = server.requests[1]["messages"][-1]
-    assert nudge["role"] == "user" and "no language tag that runs" in nudge["content"]
-    assert "so it was not run" in nudge["content"]
+    assert nudge["role"] == "user" and "no language tag, so it was not run" in nudge["content"]
     assert "```python" in nudge["content"]
     assert [m["final"] for m in of(events, "message") if m["role"] == "assistant"] == \
         [False, False, True]
@@ -188,9 +187,12 @@ def test_a_pycon_session_runs_as_python(server, make_session):
 def test_a_console_block_of_commands_without_prompts_is_explained(server, make_session):
     server.script(["```console\nls -la\n```", "```bash\nls -la\n```", "Listed."])
     events = run(make_session(server, tools="off"), "list files")
-    assert "no language tag that runs" in notices(events, "info")[-1]
+    assert notices(events, "info")[-1] == ("The reply's ```console block has no $ prompt, so it "
+                                           "was shown as output, not run; asking the model to "
+                                           "tag it.")
     nudge = server.requests[1]["messages"][-1]["content"]
-    assert "`console` without `$ ` prompts" in nudge and "```python" in nudge
+    assert nudge.startswith("The ```console block in your reply has no `$ ` prompt, so it was "
+                            "shown as output and not run: ") and "```python" in nudge
     assert [b["language"] for b in of(events, "block.proposed")] == ["shell"]
 
 
