@@ -18,6 +18,7 @@ import shutil
 
 from .base import ProcessRunner
 from .procs import RunnerStartError
+from .shell_console import CONSOLE_NOTE, console_commands
 
 # A failing command while errexit is set: leave the subshell, or stop the block (from inside a
 # function too: each caller's failure comes back here until the sourced file returns). Set in
@@ -79,8 +80,11 @@ class ShellRunner(ProcessRunner):
         return _SETUP.encode()
 
     def block_text(self, code: str) -> str:
-        """The ERR trap, then the code as one brace group, with its line numbers kept."""
-        return f"trap '{_ERR_TRAP}' ERR; {{ :; {code}\n}}\n"
+        """The ERR trap, then the code as one brace group, with its line numbers kept; a pasted
+        terminal session (`$ ` prompts) keeps only its commands (see shell_console)."""
+        pasted = console_commands(code)
+        self._pasted = pasted is not None
+        return f"trap '{_ERR_TRAP}' ERR; {{ :; {code if pasted is None else pasted}\n}}\n"
 
     def run_command(self, token: str, path: str) -> bytes:
         """Source the block where errexit cannot end bash, then print the marker and status."""
@@ -93,7 +97,8 @@ class ShellRunner(ProcessRunner):
         """Notes for the model: the block stopped at a failure; options it set were reset."""
         if not status:
             return status
-        notes = [STOPPED_NOTE] if status.get("stopped") else []
+        notes = [CONSOLE_NOTE] if getattr(self, "_pasted", False) else []
+        notes += [STOPPED_NOTE] if status.get("stopped") else []
         reset = [name for name in status.get("reset") or () if isinstance(name, str)]
         if reset:
             notes.append(f"shell options set by the block ({', '.join(reset)}) applied to it "

@@ -105,6 +105,7 @@ class Session(ModelTurns, BlockExecution, turns.TurnChecks):
         self._untagged_told = False
         self._stop_requested = False
         code, reason = yield from self._loop()
+        yield from self._saving_stopped()
         if code == exits.OK and self._denied:
             code, reason = exits.POLICY, "denied by policy"
         self.exit_code = code
@@ -190,6 +191,7 @@ class Session(ModelTurns, BlockExecution, turns.TurnChecks):
     # -- the loop -------------------------------------------------------------
     def _loop(self) -> Iterator[ev.Event]:
         for turn in range(1, self.config.max_turns + 1):
+            yield from self._saving_stopped()
             if self._stop_requested:
                 return (yield from self._stopped())
             try:
@@ -234,6 +236,12 @@ class Session(ModelTurns, BlockExecution, turns.TurnChecks):
         return exits.INTERRUPTED, "stopped by the user"
 
     # -- helpers --------------------------------------------------------------
+    def _saving_stopped(self) -> Iterator[ev.Event]:
+        """A warning, once, when the conversation's file could no longer be written."""
+        lost = getattr(self.log, "take_failure", lambda: None)()
+        if lost:
+            yield ev.event(ev.NOTICE, level="warning", text=lost)
+
     def _root(self) -> str:
         """The session's working directory."""
         return self.config.runner.cwd or os.getcwd()

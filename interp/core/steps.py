@@ -9,16 +9,41 @@ from dataclasses import dataclass
 
 from languages import Registry
 
+from languages._python_rewrite import console_paste
+from languages.shell_console import is_console_paste
+
 from interp.models.base import Reply
-from interp.core.fences import parse_blocks
+from interp.core.fences import CodeBlock, parse_blocks
 from interp.core.textcalls import ALIASES, TextCall, text_calls
 
 # Tags a model uses for data or example output; shown, never run, never "unknown".
 DISPLAY_ONLY = frozenset({
-    "", "text", "txt", "plaintext", "output", "console", "log", "json", "jsonl", "yaml", "yml",
+    "", "text", "txt", "plaintext", "output", "log", "json", "jsonl", "yaml", "yml",
     "toml", "csv", "tsv", "xml", "html", "css", "markdown", "md", "diff", "ini", "sql", "math",
     "latex", "tex", "mermaid", "svg", "http", "env", "dotenv", "properties", "conf",
 })
+# Tags of terminal transcripts, and the language whose runner takes a pasted one (the
+# commands after its prompts run, its output lines are skipped). A transcript block that does
+# not start with a prompt is output: shown, never run.
+TRANSCRIPTS = {"console": "shell", "shell-session": "shell", "sh-session": "shell",
+               "bash-session": "shell", "shellsession": "shell", "terminal": "shell",
+               "pycon": "python", "python-console": "python"}
+
+
+def transcript_language(block: CodeBlock) -> str | None:
+    """The language a transcript block runs as, or None (not a transcript tag, or no prompt)."""
+    language = TRANSCRIPTS.get(block.language)
+    if language == "shell":
+        return language if is_console_paste(block.code) else None
+    if language == "python":
+        return language if console_paste(block.code) is not None else None
+    return None
+
+
+def shown_only(block: CodeBlock) -> bool:
+    """Whether a fenced block of a reply is shown and never run (output, data, examples)."""
+    return block.language in DISPLAY_ONLY or (block.language in TRANSCRIPTS
+                                              and transcript_language(block) is None)
 
 EXECUTE_TOOL = {
     "type": "function",
@@ -51,14 +76,23 @@ SHELL_WORDS = frozenset({"alias", "case", "cd", "declare", "export", "for", "fun
 
 
 def untagged_code(text: str) -> bool:
-    """Whether a reply has a fenced block without a language tag that reads as code: Python
-    with a statement other than a bare value, or a first word that is a program on PATH
-    (`ls -la`) or a shell builtin (`set -e`); an output sample such as `42` is not code."""
+    """Whether a reply has a fenced block that reads as code but does not run (see
+    unrun_code_tag)."""
+    return unrun_code_tag(text) is not None
+
+
+def unrun_code_tag(text: str) -> str | None:
+    """The tag ("" for none) of the first fenced block that reads as code but does not run: one
+    without a language tag, or a transcript's tag (```console) without a prompt. Code is
+    Python with a statement other than a bare value, or a first word that is a program on
+    PATH (`ls -la`) or a shell builtin (`set -e`); an output sample such as `42` is not."""
     for block in parse_blocks(text):
         code = block.code.strip()
-        if not block.language and code and (_python_statements(code) or _shell_command(code)):
-            return True
-    return False
+        if not code or (block.language and not (block.language in TRANSCRIPTS and shown_only(block))):
+            continue
+        if _python_statements(code) or _shell_command(code):
+            return block.language
+    return None
 
 
 def _shell_command(code: str) -> bool:
@@ -100,12 +134,15 @@ def steps_from_reply(reply: Reply, registry: Registry, *, fenced: bool = True,
         return []
     steps = []
     for block in parse_blocks(reply.text):
-        if block.language in DISPLAY_ONLY:
+        if shown_only(block):
             continue
         if not block.closed and reply.finish_reason == "length":
             steps.append(Step(block.language, block.code, fenced=True, problem="The reply was "
                               "cut off inside this block, so it was not run. Send it again, "
                               "shorter."))
+        elif block.language in TRANSCRIPTS and TRANSCRIPTS[block.language] in registry:
+            steps.append(Step(registry.canonical(TRANSCRIPTS[block.language]), block.code,
+                              fenced=True))
         elif block.language in registry:
             steps.append(Step(registry.canonical(block.language), block.code, fenced=True))
         else:

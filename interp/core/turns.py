@@ -10,7 +10,8 @@ from dataclasses import dataclass
 
 from interp.core import events as ev
 from interp.core import exits
-from interp.core.steps import HOW_TO_CALL, HOW_TO_FENCE, Step, steps_from_reply, untagged_code
+from interp.core.steps import (HOW_TO_CALL, HOW_TO_FENCE, Step, steps_from_reply, unrun_code_tag,
+                               untagged_code)
 from interp.core.system_prompt import system_prompt
 from interp.core.textcalls import valid_arguments
 from interp.models.base import Reply, Retrying
@@ -23,6 +24,8 @@ _TOOLS_ECHO = re.compile(r"<tools>.*?(?:</tools>|$)", re.S)
 _BLOCK_NAME = re.compile(r"<block \d+>")  # tracebacks name the block: the same error each time
 UNTAGGED_NOTICE = ("The reply's code block has no language tag, so it was not run; asking "
                    "the model to tag it.")
+TRANSCRIPT_NOTICE = ("The reply's ```{tag} block has no $ prompt, so it was shown as output, "
+                     "not run; asking the model to tag it.")
 EMPTY_REPLY = "(empty reply)"  # stored for a reply with no text and no call
 REPEAT_NOTE = ("Note: this is the same code with the same output as your previous run. Running "
                "it again will not change anything: try a different approach, or finish.")
@@ -197,13 +200,18 @@ class TurnChecks:
         the model was not told this task how to tag one (then the reply is no answer yet)."""
         return not self._untagged_told and self._modes()[1] and untagged_code(reply.text)
 
-    def _tell_how_to_tag(self) -> Iterator[ev.Event]:
+    def _tell_how_to_tag(self, reply: Reply) -> Iterator[ev.Event]:
         """Tell the model (once a task: see _tag_nudge_due) how to run code."""
         self._untagged_told = True
-        yield ev.event(ev.NOTICE, level="info", text=UNTAGGED_NOTICE)
+        tag = unrun_code_tag(reply.text) or ""
+        yield ev.event(ev.NOTICE, level="info",
+                       text=TRANSCRIPT_NOTICE.format(tag=tag) if tag else UNTAGGED_NOTICE)
         how = HOW_TO_CALL if self._modes()[0] else HOW_TO_FENCE
-        self._add({"role": "user", "content": f"The code block in your reply has no language "
-                   f"tag, so it was not run: {how} If it was not meant to run, say so."})
+        what = (f"```{tag} block in your reply has no `$ ` prompt, so it was shown as output "
+                f"and not run" if tag else "code block in your reply has no language tag, so it "
+                "was not run")
+        self._add({"role": "user", "content": f"The {what}: {how} If it was not meant to run, "
+                   f"say so."})
 
     def _no_steps(self, reply: Reply, untagged: bool) -> Iterator[ev.Event]:
         """A reply with nothing to run: the answer, or not one (refused or blocked, empty, or
@@ -219,7 +227,7 @@ class TurnChecks:
                 return None
             ending = empty_ending(self.model.name)
         if ending is None and untagged:
-            yield from self._tell_how_to_tag()
+            yield from self._tell_how_to_tag(reply)
             return None
         if ending is not None:
             yield ev.event(ev.NOTICE, level=ending.level, text=ending.notice)

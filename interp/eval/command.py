@@ -77,14 +77,16 @@ def run_eval_command(args: EvalArgs, cli: dict) -> int:
     except UsageError as exc:
         return _fail(str(exc).removeprefix("interp: "))
     plan = _plan(args, settings, problems, modes)
+    from interp.eval.run import NothingReached
+
     try:
         summaries = _run(plan, model, show_progress=not args.json and sys.stderr.isatty())
     except KeyboardInterrupt:
-        sys.stderr.write(f"interp eval: interrupted; results so far are in {plan.out} "
-                         "(run the same command again to resume)\n")
-        sys.stderr.flush()
-        _close(model)
-        os._exit(exits.INTERRUPTED)  # worker threads may be waiting on the model: do not join them
+        _abort(model, f"interrupted; results so far are in {plan.out} "
+               "(run the same command again to resume)", exits.INTERRUPTED)
+    except NothingReached as exc:
+        _abort(model, f"no problem reached the model (recorded in {plan.out}/): {exc}",
+               exits.MODEL_ERROR)
     finally:
         _close(model)
     _print(summaries, plan, args.json)
@@ -134,6 +136,15 @@ def _local_status(status) -> None:
         sys.stderr.write(f"interp eval: {status.text}...\n")
     elif status.phase == "ready":
         sys.stderr.write(f"interp eval: {status.text} (loaded in {status.seconds:.1f} s)\n")
+
+
+def _abort(model, message: str, code: int) -> None:
+    """One line, the model closed, and out at once: worker threads may be waiting on the model,
+    so they are not joined."""
+    sys.stderr.write(f"interp eval: {message}\n")
+    sys.stderr.flush()
+    _close(model)
+    os._exit(code)
 
 
 def _close(model) -> None:

@@ -74,7 +74,7 @@ def _none(problem: Problem, model: Model, config: ModeConfig) -> Outcome:
     try:
         turn, code, verdict = _generation(problem, model, instruction(problem), spend, config)
     except ModelError as exc:
-        return Outcome.failed_call(turns, spend, str(exc))
+        return Outcome.failed_call(turns, spend, str(exc), kind=exc.kind)
     turns.append(turn)
     return Outcome.scored(turns, spend, code, verdict)
 
@@ -90,7 +90,7 @@ def _oracle(problem: Problem, model: Model, config: ModeConfig) -> Outcome:
         second = with_feedback(request, turn["reply"], verdict.feedback)
         reply = ask(model, second)
     except ModelError as exc:
-        return Outcome.failed_call(turns, spend, str(exc))
+        return Outcome.failed_call(turns, spend, str(exc), kind=exc.kind)
     spend.add(reply.usage)
     new_code = solution_code(reply.text, problem.entry_point, problem.prompt)
     if not new_code:  # OpenCodeInterpreter stops when the second answer has no code

@@ -49,6 +49,7 @@ class Outcome:
     error: str | None = None  # the model call failed: the problem is retried on a rerun
     calls: int | None = None
     seconds: float = 0.0
+    error_kind: str | None = None  # the failed call's ModelError.kind, when there was one
 
     @classmethod
     def scored(cls, turns, spend, code, verdict, calls=None) -> Outcome:
@@ -56,9 +57,9 @@ class Outcome:
         return cls(turns, spend, code, verdict, calls=calls)
 
     @classmethod
-    def failed_call(cls, turns, spend, error, calls=None) -> Outcome:
-        """An outcome cut short by a model error."""
-        return cls(turns, spend, error=error, calls=calls)
+    def failed_call(cls, turns, spend, error, calls=None, kind=None) -> Outcome:
+        """An outcome cut short by a model error (of ModelError.kind `kind`, when known)."""
+        return cls(turns, spend, error=error, calls=calls, error_kind=kind)
 
     def finish(self, seconds: float) -> Outcome:
         """Set the wall time; returns self."""

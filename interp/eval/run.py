@@ -15,6 +15,12 @@ from interp.models.base import Model
 
 # progress(mode, done, total, passed) after each problem; start(mode, total, done) first
 Progress = Callable[[str, int, int, int], None]
+# model errors after which every other call would fail the same way
+_UNREACHABLE = frozenset({"auth", "not_found", "connection"})
+
+
+class NothingReached(Exception):
+    """No problem of this run reached the model; str() is the first model error."""
 
 
 @dataclass(frozen=True)
@@ -44,22 +50,31 @@ def run_mode(plan: EvalPlan, mode: str, model: Model, progress: Progress | None 
             progress(mode, len(records), total, sum(r.passed for r in records.values()))
 
     tick()
-    with ThreadPoolExecutor(max_workers=max(1, plan.jobs), thread_name_prefix="eval") as pool:
+    reached, first_error = False, None
+    # not a `with`: on Ctrl-C or an unreachable model, do not wait for calls still in flight
+    pool = ThreadPoolExecutor(max_workers=max(1, plan.jobs), thread_name_prefix="eval")
+    try:
         pending = {pool.submit(solve, mode, p, model, plan.mode_config): p for p in todo}
-        try:
-            while pending:
-                done, _ = wait(pending, return_when=FIRST_COMPLETED)
-                for future in done:
-                    problem = pending.pop(future)
-                    record = Record.build(problem.task_id, plan.benchmark, mode, plan.model_name,
-                                          problem.prompt, future.result())
-                    store.append(record)
-                    records[problem.task_id] = record
-                    tick()
-        except BaseException:
-            for future in pending:
-                future.cancel()
-            raise
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                problem, outcome = pending.pop(future), future.result()
+                record = Record.build(problem.task_id, plan.benchmark, mode, plan.model_name,
+                                      problem.prompt, outcome)
+                store.append(record)
+                records[problem.task_id] = record
+                tick()
+                reached = reached or outcome.error is None or record.model_calls > 0
+                if not reached:
+                    first_error = first_error or outcome.error
+                    if outcome.error_kind in _UNREACHABLE:
+                        raise NothingReached(outcome.error)
+        if todo and not reached:
+            raise NothingReached(first_error)
+    except BaseException:
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
     ordered = [records[p.task_id] for p in plan.problems if p.task_id in records]
     return summarize(plan.benchmark, mode, plan.model_name, ordered)
 

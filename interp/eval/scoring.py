@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import secrets
 from dataclasses import dataclass
 
 from languages.procs import signal_name
@@ -16,7 +15,8 @@ TIME_FACTOR = 4.0  # a test may take this many times what the reference solution
 LOAD_LIMIT = 10.0  # seconds to define the solution (imports included)
 TIMED_OUT = "Execution timed out."
 _REASONS = {"failed": "wrong answer", "timeout": "timed out", "memory": "memory limit",
-            "missing": "entry point missing", "error": "exception"}
+            "missing": "entry point missing", "error": "exception",
+            "garbage": "crashed: sent an answer that cannot be read"}
 
 
 @dataclass(frozen=True)
@@ -41,10 +41,9 @@ def missing_feedback(entry_point: str) -> str:
             f"{entry_point}.")
 
 
-def build_job(problem: Problem, code: str, plus: bool) -> dict:
-    """The check driver's job for a solution."""
-    return {"nonce": secrets.token_hex(16),
-            "entry_point": problem.entry_point, "reference": problem.reference, "code": code,
+def build_job(problem: Problem, plus: bool) -> dict:
+    """The judge's job: everything a check needs but the solution, which the judge never holds."""
+    return {"entry_point": problem.entry_point, "reference": problem.reference,
             "test": problem.test, "atol": problem.atol, "suites": problem.suites(plus),
             "limits": {"min": MIN_LIMIT, "factor": TIME_FACTOR, "load": LOAD_LIMIT}}
 
@@ -61,28 +60,30 @@ def check(problem: Problem, code: str, *, plus: bool = False,
 
     A timeout is confirmed by a second run before it counts, so that a moment of load on a
     busy machine does not fail a correct solution."""
-    job = build_job(problem, code, plus)
+    job = build_job(problem, plus)
     seconds = deadline if deadline is not None else deadline_for(problem, plus)
-    result = verdict(problem, code, run_check(job, seconds, config), job["nonce"])
+    result = verdict(problem, code, run_check(job, code, seconds, config))
     if result.reason == "timed out":
-        result = verdict(problem, code, run_check(job, seconds, config), job["nonce"])
+        result = verdict(problem, code, run_check(job, code, seconds, config))
     return result
 
 
-def verdict(problem: Problem, code: str, finished: Finished, nonce: str | None = None) -> Verdict:
-    """Read the driver's report (or the way its process ended) as a Verdict."""
+def verdict(problem: Problem, code: str, finished: Finished) -> Verdict:
+    """Read the judge's report (or the way the check ended) as a Verdict."""
     result, seconds = finished.result, finished.seconds
     if result and "reference_error" in result:
         return Verdict(False, "harness error: the reference solution failed", "", seconds, True)
-    if result and nonce is not None and result.get("nonce") != nonce:
-        return Verdict(False, "forged report", "", seconds)
     suites = (result or {}).get("suites")
-    if not isinstance(suites, list) or not suites:
+    if not isinstance(suites, list) or not suites or not all(isinstance(s, dict) for s in suites):
         return _no_report(finished)
     failed = [s for s in suites if s.get("status") != "passed"]
     if not failed:
         return Verdict(True, "", "", seconds)
     first = failed[0]
+    if first.get("status") == "harness":
+        return Verdict(False, f"harness error: {first.get('feedback', '')[:120]}", "", seconds, True)
+    if first.get("status") == "ended":
+        return _ended(finished)
     feedback = _feedback(suites)
     if first.get("status") == "missing" or problem.entry_point not in code:
         feedback = missing_feedback(problem.entry_point)
@@ -106,9 +107,18 @@ def _feedback(suites: list[dict]) -> str:
 
 
 def _no_report(finished: Finished) -> Verdict:
-    """A check process that ended without a report: timed out, killed, or crashed."""
+    """A judge that ended without a report: the deadline passed, or it failed (a harness error,
+    also when a solution without a sandbox around it killed the judge)."""
     if finished.timed_out:
         return Verdict(False, "timed out", TIMED_OUT, finished.seconds)
+    lines = (finished.judge_stderr or finished.stderr).strip().splitlines()
+    tail = lines[-1][:120] if lines else "no report"
+    return Verdict(False, f"harness error: the checker ended without a report ({tail})", "",
+                   finished.seconds, True)
+
+
+def _ended(finished: Finished) -> Verdict:
+    """The solution's process ended before answering: killed, exited, or crashed."""
     if finished.signal is not None:
         name = signal_name(finished.signal)
         return Verdict(False, f"killed by {name}", f"The program was killed by {name}.", finished.seconds)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import struct
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ GGUF_MAGIC = b"GGUF"
 _FIXED = {0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "?", 10: "Q", 11: "q", 12: "d"}
 _STRING, _ARRAY = 8, 9
 _MAX_KEYS = 1 << 16  # far more than any real model has; a garbage header stops here
+_MAX_TENSORS = 1 << 20
 _MAX_STRING = 1 << 26
 
 
@@ -86,74 +88,118 @@ def resolve_model(explicit: str | None, environ: Mapping[str, str] | None = None
 
 
 def read_gguf(path: Path) -> GGUFInfo:
-    """Read the architecture, trained context length and name from a GGUF file's header."""
+    """Read the architecture, trained context length and name from a GGUF file's header.
+
+    Only a regular file is opened (a FIFO would block the open, a device could be endless),
+    and every count and size in the header is checked against the file's size before it is
+    read, so a damaged or hostile header is one precise ModelFileError."""
     try:
-        with open(path, "rb") as fh:
-            return _read_header(fh, path)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
         raise ModelFileError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise ModelFileError(f"{path}: is a directory, not a .gguf file") from None
     except OSError as exc:
+        if os.path.isdir(path):
+            raise ModelFileError(f"{path}: is a directory, not a .gguf file") from None
         raise ModelFileError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except (struct.error, UnicodeDecodeError, EOFError):
-        raise ModelFileError(f"{path}: not a GGUF model file (its header is cut off or "
-                             f"damaged)") from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise ModelFileError(f"{path}: is a directory, not a .gguf file")
+        raise ModelFileError(f"{path}: is {_file_kind(info.st_mode)}, not a .gguf file")
+    with os.fdopen(fd, "rb") as fh:
+        try:
+            return _Header(fh, path, info.st_size).read()
+        except OSError as exc:
+            raise ModelFileError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        except UnicodeDecodeError:
+            raise ModelFileError(f"{path}: not a GGUF model file (a metadata key or string is "
+                                 f"not UTF-8)") from None
 
 
-def _read_header(fh, path: Path) -> GGUFInfo:
-    if fh.read(4) != GGUF_MAGIC:
-        raise ModelFileError(f"{path}: not a GGUF model file (llama.cpp runs .gguf files)")
-    version, _tensors, count = struct.unpack("<IQQ", _exact(fh, 20))
-    if version < 2 or count > _MAX_KEYS:
-        raise ModelFileError(f"{path}: unsupported GGUF version {version}")
-    found: dict[str, object] = {}
-    for _ in range(count):
-        key = _string(fh)
-        kind = struct.unpack("<I", _exact(fh, 4))[0]
-        wanted = key in ("general.architecture", "general.name") or key.endswith(".context_length")
-        value = _value(fh, kind, keep=wanted)
-        if wanted:
-            found[key] = value
+def _file_kind(mode: int) -> str:
+    kinds = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket"),
+             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+    return next((name for test, name in kinds if test(mode)), "not a regular file")
+
+
+class _Header:
+    """A GGUF header read from `fh`, every size checked against the file's `size` first."""
+
+    def __init__(self, fh, path: Path, size: int) -> None:
+        self.fh, self.path, self.size = fh, path, size
+
+    def damaged(self, what: str) -> ModelFileError:
+        return ModelFileError(f"{self.path}: not a GGUF model file (its header is cut off or "
+                              f"damaged: {what})")
+
+    def exact(self, n: int, what: str) -> bytes:
+        at = self.fh.tell()
+        if n > self.size - at:
+            raise self.damaged(f"{what} at byte {at} needs {n:,} bytes, past the end of the "
+                               f"file ({self.size:,} bytes)")
+        data = self.fh.read(n)
+        if len(data) != n:
+            raise self.damaged(f"the file ended at byte {at + len(data):,} while it was read")
+        return data
+
+    def read(self) -> GGUFInfo:
+        if self.fh.read(4) != GGUF_MAGIC:
+            raise ModelFileError(f"{self.path}: not a GGUF model file (llama.cpp runs .gguf files)")
+        version, tensors, count = struct.unpack("<IQQ", self.exact(20, "the header"))
+        if version not in (2, 3):
+            raise ModelFileError(f"{self.path}: unsupported GGUF version {version} (llama.cpp "
+                                 "reads versions 2 and 3)")
+        if count > _MAX_KEYS:
+            raise self.damaged(f"the header claims {count:,} metadata keys (a model has a few "
+                               f"dozen; at most {_MAX_KEYS:,} are read)")
+        if tensors > _MAX_TENSORS:
+            raise self.damaged(f"the header claims {tensors:,} tensors (at most {_MAX_TENSORS:,})")
+        found: dict[str, object] = {}
+        for number in range(count):
+            key = self.string(f"key {number + 1}")
+            kind = struct.unpack("<I", self.exact(4, f"the type of {key}"))[0]
+            wanted = key in ("general.architecture", "general.name") or key.endswith(".context_length")
+            value = self.value(kind, key, keep=wanted)
+            if wanted:
+                found[key] = value
+            arch = found.get("general.architecture")
+            if isinstance(arch, str) and f"{arch}.context_length" in found and "general.name" in found:
+                break
         arch = found.get("general.architecture")
-        if isinstance(arch, str) and f"{arch}.context_length" in found and "general.name" in found:
-            break
-    arch = found.get("general.architecture")
-    if not isinstance(arch, str):
-        raise ModelFileError(f"{path}: the GGUF header names no model architecture")
-    context = found.get(f"{arch}.context_length")
-    name = found.get("general.name")
-    return GGUFInfo(arch, context if isinstance(context, int) and context > 0 else None,
-                    name if isinstance(name, str) else None)
+        if not isinstance(arch, str):
+            raise ModelFileError(f"{self.path}: the GGUF header names no model architecture")
+        context = found.get(f"{arch}.context_length")
+        name = found.get("general.name")
+        return GGUFInfo(arch, context if isinstance(context, int) and context > 0 else None,
+                        name if isinstance(name, str) else None)
 
+    def string(self, what: str) -> str:
+        size = struct.unpack("<Q", self.exact(8, f"the length of {what}"))[0]
+        if size > _MAX_STRING:
+            raise self.damaged(f"{what} claims {size:,} bytes (at most {_MAX_STRING:,})")
+        return self.exact(size, what).decode("utf-8")
 
-def _exact(fh, n: int) -> bytes:
-    data = fh.read(n)
-    if len(data) != n:
-        raise EOFError
-    return data
-
-
-def _string(fh) -> str:
-    size = struct.unpack("<Q", _exact(fh, 8))[0]
-    if size > _MAX_STRING:
-        raise EOFError
-    return _exact(fh, size).decode("utf-8")
-
-
-def _value(fh, kind: int, *, keep: bool) -> object:
-    """Read (or skip, unless `keep`) one value of GGUF type `kind`."""
-    if kind in _FIXED:
-        fmt = "<" + _FIXED[kind]
-        return struct.unpack(fmt, _exact(fh, struct.calcsize(fmt)))[0]
-    if kind == _STRING:
-        return _string(fh)
-    if kind != _ARRAY:
-        raise EOFError
-    item, count = struct.unpack("<IQ", _exact(fh, 12))
-    if item in _FIXED:
-        fh.seek(struct.calcsize("<" + _FIXED[item]) * count, os.SEEK_CUR)
-    else:
-        for _ in range(count):
-            _value(fh, item, keep=False)
-    return None
+    def value(self, kind: int, key: str, *, keep: bool) -> object:
+        """Read (or skip, unless `keep`) one value of GGUF type `kind`."""
+        if kind in _FIXED:
+            fmt = "<" + _FIXED[kind]
+            return struct.unpack(fmt, self.exact(struct.calcsize(fmt), f"the value of {key}"))[0]
+        if kind == _STRING:
+            return self.string(f"the value of {key}")
+        if kind != _ARRAY:
+            raise self.damaged(f"{key} has the unknown value type {kind}")
+        item, count = struct.unpack("<IQ", self.exact(12, f"the array {key}"))
+        if item not in _FIXED and item not in (_STRING, _ARRAY):
+            raise self.damaged(f"the array {key} has the unknown item type {item}")
+        least = struct.calcsize("<" + _FIXED[item]) if item in _FIXED else 8
+        left = self.size - self.fh.tell()
+        if count > left // least:
+            raise self.damaged(f"the array {key} claims {count:,} items, more than the "
+                               f"{left:,} bytes left in the file can hold")
+        if item in _FIXED:
+            self.fh.seek(least * count, os.SEEK_CUR)
+        else:
+            for _ in range(count):
+                self.value(item, key, keep=False)
+        return None

@@ -28,7 +28,7 @@ from interp.core.blocks import BlockRecord, not_run, records_of
 from interp.core.fences import fence, parse_blocks
 from interp.core.png import is_png
 from interp.core.report import missing_package_hint
-from interp.core.steps import DISPLAY_ONLY
+from interp.core.steps import shown_only
 from interp.storage.legacy import legacy_record, split_report
 
 FORMATS = {".md": "markdown", ".markdown": "markdown", ".ipynb": "notebook", ".json": "json"}
@@ -178,7 +178,7 @@ def _fenced_items(text: str, report: dict | None, numbers: _Numbers) -> list[tup
     items: list[tuple[str, object]] = []
     pos, k = 0, 0
     for found in parse_blocks(text):
-        if found.language in DISPLAY_ONLY:
+        if shown_only(found):
             continue
         if text[pos:found.start].strip():
             items.append(("prose", text[pos:found.start]))

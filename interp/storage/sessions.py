@@ -14,6 +14,7 @@ they sort by creation time.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import secrets as _secrets
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from interp.secrets import Redactor
+from interp.storage.locks import SessionBusy, SessionLock, lock_path
 from interp.storage.replay import read_meta, replay, session_title
 
 FORMAT_VERSION = 1
@@ -32,6 +34,10 @@ _ID_RE = re.compile(r"^[0-9A-Za-z][0-9A-Za-z_-]*$")
 
 class StoreError(Exception):
     """A session cannot be found, resolved, opened or written."""
+
+
+class SessionInUse(StoreError):
+    """The session is open in another interp process."""
 
 
 @dataclass(frozen=True)
@@ -80,6 +86,9 @@ class SessionLog:
         self.id = id
         self.path = path
         self._redactor = Redactor(secrets)
+        self.failure: str | None = None  # why the file stopped being written, once it did
+        self._told = False
+        self._lock = _lock(id, path)
         try:
             needs_newline = _ends_mid_line(path)
             # a lone surrogate that got this far is written as its JSON escape, never a crash
@@ -87,16 +96,30 @@ class SessionLog:
             if needs_newline:  # a crash left a partial line: start a fresh one after it
                 self._fh.write("\n")
         except OSError as exc:
+            self._lock.release()
             raise StoreError(f"cannot open session file {path}: {exc.strerror or exc}") from None
 
     def _write(self, record: dict[str, Any]) -> None:
+        if self.failure is not None:  # the file cannot be written: the conversation goes on
+            return
         if self._fh.closed:
             raise StoreError(f"session {self.id} is closed")
         try:
             self._fh.write(self._redactor.line(record))
             self._fh.flush()
         except OSError as exc:
-            raise StoreError(f"cannot write session file {self.path}: {exc.strerror or exc}") from None
+            self.failure = (f"cannot save this conversation to {self.path} any more "
+                            f"({exc.strerror or exc}); going on without saving it")
+            self._told = False
+            with contextlib.suppress(OSError):
+                self._fh.close()
+
+    def take_failure(self) -> str | None:
+        """The one line saying the file stopped being written, once (then None)."""
+        if self.failure is None or self._told:
+            return None
+        self._told = True
+        return self.failure
 
     @property
     def spool_dir(self) -> Path:
@@ -121,14 +144,28 @@ class SessionLog:
         self._write({"type": "reset", "ts": _now()})
 
     def close(self) -> None:
-        """Close the file; safe to call twice."""
-        self._fh.close()
+        """Close the file (and let another process open it); safe to call twice."""
+        with contextlib.suppress(OSError):  # a failed write was reported by take_failure
+            self._fh.close()
+        self._lock.release()
 
     def __enter__(self) -> SessionLog:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _lock(id: str, path: Path) -> SessionLock:
+    """The conversation's lock, for as long as this process has it open."""
+    try:
+        return SessionLock(lock_path(path))
+    except SessionBusy as exc:
+        holder = f"another interp process (pid {exc.pid})" if exc.pid else "another interp process"
+        raise SessionInUse(f"conversation {id} is open in {holder}; finish or quit that one "
+                           f"first (one process writes a conversation at a time)") from None
+    except OSError as exc:
+        raise StoreError(f"cannot lock session file {path}: {exc.strerror or exc}") from None
 
 
 def same_dir(a: str | os.PathLike | None, b: str | os.PathLike | None) -> bool:

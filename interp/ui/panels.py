@@ -7,7 +7,7 @@ from rich.panel import Panel
 from rich.syntax import Syntax
 
 from interp.core.fences import CodeBlock, fence, split_text
-from interp.core.steps import DISPLAY_ONLY
+from interp.core.steps import shown_only
 from interp.ui.sanitize import safe_text, visible_spans
 
 _LEXERS = {"shell": "bash", "javascript": "javascript", "python": "python"}
@@ -49,7 +49,7 @@ def reply_markdown(text: str, blocks: object = None) -> Markdown:
     numbered = [b for b in blocks if isinstance(b, dict)] if isinstance(blocks, list) else []
     parts, count = [], 0
     for part in split_text(safe_text(text)):
-        if isinstance(part, CodeBlock) and part.language not in DISPLAY_ONLY and count < len(numbered):
+        if isinstance(part, CodeBlock) and not shown_only(part) and count < len(numbered):
             block, count = numbered[count], count + 1
             language = safe_text(str(block.get("language") or part.language))
             parts.append(f"\n\n*▶ {language} block {block.get('index')}, shown below*\n\n")

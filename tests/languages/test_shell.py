@@ -372,3 +372,20 @@ def test_sigpipe_has_its_default_action(sh, collect):
     # The test process (Python) ignores SIGPIPE; bash and its children must not inherit that.
     out, res = collect(sh, 'yes | head -n 1; echo "${PIPESTATUS[@]}"; trap -p PIPE')
     assert (out, res.status) == ("y\n141 0\n", "ok")
+
+
+# -- pasted terminal sessions -----------------------------------------------------------------
+
+def test_a_pasted_terminal_session_runs_its_commands_only(sh, events):
+    evs = events(sh, "$ X=pasted\nignored output line\n$ echo $X \\\n>   again\nsomething else")
+    res = evs[-1]
+    assert res.status == "ok" and res.output.text == "pasted again\n"
+    assert any("pasted terminal session" in note for note in res.notes)
+    plain = events(sh, "echo plain")[-1]  # the next block is not a paste: no note
+    assert plain.output.text == "plain\n" and not any("terminal session" in n for n in plain.notes)
+
+
+def test_the_output_lines_of_a_pasted_session_never_run(sh, events):
+    res = events(sh, "$ true\nno_such_output_command\n$ no_such_command_here")[-1]
+    assert res.exit_code == 127
+    assert "no_such_command_here" in res.output.text and "output_command" not in res.output.text

@@ -234,3 +234,21 @@ def test_per_directory(outcome):
     assert "/here" in everything and "TASK THERE" in everything
     assert "No saved conversations started in" in got["list_empty"].stdout
     assert "--all" in got["list_empty"].stdout
+
+
+# -- terminal transcripts: a ```console block runs its commands after approval -------------------
+def test_a_console_block_is_asked_about_and_runs_its_commands(spawn, fake_server):
+    session = "$ echo made > made.txt\n$ cat made.txt\nmade"
+    fake_server.script([f"I'll create it:\n\n```console\n{session}\n```", "Created made.txt."])
+    term = spawn()
+    term.task("create made.txt")
+    start = term.pos
+    assert term.question() == "shell"
+    shown = term.since(start)
+    assert "$ echo made > made.txt" in shown and "▶ shell block 1" in shown
+    term.send("y")
+    term.expect(r"^made$")
+    term.expect("Created made.txt.")
+    told = fake_server.requests[1]["messages"][-1]["content"]
+    assert "[Block 1, shell]" in told and "pasted terminal session" in told
+    assert term.exit_status() == 0

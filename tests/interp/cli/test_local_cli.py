@@ -7,6 +7,7 @@ import json
 import os
 import re
 import signal
+import struct
 import subprocess
 import sys
 import time
@@ -33,6 +34,31 @@ def test_a_missing_model_file_is_one_line(interp_env):
     done = run_interp(["--local", "/no/such/model.gguf", "-y", "-e", "x"], interp_env)
     assert done.returncode == 2
     assert done.stderr.strip() == "interp: --local /no/such/model.gguf: no such file"
+
+
+@needs_xllamacpp
+@pytest.mark.parametrize("command", [[], ["eval", "humaneval", "--limit", "1"]], ids=["interp", "eval"])
+def test_a_fifo_named_model_gguf_is_one_line_not_a_hang(interp_env, tmp_path, command):
+    fifo = tmp_path / "model.gguf"
+    os.mkfifo(fifo)  # opening it to read would wait for a writer forever
+    extra = [] if command else ["-y", "-e", "x"]
+    done = run_interp([*command, "--local", str(fifo), *extra], interp_env, timeout=60)
+    assert done.returncode == 2
+    prefix = "interp eval: " if command else "interp: "
+    assert done.stderr.strip() == f"{prefix}--local {fifo}: is a named pipe (FIFO), not a .gguf file"
+
+
+@needs_xllamacpp
+def test_a_header_with_absurd_counts_names_what_is_wrong(interp_env, tmp_path):
+    model = tmp_path / "model.gguf"
+    model.write_bytes(b"GGUF" + struct.pack("<IQQ", 3, 0, 1 << 40))
+    done = run_interp(["--local", str(model), "-y", "-e", "x"], interp_env)
+    assert done.returncode == 2
+    assert done.stderr.strip() == (
+        f"interp: --local {model}: not a GGUF model file (its header is cut off or damaged: the "
+        "header claims 1,099,511,627,776 metadata keys (a model has a few dozen; at most 65,536 "
+        "are read))")
+    assert "version" not in done.stderr
 
 
 @needs_xllamacpp

@@ -14,7 +14,7 @@ from gemini_server import GeminiServer
 from session_kit import KEY, finished, of, py, run
 from wire_server import Turn
 
-from interp.approval.decision import decline
+from interp.approval.decision import auto_approve, decline
 from interp.core import exits
 from interp.core.session import Session, SessionConfig
 from interp.models.litellm_model import LiteLLMModel
@@ -155,6 +155,53 @@ def test_an_untagged_output_sample_is_an_answer(server, make_session, sample):
     server.script([f"The result:\n```\n{sample}\n```"])
     events = run(make_session(server, tools="off"), "go")
     assert len(server.requests) == 1 and of(events, "message")[0]["final"] is True
+
+
+# -- terminal transcripts (```console, ```pycon) ----------------------------------------------
+
+def test_a_console_session_runs_its_commands_after_approval(server, make_session):
+    console = "$ echo hello > made.txt\n$ cat made.txt\nhello\n$ wc -c made.txt\n6 made.txt"
+    server.script([f"Let me create it:\n```console\n{console}\n```", "Created made.txt."])
+    asked = []
+
+    def approver(proposal):
+        asked.append((proposal.language, proposal.code))
+        return auto_approve(proposal)
+
+    events = run(make_session(server, approver, tools="off"), "make a file")
+    assert asked == [("shell", console)]  # shown as the model wrote it, run as a shell block
+    assert (make_session.work / "made.txt").read_text() == "hello\n"
+    report = told(server)
+    assert "[Block 1, shell]" in report and "hello\n6 made.txt" in report
+    assert "pasted terminal session" in report and "output lines in it were skipped" in report
+    assert finished(events) == {"exit_code": 0, "reason": "done"}
+
+
+def test_a_pycon_session_runs_as_python(server, make_session):
+    server.script(["```pycon\n>>> x = 6 * 7\n>>> print(x)\n42\n```", "It is 42."])
+    events = run(make_session(server, tools="off"), "6*7?")
+    assert of(events, "block.proposed")[0]["language"] == "python"
+    assert "42" in told(server) and "pasted console session" in told(server)
+
+
+def test_a_console_block_of_commands_without_prompts_is_explained(server, make_session):
+    server.script(["```console\nls -la\n```", "```bash\nls -la\n```", "Listed."])
+    events = run(make_session(server, tools="off"), "list files")
+    assert notices(events, "info")[-1] == ("The reply's ```console block has no $ prompt, so it "
+                                           "was shown as output, not run; asking the model to "
+                                           "tag it.")
+    nudge = server.requests[1]["messages"][-1]["content"]
+    assert nudge.startswith("The ```console block in your reply has no `$ ` prompt, so it was "
+                            "shown as output and not run: ") and "```python" in nudge
+    assert [b["language"] for b in of(events, "block.proposed")] == ["shell"]
+
+
+@pytest.mark.parametrize("sample", ["hello\nworld", "total 0", "$HOME is /root"])
+def test_a_console_block_of_output_is_an_answer(server, make_session, sample):
+    server.script([f"It printed:\n```console\n{sample}\n```"])
+    events = run(make_session(server, tools="off"), "go")
+    assert len(server.requests) == 1 and of(events, "message")[0]["final"] is True
+    assert of(events, "block.proposed") == []
 
 
 # -- fenced blocks in tool mode ---------------------------------------------------------------

@@ -116,7 +116,8 @@ def test_feedback_helps_in_self_and_oracle_but_not_in_none(interp_env, tmp_path)
 def test_a_rerun_resumes_and_retries_model_errors(interp_env, tmp_path):
     out_dir = tmp_path / "out"
     with FakeOpenAI(default=canonical) as server:
-        server.add(Reply(status=401))  # the first problem's call fails (not retried by litellm)
+        server.add(canonical)  # the first problem reaches the model (else the run stops at once)
+        server.add(Reply(status=401))  # the second problem's call fails (not retried by litellm)
         first = evaluate(interp_env, server, "--limit", "3", "--out", str(out_dir))
         assert first["summaries"][0]["passed"] == 2
         assert first["summaries"][0]["model_errors"] == 1

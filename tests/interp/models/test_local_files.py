@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import struct
+from pathlib import Path
 
 import pytest
 
@@ -31,8 +33,19 @@ def test_a_header_without_context_length_gives_none(tmp_path):
     (b"PK\x03\x04 a zip file", "not a GGUF model file"),
     (b"", "not a GGUF model file"),
     (None, "cut off or damaged"),
-    (b"GGUF" + struct.pack("<IQQ", 1, 0, 0), "unsupported GGUF version 1"),
+    (b"GGUF" + struct.pack("<IQQ", 1, 0, 0), r"unsupported GGUF version 1 \(llama.cpp reads "
+                                               r"versions 2 and 3\)"),
     (b"GGUF" + struct.pack("<IQQ", 3, 0, 0), "names no model architecture"),
+    (b"GGUF" + struct.pack("<IQQ", 3, 0, 1 << 40), "the header claims 1,099,511,627,776 metadata keys"),
+    (b"GGUF" + struct.pack("<IQQ", 3, 1 << 50, 1), "the header claims 1,125,899,906,842,624 tensors"),
+    (b"GGUF" + struct.pack("<IQQ", 3, 0, 1) + struct.pack("<Q", 1 << 40),
+     "key 1 claims 1,099,511,627,776 bytes"),
+    (gguf([("general.architecture", 8, _string("qwen2")), ("t", 9, struct.pack("<IQ", 8, 1 << 61))]),
+     "the array t claims 2,305,843,009,213,693,952 items, more than the 0 bytes left"),
+    (gguf([("general.architecture", 8, _string("qwen2")), ("t", 9, struct.pack("<IQ", 4, 1 << 40))]),
+     "the array t claims 1,099,511,627,776 items"),
+    (gguf([("general.architecture", 99, b"")]), "general.architecture has the unknown value type 99"),
+    (gguf([("general.architecture", 8, b"\x02" + b"\x00" * 7 + b"\xff\xfe")]), "not UTF-8"),
 ])
 def test_bad_files_are_one_clear_error(tmp_path, content, message):
     path = tmp_path / "m.gguf"
@@ -46,6 +59,11 @@ def test_missing_files_and_directories(tmp_path):
         read_gguf(tmp_path / "absent.gguf")
     with pytest.raises(ModelFileError, match="is a directory"):
         read_gguf(tmp_path)
+    os.mkfifo(tmp_path / "pipe.gguf")  # an open() to read would wait for a writer
+    with pytest.raises(ModelFileError, match=r"is a named pipe \(FIFO\), not a .gguf file"):
+        read_gguf(tmp_path / "pipe.gguf")
+    with pytest.raises(ModelFileError, match="is a character device, not a .gguf file"):
+        read_gguf(Path("/dev/zero"))
 
 
 def test_models_live_in_the_cache_dir(tmp_path):

@@ -275,3 +275,24 @@ def test_spool_files_go_next_to_the_session_file(store):
     with store.create({"model": "m"}) as log:
         assert log.spool_dir == store.root / log.id
         assert not log.spool_dir.exists()  # made when the first long output is spooled
+
+
+def test_a_file_that_cannot_be_written_any_more_is_said_once_and_the_log_goes_on(store):
+    import resource
+
+    log = store.create({"model": "m"})
+    log.append_message(user("saved"))
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (log.path.stat().st_size + 10, hard))
+    try:  # writing past the limit fails with EFBIG (Python ignores SIGXFSZ)
+        log.append_message(user("x" * 100))
+        log.append_message(user("later"))
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+    failure = log.take_failure()
+    assert failure.startswith(f"cannot save this conversation to {log.path} any more (")
+    assert failure.endswith("); going on without saving it")
+    assert log.take_failure() is None  # said once
+    log.append_message(user("dropped, not raised"))
+    log.close()
+    assert store.load(log.id) == [user("saved")]
