@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from interp.core import workspace
-from interp.checkpoints.shadow import CheckpointError, Shadow, TooSlow
+from interp.checkpoints.shadow import Added, CheckpointError, Shadow, TooSlow, Vanished
 
 MAX_FILE_BYTES = 20 << 20  # files over 20 MiB are not checkpointed (README: Checkpoints)
 _GLOB = re.compile(r"([\\*?\[\]!#])")
@@ -78,17 +78,43 @@ class Capturer:
         """The folder's state now (`snap`: a snapshot taken just before, for the size bound
         and the modes); TooSlow past `deadline`, CheckpointError when git fails."""
         self.shadow.open()
-        if self._pending is not None:
-            self._finish(deadline, "the previous snapshot of this folder is still running")
+        if self._pending is not None:  # an earlier one, left to warm the index: its end only
+            try:
+                self._finish(deadline, "the previous snapshot of this folder is still running")
+            except TooSlow:
+                raise
+            except CheckpointError:
+                pass
         sizes = snap.files.items() if snap is not None else ()
         text, skipped = exclude_text(self.shadow.folder, self.shadow.base, sizes,
                                      self.max_file_bytes)
         self.shadow.set_excludes(text)
         self._pending = self.shadow.start_add()
-        added = self._finish(deadline, "")
+        try:
+            added = self._finish(deadline, "")
+        except Vanished as exc:  # git add stops at a file that went away: one by one instead
+            added = Added((exc.path,))
+            self._update_listed(deadline)
         tree = self.shadow.write_tree()
         self.shadow.save_index()
-        return State(tree, modes_of(snap, set(skipped)), skipped, added.unreadable, added.nested)
+        return State(tree, modes_of(snap, set(skipped)), skipped, added.unreadable,
+                     added.nested)
+
+    def _update_listed(self, deadline: float) -> None:
+        """Bring the index up to date path by path (a path gone meanwhile is dropped)."""
+        seconds = deadline - time.monotonic()
+        if seconds <= 0:
+            raise TooSlow("")
+        try:
+            listed = self.shadow.run("ls-files", "-z", "-o", "-m", "-d", "--exclude-standard",
+                                     timeout=seconds)
+            paths = [p for p in listed.split(b"\0") if p and not p.endswith(b"/")]
+            self.shadow.run("update-index", "--add", "--remove", "-z", "--stdin",
+                            input=b"".join(p + b"\0" for p in paths),
+                            timeout=max(0.1, deadline - time.monotonic()))
+        except CheckpointError:
+            Path(f"{self.shadow.index}.lock").unlink(missing_ok=True)
+            raise
 
     def _finish(self, deadline: float, why: str):
         proc, errors = self._pending

@@ -91,8 +91,8 @@ class Rewinder:
         raise RewindError(f"block {index} is not a block of this conversation with a "
                           f"checkpoint")
 
-    def diff(self, index: int) -> str:
-        """What block `index` changed, as a unified diff ("" when nothing)."""
+    def diff(self, index: int) -> bytes:
+        """What block `index` changed, as a unified diff (b"" when nothing)."""
         before, after = self.history.before.get(index), self.history.after.get(index)
         if before is None:
             raise RewindError(f"block {index} has no checkpoint")
@@ -107,10 +107,15 @@ class Rewinder:
     def _changes(self, before: Mark, after: Mark | None) -> tuple[Change, ...] | None:
         if before.state is None or after is None or after.state is None:
             return None
+        old, new = before.state, after.state
         try:
-            return tuple(self.shadow.changes(before.state.tree, after.state.tree, renames=True))
+            changes = self.shadow.changes(old.tree, new.tree, renames=True)
         except CheckpointError:
             return None
+        named = {c.path for c in changes}
+        modes = sorted(p for p in {*old.modes, *new.modes} - named
+                       if old.modes.get(p) != new.modes.get(p))
+        return tuple(changes) + tuple(Change("M", p, "", "", "", "") for p in modes)
 
     # -- going back -------------------------------------------------------------------------
     def plan_to(self, index: int) -> Plan:

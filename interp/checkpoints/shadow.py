@@ -45,6 +45,7 @@ _CONFIG = """\
 _ATTRIBUTES = "* -text -eol -filter -ident -working-tree-encoding\n"
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 _QUOTED = re.compile(r"""['"](.+?)['"]""")
+_VANISHED = re.compile(r"^fatal: unable to stat '(.+)': No such file or directory$", re.M)
 
 
 class CheckpointError(Exception):
@@ -53,6 +54,14 @@ class CheckpointError(Exception):
 
 class TooSlow(CheckpointError):
     """`git add` ran past its time bound; it goes on in the background as a cache warmer."""
+
+
+class Vanished(CheckpointError):
+    """`git add` stopped at a file that went away while it ran (`path`)."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(f"{path} vanished while the folder was recorded")
+        self.path = path
 
 
 @dataclass(frozen=True)
@@ -183,11 +192,15 @@ class Shadow:
         text = os.fsdecode(errors.read(1 << 20))
         errors.close()
         if proc.returncode not in (0, 1):  # 1: some files could not be read (--ignore-errors)
+            if gone := _VANISHED.search(text):
+                raise Vanished(gone.group(1))
             raise CheckpointError(f"git add failed: {_first_error(os.fsencode(text))}")
         unreadable, nested = [], []
         for line in text.splitlines():
             if "embedded git repository" in line:
-                nested.append(line.rpartition(": ")[2].strip())
+                nested.append(line.rpartition(": ")[2].strip().rstrip("/"))
+            elif "does not have a commit checked out" in line and (found := _QUOTED.search(line)):
+                nested.append(found.group(1).rstrip("/"))
             elif line.startswith(("error:", "warning:")) and (found := _QUOTED.search(line)):
                 unreadable.append(found.group(1))
         return Added(tuple(dict.fromkeys(unreadable)), tuple(dict.fromkeys(nested)))
@@ -233,12 +246,12 @@ class Shadow:
                 i += 2
         return out
 
-    def patch(self, old: str, new: str) -> str:
-        """A unified diff from tree `old` to tree `new` (renames found; binary files named)."""
+    def patch(self, old: str, new: str) -> bytes:
+        """A unified diff from tree `old` to tree `new` (renames found; binary files named),
+        as git writes it (the files' own bytes)."""
         if old == new:
-            return ""
-        out = self.run("diff", "--no-color", "--no-ext-diff", "--no-textconv", "-M", old, new)
-        return out.decode("utf-8", "replace")
+            return b""
+        return self.run("diff", "--no-color", "--no-ext-diff", "--no-textconv", "-M", old, new)
 
     def entries(self, tree: str) -> dict[str, tuple[str, str]]:
         """Every file of a tree: path -> (mode, object id)."""

@@ -89,8 +89,10 @@ def _diff(rewinder, index: int) -> int:
     if sys.stdout.isatty():
         from interp.ui.sanitize import visible
 
-        text = visible(text)
-    sys.stdout.write(text)
+        sys.stdout.write(visible(text.decode("utf-8", "replace")))
+    else:  # as git writes it, for a file or another program
+        sys.stdout.flush()
+        sys.stdout.buffer.write(text)
     return 0
 
 

@@ -54,7 +54,7 @@ def diff_command(ctx, arg: str) -> None:
         if not text:
             ctx.console.print(Text(f"Block {index} changed no file."))
         else:
-            ctx.console.print(_coloured(text))
+            ctx.console.print(_coloured(text.decode("utf-8", "replace")))
     except RewindError as exc:
         _warn(ctx, f"No diff: {exc}.")
     finally:

@@ -9,6 +9,7 @@ import stat
 import subprocess
 from pathlib import Path
 
+from checkpoint_kit import tree_of
 from pty_terminal import fenced, last_user
 
 CSV = b"id,name\r\n1,caf\xe9\r\n2,\xff\xfe\r\n"  # CRLF and bytes that are not UTF-8
@@ -29,20 +30,6 @@ def _seed(work: Path) -> None:
     os.symlink("/etc/hostname", work / "outside-link")
 
 
-def _listing(work: Path) -> dict[str, tuple]:
-    out = {}
-    for path in sorted(work.rglob("*")):
-        info = os.lstat(path)
-        rel = path.relative_to(work).as_posix()
-        if stat.S_ISLNK(info.st_mode):
-            out[rel] = ("link", os.readlink(path))
-        elif stat.S_ISDIR(info.st_mode):
-            out[rel] = ("dir",)
-        else:
-            out[rel] = ("file", path.read_bytes(), stat.S_IMODE(info.st_mode))
-    return out
-
-
 def _three_blocks(spawn, fake_server, work: Path):
     fake_server.script([fenced("python", REWRITE), "Rewrote it.",
                         fenced("shell", SHELL), "Shuffled.",
@@ -60,10 +47,10 @@ def test_rewind_block_by_block_puts_every_file_back_and_can_be_undone(spawn, fak
                                                                       interp_env):
     work = interp_env["cwd"]
     _seed(work)
-    start = _listing(work)
+    start = tree_of(work)
     term = _three_blocks(spawn, fake_server, work)
     assert (work / "out" / "sub" / "r.json").exists() and not (work / "old.txt").exists()
-    after_all = _listing(work)
+    after_all = tree_of(work)
 
     term.task("/rewind")
     term.expect(r"1  python .*changed data\.csv")
@@ -85,7 +72,7 @@ def test_rewind_block_by_block_puts_every_file_back_and_can_be_undone(spawn, fak
     term.expect(r"\[f\]iles only")
     term.send("f")
     term.expect(r"back as it was before block 1")
-    assert _listing(work) == start  # bytes, modes, the symlink: all as they were
+    assert tree_of(work) == start  # bytes, modes, the symlink: all as they were
 
     term.task("/rewind undo")
     term.expect(r"Go ahead\? \[y\]es")
@@ -112,12 +99,12 @@ def test_diff_shows_what_a_block_changed_and_esc_cancels_a_rewind(spawn, fake_se
     term.task("/diff")  # the last block: the Node one
     term.expect(r"new file mode 100644")
     term.expect(r"^\+\{\}")
-    before = _listing(work)
+    before = tree_of(work)
     term.task("/rewind 1")
     term.expect(r"\[f\]iles only")
     term.send("\x1b")
     term.expect("Rewind cancelled: nothing changed.")
-    assert _listing(work) == before
+    assert tree_of(work) == before
     assert term.exit_status() == 0
 
 
@@ -167,7 +154,7 @@ def test_the_folders_own_git_repository_is_untouched(spawn, fake_server, interp_
     (work / "a.txt").write_text("staged change\n")
     subprocess.run([*git, "add", "a.txt"], check=True)
     (work / "old.txt").write_text("unstaged change\n")
-    dot_git = _listing(work / ".git")
+    dot_git = tree_of(work / ".git")
     status = subprocess.run([*git, "status", "--porcelain"], capture_output=True,
                             text=True).stdout
     term = _three_blocks(spawn, fake_server, work)
@@ -176,7 +163,7 @@ def test_the_folders_own_git_repository_is_untouched(spawn, fake_server, interp_
     term.send("f")
     term.expect(r"back as it was before block 1")
     assert term.exit_status() == 0
-    assert _listing(work / ".git") == dot_git  # index, refs, objects: byte for byte
+    assert tree_of(work / ".git") == dot_git  # index, refs, objects: byte for byte
     assert subprocess.run([*git, "status", "--porcelain"], capture_output=True,
                           text=True).stdout == status
     assert (work / "old.txt").read_text() == "unstaged change\n"
