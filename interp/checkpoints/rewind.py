@@ -215,7 +215,7 @@ def listing(points: list[BlockPoint], rewinds: list[RewindMark]) -> list[str]:
     """The lines that list a conversation's blocks (and its rewinds) for the person."""
     lines = []
     for point in points:
-        first = next((line.strip() for line in point.code.splitlines() if line.strip()), "")
+        first = _telling_line(point.code)
         first = workspace.safe_path(first if len(first) <= 40 else first[:39] + "…")
         what = (change_summary(point.changes) if point.usable
                 else f"no checkpoint: {point.before.why}")
@@ -226,6 +226,15 @@ def listing(points: list[BlockPoint], rewinds: list[RewindMark]) -> list[str]:
         files = len(rewind.restored) + len(rewind.removed)
         lines.append(f"  rewind {number}: {to} ({files} file{'s' * (files != 1)})")
     return lines
+
+
+def _telling_line(code: str) -> str:
+    """The first line of code that says what it does (not a comment, an import or a require)."""
+    lines = [line.strip() for line in code.splitlines() if line.strip()]
+    for line in lines:
+        if not line.startswith(("#", "//", "import ", "from ")) and "require(" not in line:
+            return line
+    return lines[0] if lines else ""
 
 
 def applied_summary(applied: Applied, kept: tuple[str, ...] = (), limit: int = 8) -> str:

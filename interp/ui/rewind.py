@@ -110,8 +110,9 @@ def _choose(ctx, rewinder: Rewinder) -> int:
                       "before any of them):")
     for line in listing(points, rewinder.history.rewinds):
         ctx.console.print(Text(line))
-    answer = _line(ctx, f"Rewind to before which block? [{points[0].index}-{points[-1].index}, "
-                        f"Enter cancels]: ")
+    first, last = points[0].index, points[-1].index
+    shown = f"{first}" if first == last else f"{first}-{last}"
+    answer = _line(ctx, f"Rewind to before which block? [{shown}, Enter cancels]: ")
     if not answer.strip():
         raise _Cancelled
     return _number(answer)
