@@ -146,7 +146,8 @@ def modes_of(snap: workspace.Snapshot | None, skipped: set[str]) -> dict[str, in
     if snap is None:
         return {}
     out = {}
-    for path, (_, mode) in snap.stamps.items():
+    for path, stamp in snap.stamps.items():
+        mode = stamp & 0xFFFF
         if stat.S_ISREG(mode) and path not in skipped:
             bits = stat.S_IMODE(mode)
             if bits != (0o755 if bits & stat.S_IXUSR else 0o644):

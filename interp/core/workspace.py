@@ -34,13 +34,13 @@ class Snapshot:
     complete: bool = True
     listed: frozenset[str] = frozenset({""})  # directories read in full ("" is the root)
     seen_dirs: frozenset[str] = frozenset()  # every directory met, read in full or not
-    # files and symlinks -> (st_ctime_ns, st_mode): with `files`, any change git would see
-    stamps: dict[str, tuple[int, int]] = field(default_factory=dict, compare=False)
+    # files and symlinks -> st_ctime_ns << 16 | st_mode: any change git would see changes it
+    stamps: dict[str, int] = field(default_factory=dict, compare=False)
 
     def same_as(self, other: Snapshot) -> bool:
         """True when both are complete and no file or link differs (content, mode, kind)."""
         return (self.complete and other.complete and self.root == other.root
-                and self.files == other.files and self.stamps == other.stamps)
+                and self.stamps == other.stamps)
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,7 @@ def _join(parent: str, name: str) -> str:
 
 
 def _list_dir(path: str, rel: str, budget: int, files: dict[str, tuple[int, int]],
-              subdirs: list[str], stamps: dict[str, tuple[int, int]]) -> tuple[int, bool]:
+              subdirs: list[str], stamps: dict[str, int]) -> tuple[int, bool]:
     """Record one directory's files and subdirectories; return (entries used, read in full)."""
     used = 0
     try:
@@ -78,11 +78,12 @@ def _list_dir(path: str, rel: str, budget: int, files: dict[str, tuple[int, int]
                             subdirs.append(_join(rel, entry.name))
                     elif entry.is_file(follow_symlinks=False):
                         info = entry.stat(follow_symlinks=False)
-                        files[_join(rel, entry.name)] = (info.st_size, info.st_mtime_ns)
-                        stamps[_join(rel, entry.name)] = (info.st_ctime_ns, info.st_mode)
+                        path = _join(rel, entry.name)
+                        files[path] = (info.st_size, info.st_mtime_ns)
+                        stamps[path] = info.st_ctime_ns << 16 | info.st_mode
                     elif entry.is_symlink():
                         info = entry.stat(follow_symlinks=False)
-                        stamps[_join(rel, entry.name)] = (info.st_ctime_ns, info.st_mode)
+                        stamps[_join(rel, entry.name)] = info.st_ctime_ns << 16 | info.st_mode
                 except OSError:  # vanished or unreadable entry: it is simply not there
                     continue
     except OSError:  # permission denied, vanished, not a directory
@@ -93,7 +94,7 @@ def _list_dir(path: str, rel: str, budget: int, files: dict[str, tuple[int, int]
 def snapshot(root: Path, *, max_entries: int = 20000, max_depth: int = 6) -> Snapshot:
     """Files under root, breadth-first, at most max_entries entries and max_depth levels down."""
     files: dict[str, tuple[int, int]] = {}
-    stamps: dict[str, tuple[int, int]] = {}
+    stamps: dict[str, int] = {}
     listed: set[str] = set()
     seen: set[str] = set()
     complete, budget = True, max_entries
