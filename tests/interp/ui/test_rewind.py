@@ -5,7 +5,6 @@ block by block; the rewind can be undone; the model is told. Waits are hang guar
 from __future__ import annotations
 
 import os
-import stat
 import subprocess
 from pathlib import Path
 
