@@ -63,13 +63,14 @@ class Capturer:
         self.max_file_bytes = max_file_bytes
         self._pending: tuple[subprocess.Popen, object] | None = None
 
-    def warm(self) -> None:
+    def warm(self, snap: workspace.Snapshot) -> None:
         """Start a `git add` now, ahead of the next state (errors are left for `take`)."""
         if self._pending is None:
             try:
                 self.shadow.open()
                 self.shadow.set_excludes(exclude_text(self.shadow.folder, self.shadow.base,
-                                                      (), self.max_file_bytes)[0])
+                                                      snap.files.items(),
+                                                      self.max_file_bytes)[0])
                 self._pending = self.shadow.start_add()
             except CheckpointError:
                 pass

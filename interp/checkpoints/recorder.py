@@ -69,8 +69,8 @@ class Checkpoints:
         """A block was proposed: the first time, check and start recording ahead."""
         if self._capturer is None and self._off is None:
             self._start(session)
-            if self._capturer is not None:
-                self._capturer.warm()
+            if self._capturer is not None:  # big files are left out of this one too
+                self._capturer.warm(workspace.snapshot(self.folder))
         return self._off_notice()
 
     def before_block(self, session, index: int, language: str,

@@ -14,6 +14,7 @@ from languages.jupyter_kernel import KernelChoice
 
 from interp.checkpoints.history import read_history
 from interp.checkpoints.recorder import Checkpoints
+from interp.checkpoints.shadow import Shadow
 from interp.core import workspace
 
 
@@ -125,6 +126,9 @@ def test_big_files_and_nested_repositories_are_named_once(place):
     points.close()
     state = read_history(place.host.log.path).after[1].state
     assert state.skipped == ("big.bin",) and state.nested == ("vendor",)
+    blob = subprocess.run(["git", "hash-object", str(place.work / "big.bin")],
+                          capture_output=True, text=True).stdout.strip()
+    assert not Shadow(place.base, place.work).has(blob)  # not even the first warm-up stored it
 
 
 def test_files_vanishing_meanwhile_never_break_a_checkpoint(place):
