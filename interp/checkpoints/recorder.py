@@ -7,7 +7,8 @@ the file snapshot the block's report takes anyway (interp.core.workspace). When 
 shows nothing changed since the last state, that state is used again and git is not run, so
 an unchanged folder costs a comparison. Each state is written to the saved conversation as
 a `checkpoint` event line and kept by a ref in the shadow repository. Nothing here raises:
-each problem is one line for the person, and the block runs regardless.
+each problem is one line for the person, and the block runs regardless. The machinery is
+imported at the first block, not when a session starts.
 """
 
 from __future__ import annotations
@@ -18,11 +19,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 from interp.core import workspace
-from interp.checkpoints.capture import MAX_FILE_BYTES, Capturer, State
-from interp.checkpoints.history import Mark
-from interp.checkpoints.shadow import CheckpointError, Shadow, TooSlow, git_path
-from interp.storage.sessions import StoreError
+
+if TYPE_CHECKING:
+    from interp.checkpoints.capture import Capturer, State
 
 TIME_BOUND = 2.0  # seconds a block waits at most for its checkpoint (README: Checkpoints)
 SLOW_LIMIT = 3  # checkpoints skipped for time in a row before they are off for the session
@@ -37,10 +39,11 @@ class _Last:
 
 class Checkpoints:
     """Checkpoints of `folder` kept under `base` (DATA_DIR/checkpoints) for one session whose
-    file is in `sessions` (the saved conversations, for pruning)."""
+    file is in `sessions` (the saved conversations, for pruning); `max_file_bytes`: the size
+    bound (default capture.MAX_FILE_BYTES)."""
 
     def __init__(self, base: Path, folder: str, sessions: Path, *,
-                 max_file_bytes: int = MAX_FILE_BYTES, time_bound: float = TIME_BOUND,
+                 max_file_bytes: int | None = None, time_bound: float = TIME_BOUND,
                  git: str | None = None) -> None:
         self.base = Path(base)
         self.sessions = Path(sessions)
@@ -82,8 +85,8 @@ class Checkpoints:
             return notes
         if _remote(session, language):
             self._uncovered = index
-            self._record(session, Mark(index, "before", self.folder, None,
-                                       "it ran on a Jupyter gateway", language))
+            self._record(session, index, "before", None, "it ran on a Jupyter gateway",
+                         language)
             if language in self._remote:
                 return notes
             self._remote.add(language)
@@ -104,6 +107,10 @@ class Checkpoints:
 
     # -- inside ---------------------------------------------------------------------------
     def _start(self, session) -> None:
+        from interp.checkpoints.capture import MAX_FILE_BYTES, Capturer
+        from interp.checkpoints.prune import prune_if_due
+        from interp.checkpoints.shadow import CheckpointError, Shadow, git_path
+
         git = self._git or git_path()
         if git is None:
             self._off = "git is not installed, so /rewind cannot undo what blocks do"
@@ -120,9 +127,8 @@ class Checkpoints:
         except CheckpointError as exc:
             self._off = str(exc)
             return
+        self.max_file_bytes = self.max_file_bytes or MAX_FILE_BYTES
         self._capturer = Capturer(shadow, self.max_file_bytes)
-        from interp.checkpoints.prune import prune_if_due
-
         self._pruning = prune_if_due(shadow, self.sessions)
 
     def _off_notice(self) -> list[str]:
@@ -133,10 +139,11 @@ class Checkpoints:
 
     def _take(self, session, index: int, stage: str, snap, language: str | None = None
               ) -> list[str]:
+        from interp.checkpoints.shadow import CheckpointError, TooSlow
+
         what = f"{stage} block {index}"
         if snap is not None and self._last is not None and snap.same_as(self._last.snap):
-            self._record(session, Mark(index, stage, self.folder, self._last.state,
-                                       language=language))
+            self._record(session, index, stage, self._last.state, None, language)
             return []
         deadline = time.monotonic() + self.time_bound
         try:
@@ -149,19 +156,19 @@ class Checkpoints:
             return self._skipped(session, index, stage, exc, language)
         except CheckpointError as exc:
             self._last = None
-            self._record(session, Mark(index, stage, self.folder, None, str(exc), language))
+            self._record(session, index, stage, None, str(exc), language)
             return [f"Checkpoint {what} skipped: {exc}."]
         self._slow = 0
         self._last = _Last(snap, state) if snap is not None and snap.complete else None
-        self._record(session, Mark(index, stage, self.folder, state, language=language))
+        self._record(session, index, stage, state, None, language)
         return self._new_gaps(state, what)
 
-    def _skipped(self, session, index: int, stage: str, exc: TooSlow,
+    def _skipped(self, session, index: int, stage: str, exc: Exception,
                  language: str | None) -> list[str]:
         self._last = None
         self._slow += 1
         why = str(exc) or f"snapshotting the folder took over {self.time_bound:g} s"
-        self._record(session, Mark(index, stage, self.folder, None, why, language))
+        self._record(session, index, stage, None, why, language)
         line = (f"Checkpoint {stage} block {index} skipped: {why} (it goes on in the "
                 f"background); /rewind cannot go back to this point.")
         if self._slow >= SLOW_LIMIT:
@@ -187,10 +194,16 @@ class Checkpoints:
                 lines.append(f"{text}: {named}{more}.")
         return lines
 
-    def _record(self, session, mark: Mark) -> None:
+    def _record(self, session, index: int, stage: str, state: State | None, why: str | None,
+                language: str | None) -> None:
+        """Write the state (or why there is none) to the session file, if there is one."""
+        from interp.checkpoints.history import Mark
+        from interp.storage.sessions import StoreError
+
         log = getattr(session, "log", None)
         if log is None:
             return
+        mark = Mark(index, stage, self.folder, state, why, language)
         try:
             log.append_event(EVENT, mark.to_dict())
         except StoreError:  # a failing session file is reported where messages are written
