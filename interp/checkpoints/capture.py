@@ -24,6 +24,7 @@ from interp.core import workspace
 from interp.checkpoints.shadow import Added, CheckpointError, Shadow, TooSlow, Vanished
 
 MAX_FILE_BYTES = 20 << 20  # files over 20 MiB are not checkpointed (README: Checkpoints)
+UPDATE_TRIES = 5  # path-by-path updates tried when files keep vanishing under git
 _GLOB = re.compile(r"([\\*?\[\]!#])")
 
 
@@ -102,20 +103,25 @@ class Capturer:
                      added.nested)
 
     def _update_listed(self, deadline: float) -> None:
-        """Bring the index up to date path by path (a path gone meanwhile is dropped)."""
-        seconds = deadline - time.monotonic()
-        if seconds <= 0:
-            raise TooSlow("")
-        try:
-            listed = self.shadow.run("ls-files", "-z", "-o", "-m", "-d", "--exclude-standard",
-                                     timeout=seconds)
-            paths = [p for p in listed.split(b"\0") if p and not p.endswith(b"/")]
-            self.shadow.run("update-index", "--add", "--remove", "-z", "--stdin",
-                            input=b"".join(p + b"\0" for p in paths),
-                            timeout=max(0.1, deadline - time.monotonic()))
-        except CheckpointError:
-            Path(f"{self.shadow.index}.lock").unlink(missing_ok=True)
-            raise
+        """Bring the index up to date path by path; a path gone meanwhile is dropped, and a
+        run that a file vanished under is tried again (a few times)."""
+        for _ in range(UPDATE_TRIES):
+            seconds = deadline - time.monotonic()
+            if seconds <= 0:
+                raise TooSlow("")
+            try:
+                listed = self.shadow.run("ls-files", "-z", "-o", "-m", "-d",
+                                         "--exclude-standard", timeout=seconds)
+                paths = [p for p in listed.split(b"\0") if p and not p.endswith(b"/")]
+                self.shadow.run("update-index", "--add", "--remove", "-z", "--stdin",
+                                input=b"".join(p + b"\0" for p in paths),
+                                timeout=max(0.1, deadline - time.monotonic()))
+                return
+            except CheckpointError as exc:
+                Path(f"{self.shadow.index}.lock").unlink(missing_ok=True)
+                if "No such file or directory" not in str(exc):
+                    raise
+        raise CheckpointError("files kept vanishing while the folder was recorded")
 
     def _finish(self, deadline: float, why: str):
         proc, errors = self._pending

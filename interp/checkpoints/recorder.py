@@ -55,7 +55,7 @@ class Checkpoints:
         self._off: str | None = None  # why checkpoints are off, once they are
         self._off_told = False
         self._last: _Last | None = None
-        self._kept: set[str] = set()  # trees already kept by a ref of this session
+        self._kept: set[tuple[str, str]] = set()  # (session id, tree) already kept by a ref
         self._told: set[tuple[str, str]] = set()  # (kind, path) already named to the person
         self._remote: set[str] = set()  # languages told that they are not covered
         self._uncovered: int | None = None  # the block whose checkpoints are not taken
@@ -142,16 +142,11 @@ class Checkpoints:
         from interp.checkpoints.shadow import CheckpointError, TooSlow
 
         what = f"{stage} block {index}"
-        if snap is not None and self._last is not None and snap.same_as(self._last.snap):
-            self._record(session, index, stage, self._last.state, None, language)
-            return []
+        reuse = snap is not None and self._last is not None and snap.same_as(self._last.snap)
         deadline = time.monotonic() + self.time_bound
         try:
-            state = self._capturer.take(snap, deadline)
-            if state.tree not in self._kept:
-                self._capturer.shadow.keep({f"{session.id or 'unsaved'}/{state.tree}":
-                                            state.tree})
-                self._kept.add(state.tree)
+            state = self._last.state if reuse else self._capturer.take(snap, deadline)
+            self._keep(session, state.tree)
         except TooSlow as exc:
             return self._skipped(session, index, stage, exc, language)
         except CheckpointError as exc:
@@ -159,9 +154,17 @@ class Checkpoints:
             self._record(session, index, stage, None, str(exc), language)
             return [f"Checkpoint {what} skipped: {exc}."]
         self._slow = 0
-        self._last = _Last(snap, state) if snap is not None and snap.complete else None
+        if not reuse:
+            self._last = _Last(snap, state) if snap is not None and snap.complete else None
         self._record(session, index, stage, state, None, language)
-        return self._new_gaps(state, what)
+        return [] if reuse else self._new_gaps(state, what)
+
+    def _keep(self, session, tree: str) -> None:
+        """A ref of this conversation keeps the tree (a new id after /reset: refs of its own)."""
+        owner = session.id or "unsaved"
+        if (owner, tree) not in self._kept:
+            self._capturer.shadow.keep({f"{owner}/{tree}": tree})
+            self._kept.add((owner, tree))
 
     def _skipped(self, session, index: int, stage: str, exc: Exception,
                  language: str | None) -> list[str]:

@@ -11,7 +11,11 @@ last one. The front end shows those and asks (the terminal) or refuses (the comm
 from __future__ import annotations
 
 import os
+import signal
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -140,9 +144,11 @@ class Rewinder:
 
     def carry_out(self, plan: Plan, to_block: int | None, log, *, kept: tuple[str, ...] = (),
                   conversation: bool = False) -> tuple[Applied, RewindMark]:
-        """Put the files back and record the rewind in `log` (a SessionLog, or None)."""
+        """Put the files back and record the rewind in `log` (a SessionLog, or None); Ctrl-C
+        waits until every file is back (half a rewind would be worse than none)."""
         try:
-            applied = apply(self.shadow, plan)
+            with _uninterrupted():
+                applied = apply(self.shadow, plan)
         except CheckpointError as exc:
             raise RewindError(str(exc)) from None
         try:
@@ -175,6 +181,19 @@ class Rewinder:
                 path.unlink()
             except OSError:
                 pass
+
+
+@contextmanager
+def _uninterrupted() -> Iterator[None]:
+    """SIGINT ignored meanwhile (in the main thread, where Python handles it)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def conversation_cut(messages: list[dict], index: int) -> int | None:

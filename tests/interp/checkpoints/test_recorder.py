@@ -179,3 +179,18 @@ def test_the_users_git_environment_and_repository_are_left_alone(place, monkeypa
     monkeypatch.delenv("GIT_INDEX_FILE")
     status = subprocess.run([*git, "status", "--porcelain"], capture_output=True, text=True)
     assert status.stdout.splitlines() == ["A  b.txt", "?? c.txt"]
+
+
+def test_after_reset_the_new_conversation_keeps_its_own_refs(place):
+    from interp.storage.sessions import SessionStore
+
+    (place.work / "a.txt").write_text("a\n")
+    points = Checkpoints(place.base, place.work, place.sessions)
+    points.before_block(place.host, 1, "shell", _snap(place))
+    first = place.host.log.id
+    place.host.log = SessionStore(place.sessions).create({"model": "m"})  # what /reset does
+    points.after_block(place.host, 1, _snap(place))  # unchanged: the same state again
+    points.close()
+    owners = {name.partition("/")[0] for name in Shadow(place.base, place.work).refs()}
+    assert owners == {first, place.host.log.id}  # dropping the first conversation keeps it
+    place.host.log.close()
