@@ -15,6 +15,7 @@ import signal
 import stat
 import subprocess
 import time
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,15 +34,42 @@ class State:
     """One recorded state of a folder: a tree in its shadow repository, and what it lacks."""
 
     tree: str
-    modes: Mapping[str, int] = field(default_factory=dict)  # permission bits not 644 or 755
+    modes: Mapping[str, int] = field(default_factory=dict)  # permission bits not plain or exe
     skipped: tuple[str, ...] = ()  # files over the size bound: not in the tree
     unreadable: tuple[str, ...] = ()  # files that vanished or could not be read meanwhile
     nested: tuple[str, ...] = ()  # folders that are git repositories of their own
+    plain: int = 0o644  # the usual permission bits of the folder's files (umask 077: 0o600)
+    exe: int = 0o755  # and of its executable ones
+
+    def bits(self, path: str, git_mode: str) -> int:
+        """The permission bits of a file of the tree (git's mode: "100644" or "100755")."""
+        default = self.exe if git_mode == "100755" else self.plain
+        return self.modes.get(path, default)
+
+    def same_usual(self, other: State) -> bool:
+        """True when both have the same usual permission bits."""
+        return (self.plain, self.exe) == (other.plain, other.exe)
+
+    def mode_changes(self, other: State, entries: Mapping[str, tuple[str, str]] | None = None
+                     ) -> set[str]:
+        """Files whose permission bits alone may differ in `other`; when the usual bits differ,
+        every file is compared, so `entries` (path -> (git mode, object)) must be given."""
+        if entries is not None and not self.same_usual(other):
+            return {p for p, (mode, _) in entries.items() if mode in ("100644", "100755")
+                    and self.bits(p, mode) != other.bits(p, mode)}
+        out = set()
+        for path in {*self.modes, *other.modes}:
+            exec_bit = (self.modes.get(path) or other.modes.get(path) or 0) & stat.S_IXUSR
+            git_mode = "100755" if exec_bit else "100644"
+            if self.bits(path, git_mode) != other.bits(path, git_mode):
+                out.add(path)
+        return out
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form kept in the session file."""
         return {"tree": self.tree, "modes": dict(self.modes), "skipped": list(self.skipped),
-                "unreadable": list(self.unreadable), "nested": list(self.nested)}
+                "unreadable": list(self.unreadable), "nested": list(self.nested),
+                "plain": self.plain, "exe": self.exe}
 
     @classmethod
     def from_dict(cls, raw: object) -> State | None:
@@ -51,8 +79,11 @@ class State:
         modes = raw.get("modes")
         modes = {k: v for k, v in modes.items() if isinstance(k, str) and isinstance(v, int)
                  and not isinstance(v, bool)} if isinstance(modes, Mapping) else {}
+        plain, exe = (raw.get(k) for k in ("plain", "exe"))
         return cls(raw["tree"], modes, *(_strings(raw.get(k)) for k in
-                                         ("skipped", "unreadable", "nested")))
+                                         ("skipped", "unreadable", "nested")),
+                   plain=plain if _is_bits(plain) else 0o644,
+                   exe=exe if _is_bits(exe) else 0o755)
 
 
 class Capturer:
@@ -99,8 +130,8 @@ class Capturer:
             self._update_listed(deadline)
         tree = self.shadow.write_tree()
         self.shadow.save_index()
-        return State(tree, modes_of(snap, set(skipped)), skipped, added.unreadable,
-                     added.nested)
+        plain, exe, modes = modes_of(snap, set(skipped))
+        return State(tree, modes, skipped, added.unreadable, added.nested, plain, exe)
 
     def _update_listed(self, deadline: float) -> None:
         """Bring the index up to date path by path; a path gone meanwhile is dropped, and a
@@ -148,18 +179,22 @@ class Capturer:
         errors.close()
 
 
-def modes_of(snap: workspace.Snapshot | None, skipped: set[str]) -> dict[str, int]:
-    """Permission bits of regular files that git would give back otherwise (not 644 or 755)."""
-    if snap is None:
-        return {}
-    out = {}
-    for path, stamp in snap.stamps.items():
+def modes_of(snap: workspace.Snapshot | None, skipped: set[str]
+             ) -> tuple[int, int, dict[str, int]]:
+    """(the usual permission bits of plain files, of executable ones, and the files whose
+    bits are neither): git keeps only whether a file is executable."""
+    found: list[tuple[str, int]] = []
+    for path, stamp in (snap.stamps.items() if snap is not None else ()):
         mode = stamp & 0xFFFF
         if stat.S_ISREG(mode) and path not in skipped:
-            bits = stat.S_IMODE(mode)
-            if bits != (0o755 if bits & stat.S_IXUSR else 0o644):
-                out[path] = bits
-    return out
+            found.append((path, stat.S_IMODE(mode)))
+    plain = _usual([b for _, b in found if not b & stat.S_IXUSR], 0o644)
+    exe = _usual([b for _, b in found if b & stat.S_IXUSR], 0o755)
+    return plain, exe, {p: b for p, b in found if b != (exe if b & stat.S_IXUSR else plain)}
+
+
+def _usual(bits: list[int], default: int) -> int:
+    return Counter(bits).most_common(1)[0][0] if bits else default
 
 
 def exclude_text(folder: str, base: Path, sizes, max_bytes: int) -> tuple[str, tuple[str, ...]]:
@@ -242,6 +277,10 @@ def _anchored(rel: str) -> str:
 def _is_sha(value: object) -> bool:
     return isinstance(value, str) and len(value) in (40, 64) and \
         all(c in "0123456789abcdef" for c in value)
+
+
+def _is_bits(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 0o7777
 
 
 def _strings(value: object) -> tuple[str, ...]:

@@ -71,8 +71,8 @@ def outside_paths(shadow: Shadow, spans: list[tuple[State, State, bool]]) -> set
         if not ours:
             for change in shadow.changes(old.tree, new.tree):
                 out.add(change.path)
-            out.update(p for p in {*old.modes, *new.modes}
-                       if old.modes.get(p) != new.modes.get(p))
+            entries = None if old.same_usual(new) else shadow.entries(new.tree)
+            out.update(old.mode_changes(new, entries))
     return out
 
 
@@ -91,10 +91,11 @@ def make_plan(shadow: Shadow, target: State, now: State, outside: set[str]) -> P
             write.append((change.path, change.old_mode, change.old_sha))
     touched = {p for p, _, _ in write} | set(remove)
     chmod = []
-    for path in sorted({*target.modes, *now.modes} - touched):
+    usual = target.same_usual(now)
+    for path in sorted(({*target.modes, *now.modes} if usual else set(entries)) - touched):
         if path in entries and entries[path][0] not in (GITLINK, SYMLINK):
-            want = _bits(target.modes, path, entries[path][0])
-            if want != _bits(now.modes, path, entries[path][0]):
+            want = target.bits(path, entries[path][0])
+            if want != now.bits(path, entries[path][0]):
                 chmod.append((path, want))
     dirs = frozenset(p.rsplit("/", i)[0] for p in entries for i in range(1, p.count("/") + 1))
     paths = touched | {p for p, _ in chmod}
@@ -121,7 +122,7 @@ def apply(shadow: Shadow, plan: Plan) -> Applied:
     _drop_empty_dirs(root, removed, plan.dirs)
     blobs = shadow.blobs([sha for _, _, sha in plan.write])
     for rel, mode, sha in plan.write:
-        problem = _put(root, rel, mode, blobs[sha], _bits(plan.target.modes, rel, mode))
+        problem = _put(root, rel, mode, blobs[sha], plan.target.bits(rel, mode))
         if problem:
             problems.append(problem)
         else:
@@ -136,11 +137,6 @@ def apply(shadow: Shadow, plan: Plan) -> Applied:
         except (OSError, NotImplementedError) as exc:
             problems.append(f"{rel}: mode not put back ({getattr(exc, 'strerror', None) or exc})")
     return Applied(tuple(sorted(restored)), tuple(removed), tuple(problems))
-
-
-def _bits(modes, path: str, git_mode: str) -> int:
-    """The permission bits a file is put back with."""
-    return modes.get(path) or (0o755 if git_mode == "100755" else 0o644)
 
 
 def _place(root: str, rel: str, create: bool) -> tuple[str | None, str | None]:

@@ -117,8 +117,11 @@ class Rewinder:
         except CheckpointError:
             return None
         named = {c.path for c in changes}
-        modes = sorted(p for p in {*old.modes, *new.modes} - named
-                       if old.modes.get(p) != new.modes.get(p))
+        try:
+            entries = None if old.same_usual(new) else self.shadow.entries(new.tree)
+        except CheckpointError:
+            return None
+        modes = sorted(old.mode_changes(new, entries) - named)
         return tuple(changes) + tuple(Change("M", p, "", "", "", "") for p in modes)
 
     # -- going back -------------------------------------------------------------------------

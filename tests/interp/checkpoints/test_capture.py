@@ -55,15 +55,36 @@ def test_exclude_text_names_big_files_exactly_and_the_data_dir_inside(tmp_path):
 
 @pytest.mark.fast
 def test_modes_keep_what_git_would_not_and_states_round_trip(tmp_path):
-    for name, mode in (("plain", 0o644), ("tool", 0o755), ("secret", 0o600), ("group", 0o775)):
+    for name, mode in (("plain", 0o644), ("also", 0o644), ("tool", 0o755), ("secret", 0o600),
+                       ("group", 0o775)):
         (tmp_path / name).write_text(name)
         os.chmod(tmp_path / name, mode)
     os.symlink("plain", tmp_path / "link")
-    modes = modes_of(workspace.snapshot(tmp_path), {"group"})
-    assert modes == {"secret": 0o600}
-    state = State("e" * 40, modes, ("big",), ("gone",), ("vendor",))
+    assert modes_of(workspace.snapshot(tmp_path), {"group"}) == (0o644, 0o755,
+                                                                 {"secret": 0o600})
+    state = State("e" * 40, {"secret": 0o600}, ("big",), ("gone",), ("vendor",))
     assert State.from_dict(state.to_dict()) == state
     assert State.from_dict({"tree": "not a hash"}) is None
+    assert State.from_dict({"tree": "e" * 40, "modes": {"x": 0o600}}).bits("y", "100644") == 0o644
+
+
+@pytest.mark.fast
+def test_a_folder_made_under_umask_077_keeps_no_list_of_modes(tmp_path):
+    for i in range(50):
+        (tmp_path / f"f{i}").write_text("x")
+        os.chmod(tmp_path / f"f{i}", 0o600)
+    (tmp_path / "run").write_text("x")
+    os.chmod(tmp_path / "run", 0o700)
+    (tmp_path / "shared").write_text("x")
+    os.chmod(tmp_path / "shared", 0o644)
+    plain, exe, modes = modes_of(workspace.snapshot(tmp_path), set())
+    assert (plain, exe, modes) == (0o600, 0o700, {"shared": 0o644})
+    before = State("e" * 40, modes, plain=plain, exe=exe)
+    after = State("e" * 40, {}, plain=0o600, exe=0o700)
+    assert before.mode_changes(after) == {"shared"} and after.bits("run", "100755") == 0o700
+    moved = State("e" * 40, {}, plain=0o600, exe=0o755)  # chmod 755 run: the usual bits moved
+    files = {"run": ("100755", "x" * 40), "f1": ("100644", "y" * 40)}
+    assert after.mode_changes(moved, files) == {"run"}
 
 
 def test_symlinks_are_recorded_as_links_and_never_followed(place, tmp_path):

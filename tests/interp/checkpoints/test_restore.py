@@ -135,3 +135,16 @@ def test_outside_paths_are_those_changed_between_blocks(place):
     plan = make_plan(shadow, before, now, {"b.txt"})
     assert plan.outside == ("b.txt",)
     assert plan.keeping({"b.txt"}).paths == ["a.txt"]
+
+
+def test_every_mode_goes_back_when_the_usual_ones_changed(place):
+    work = place.work
+    for i in range(5):
+        (work / f"f{i}").write_text(f"{i}\n")
+        os.chmod(work / f"f{i}", 0o644)
+    start, target = tree_of(work), _state(place)
+    for i in range(5):
+        os.chmod(work / f"f{i}", 0o600)  # chmod -R go-rw: no file is unusual any more
+    plan, applied = _back_to(place, target)
+    assert len(plan.chmod) == 5 and applied.problems == ()
+    assert tree_of(work) == start
