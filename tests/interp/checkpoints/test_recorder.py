@@ -61,9 +61,13 @@ def test_an_unchanged_folder_runs_no_git_and_a_change_is_recorded(place, tmp_pat
     assert trees[4].state.modes == {"f2.txt": 0o600} and history.before[2].language == "shell"
 
 
-def test_a_slow_snapshot_is_skipped_with_one_line_and_turns_off_after_three(place):
+def test_a_slow_snapshot_is_skipped_with_one_line_and_turns_off_after_three(place, tmp_path):
     (place.work / "a.txt").write_text("a\n")
-    points = Checkpoints(place.base, place.work, place.sessions, time_bound=0.0)
+    slow = tmp_path / "slow-git"  # a git whose `add` takes 5 s, as on a huge folder
+    slow.write_text(f'#!/bin/sh\ncase " $* " in *" add "*) sleep 5;; esac\n'
+                    f'exec {shutil.which("git")} "$@"\n')
+    slow.chmod(0o755)
+    points = Checkpoints(place.base, place.work, place.sessions, time_bound=0.3, git=str(slow))
     lines = [points.before_block(place.host, n, "python", _snap(place)) for n in (1, 2, 3)]
     points.close()
     assert all(len(said) == 1 and said[0].startswith(f"Checkpoint before block {n} skipped:")
