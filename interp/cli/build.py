@@ -103,11 +103,20 @@ def build_session(settings: Settings, request: Request, approver, store: Session
                       history=resumed.messages if resumed else None,
                       log=resumed.log if resumed else None)
     warnings += session.registry.errors  # language plugins that failed to load
+    if settings.checkpoints:
+        from interp.checkpoints.recorder import Checkpoints
+
+        session.checkpoints = Checkpoints(store.root.parent / "checkpoints",
+                                          config.runner.cwd or os.getcwd(), store.root)
     if resumed is not None:
         notices.append(resumed.notice)
         warnings += [resumed.warning] if resumed.warning else []
         warnings += resumed.skipped
         session.tell(resumed.note)
+        from interp.checkpoints.history import untold_notes
+
+        for note in untold_notes(resumed.log.path):  # `interp rewind` since it last ran
+            session.tell(note)
     return session, notices, warnings
 
 

@@ -76,6 +76,9 @@ def main_command(
     file: Optional[list[str]] = typer.Option(None, "--file", metavar="PATH",
                                              help="Attach a file: the model is told its path, "
                                              "size, type and a preview (repeatable)."),
+    no_checkpoints: bool = typer.Option(False, "--no-checkpoints",
+                                        help="Do not record the folder before each block "
+                                        "(/rewind and interp rewind need those records)."),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
                                  help="Print the version."),
@@ -91,7 +94,8 @@ def main_command(
            "max_tokens": max_tokens,
            "network": network or None, "pass_env": tuple(pass_env) if pass_env else None,
            "output_dir": output_dir, "python": python, "local_model": local or None,
-           "runners": tuple(runner) if runner else None, "gateway_url": gateway_url}
+           "runners": tuple(runner) if runner else None, "gateway_url": gateway_url,
+           "checkpoints": False if no_checkpoints else None}
     from interp.cli.start import start
 
     raise typer.Exit(start(cli, exec_, resume, tuple(file or ())))
@@ -122,6 +126,31 @@ def export_command(
     from interp.cli.subcommands import export_session
 
     raise typer.Exit(export_session(session_id, format_, output))
+
+
+@app.command("rewind")
+def rewind_command(
+    session_id: Optional[str] = typer.Argument(None, metavar="[ID]",
+                                               help="A saved conversation: its id or a unique "
+                                               "prefix (default: the latest started here)."),
+    to: Optional[int] = typer.Option(None, "--to", metavar="N",
+                                     help="Put the folder back as it was before block N."),
+    list_: bool = typer.Option(False, "--list", help="List the blocks and the files each "
+                               "changed (the default)."),
+    diff: Optional[int] = typer.Option(None, "--diff", metavar="N",
+                                       help="Show what block N changed."),
+    undo: bool = typer.Option(False, "--undo", help="Undo the last rewind."),
+    conversation: bool = typer.Option(False, "--conversation",
+                                      help="With --to: drop block N's reply and what came "
+                                      "after from the conversation too."),
+    force: bool = typer.Option(False, "--force", help="Put back files changed outside "
+                               "interp since the checkpoint too (else refused)."),
+) -> None:
+    """List, diff or undo what a conversation's blocks did to the working folder."""
+    from interp.cli.rewind import RewindArgs, rewind_cli
+
+    raise typer.Exit(rewind_cli(RewindArgs(session_id, to, list_, diff, undo, conversation,
+                                           force)))
 
 
 @app.command("eval")

@@ -30,7 +30,7 @@ FILE_KEYS = frozenset(
      "sandbox", "network", "memory_limit", "process_limit", "pass_env", "output_dir",
      "request_timeout", "idle_timeout", "max_tokens",
      "gateway_url", "gateway_token_env", "kernel_start_timeout",
-     "local_model", "local_threads", "local_context", "local_temperature"}
+     "local_model", "local_threads", "local_context", "local_temperature", "checkpoints"}
 )
 RUNNERS_TABLE = "runners"  # [runners] LANGUAGE = "RUNNER" (see languages.jupyter_choice)
 # Never read from config.toml, with the reason the user is told.
@@ -94,6 +94,7 @@ class Settings:
     local_threads: int | None = None  # None = physical cores not busy with other work
     local_context: int | None = None  # tokens; None = the model's trained context length
     local_temperature: float | None = None  # None = llama.cpp's default
+    checkpoints: bool = True  # record the folder before each block (/rewind)
     warnings: tuple[str, ...] = field(default=(), compare=False)
     # config.toml's [approval] table as read (checked by interp.policy, which knows languages)
     approval: Any = field(default=None, compare=False, repr=False)
@@ -107,6 +108,7 @@ _TYPES: dict[str, type] = {
     "memory_limit": int, "process_limit": int, "pass_env": tuple, "output_dir": str,
     "runners": tuple, "gateway_url": str, "gateway_token_env": str, "kernel_start_timeout": float,
     "local_model": str, "local_threads": int, "local_context": int, "local_temperature": float,
+    "checkpoints": bool,
 }
 TOOL_MODES = ("auto", "on", "off")
 _TRUE = frozenset({"1", "true", "yes", "on"})

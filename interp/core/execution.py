@@ -21,6 +21,8 @@ from interp.core.steps import Step
 class BlockExecution:
     """Approving and running the steps of a reply, one block at a time."""
 
+    checkpoints = None  # records the folder around each block (interp.checkpoints), or None
+
     def _act(self, steps: list[Step]) -> Iterator[ev.Event]:
         """Approve and run each step in order; returns (stopped, tell_model)."""
         records, tell, stopped = [], False, False
@@ -46,6 +48,8 @@ class BlockExecution:
     def _approve_and_run(self, index: int, step: Step) -> Iterator[ev.Event]:
         """Ask about one block and run it if approved; returns (record, tell_model, stop)."""
         yield ev.event(ev.BLOCK_PROPOSED, index=index, language=step.language, code=step.code)
+        if self.checkpoints is not None:  # starts recording while the person reads the block
+            yield from _notices(self.checkpoints.prepare(self))
         decision = self._decide(Proposal(index, step.language, step.code))
         if decision.notice:
             yield ev.event(ev.NOTICE, level=decision.notice_level, text=decision.notice)
@@ -83,7 +87,10 @@ class BlockExecution:
     def _execute(self, index: int, language: str, code: str) -> Iterator[ev.Event]:
         """Run a block; returns (result, the files it changed or None)."""
         root = self._root()
-        before = workspace.snapshot(root) if self.config.report_files else None
+        guard = self.checkpoints
+        before = workspace.snapshot(root) if self.config.report_files or guard else None
+        if guard is not None:
+            yield from _notices(guard.before_block(self, index, language, before))
         try:
             fresh = language not in self._runners
             runner = self._runner(language)
@@ -106,9 +113,11 @@ class BlockExecution:
         for display in result.displays:
             yield ev.event(ev.BLOCK_DISPLAY, index=index, **ev.display_data(display))
         files = None
-        if before is not None:
-            changes = _without_figures(workspace.changes(before, workspace.snapshot(root)),
-                                       root, result)
+        after = workspace.snapshot(root) if before is not None else None
+        if guard is not None:
+            yield from _notices(guard.after_block(self, index, after))
+        if after is not None and self.config.report_files:
+            changes = _without_figures(workspace.changes(before, after), root, result)
             if changes:
                 files = blocks.FileChanges(tuple(changes.created), tuple(changes.modified),
                                            tuple(changes.deleted), workspace.describe(changes, root))
@@ -133,6 +142,11 @@ class BlockExecution:
         """Tell the model what happened to each block (the messages keep the records)."""
         for message in self._loops.noted(report_messages(records)):
             self._add(message)
+
+
+def _notices(lines: list[str]) -> Iterator[ev.Event]:
+    for text in lines:
+        yield ev.event(ev.NOTICE, level="warning", text=text)
 
 
 def _python_of(runner) -> str | None:

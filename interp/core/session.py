@@ -148,6 +148,8 @@ class Session(ModelTurns, BlockExecution, turns.TurnChecks):
         for runner in self._runners.values():
             runner.stop()
         self._runners.clear()
+        if self.checkpoints is not None:
+            self.checkpoints.close()
         if self.log is not None:
             self.log.close()
         return ev.event(ev.SESSION_FINISHED, session_id=self.id, exit_code=self.exit_code)

@@ -2,9 +2,10 @@
 
 The loop takes a `snapshot` before and after each block and passes both to `changes`; `describe`
 turns the result into a short line for the user and the model. A snapshot is one `os.scandir`
-per directory plus one `DirEntry.stat()` (an lstat on POSIX, free on Windows) per regular file;
-symlinks are never followed and noisy directories (`.git`, `node_modules`, virtualenvs, caches)
-are skipped. The walk is breadth-first and bounded by entries and depth, so a huge root such as a
+per directory plus one `DirEntry.stat()` (an lstat on POSIX, free on Windows) per regular file
+and symlink (each one's ctime and mode are kept too, so that checkpoints can tell an unchanged
+folder without asking git); symlinks are never followed and noisy directories (`.git`,
+`node_modules`, virtualenvs, caches) are skipped. The walk is breadth-first and bounded by entries and depth, so a huge root such as a
 home directory stays fast; a bounded or partly unreadable walk is marked incomplete, and only
 changes that both snapshots could have seen are reported. Nothing here raises on I/O errors.
 """
@@ -33,6 +34,13 @@ class Snapshot:
     complete: bool = True
     listed: frozenset[str] = frozenset({""})  # directories read in full ("" is the root)
     seen_dirs: frozenset[str] = frozenset()  # every directory met, read in full or not
+    # files and symlinks -> st_ctime_ns << 16 | st_mode: any change git would see changes it
+    stamps: dict[str, int] = field(default_factory=dict, compare=False)
+
+    def same_as(self, other: Snapshot) -> bool:
+        """True when both are complete and no file or link differs (content, mode, kind)."""
+        return (self.complete and other.complete and self.root == other.root
+                and self.stamps == other.stamps)
 
 
 @dataclass(frozen=True)
@@ -55,7 +63,7 @@ def _join(parent: str, name: str) -> str:
 
 
 def _list_dir(path: str, rel: str, budget: int, files: dict[str, tuple[int, int]],
-              subdirs: list[str]) -> tuple[int, bool]:
+              subdirs: list[str], stamps: dict[str, int]) -> tuple[int, bool]:
     """Record one directory's files and subdirectories; return (entries used, read in full)."""
     used = 0
     try:
@@ -70,7 +78,12 @@ def _list_dir(path: str, rel: str, budget: int, files: dict[str, tuple[int, int]
                             subdirs.append(_join(rel, entry.name))
                     elif entry.is_file(follow_symlinks=False):
                         info = entry.stat(follow_symlinks=False)
-                        files[_join(rel, entry.name)] = (info.st_size, info.st_mtime_ns)
+                        path = _join(rel, entry.name)
+                        files[path] = (info.st_size, info.st_mtime_ns)
+                        stamps[path] = info.st_ctime_ns << 16 | info.st_mode
+                    elif entry.is_symlink():
+                        info = entry.stat(follow_symlinks=False)
+                        stamps[_join(rel, entry.name)] = info.st_ctime_ns << 16 | info.st_mode
                 except OSError:  # vanished or unreadable entry: it is simply not there
                     continue
     except OSError:  # permission denied, vanished, not a directory
@@ -81,6 +94,7 @@ def _list_dir(path: str, rel: str, budget: int, files: dict[str, tuple[int, int]
 def snapshot(root: Path, *, max_entries: int = 20000, max_depth: int = 6) -> Snapshot:
     """Files under root, breadth-first, at most max_entries entries and max_depth levels down."""
     files: dict[str, tuple[int, int]] = {}
+    stamps: dict[str, int] = {}
     listed: set[str] = set()
     seen: set[str] = set()
     complete, budget = True, max_entries
@@ -92,7 +106,7 @@ def snapshot(root: Path, *, max_entries: int = 20000, max_depth: int = 6) -> Sna
             break
         subdirs: list[str] = []
         path = os.path.join(root, rel) if rel else os.fspath(root)
-        used, full = _list_dir(path, rel, budget, files, subdirs)
+        used, full = _list_dir(path, rel, budget, files, subdirs, stamps)
         budget -= used
         seen.update(subdirs)
         if full:
@@ -103,7 +117,7 @@ def snapshot(root: Path, *, max_entries: int = 20000, max_depth: int = 6) -> Sna
             complete = False
             continue
         queue.extend((sub, depth + 1) for sub in subdirs)
-    return Snapshot(Path(root), files, complete, frozenset(listed), frozenset(seen))
+    return Snapshot(Path(root), files, complete, frozenset(listed), frozenset(seen), stamps)
 
 
 def _covered(snap: Snapshot, rel: str) -> bool:
@@ -143,7 +157,7 @@ def format_size(size: int) -> str:
     return f"{value:.1f} {unit}" if value < 10 else f"{value:.0f} {unit}"
 
 
-def _safe(rel: str) -> str:
+def safe_path(rel: str) -> str:
     """A path with control characters escaped so it cannot drive the terminal."""
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", rel)
 
@@ -153,8 +167,8 @@ def _sized(root: Path, rel: str) -> str:
     try:
         size = os.stat(os.path.join(root, rel), follow_symlinks=False).st_size
     except OSError:
-        return _safe(rel)
-    return f"{_safe(rel)} ({format_size(size)})"
+        return safe_path(rel)
+    return f"{safe_path(rel)} ({format_size(size)})"
 
 
 def describe(changes: Changes, root: Path, limit: int = 20) -> str:
@@ -168,7 +182,7 @@ def describe(changes: Changes, root: Path, limit: int = 20) -> str:
             continue
         shown = paths[:budget]
         budget -= len(shown)
-        names = [_sized(root, p) if label == "created" else _safe(p) for p in shown]
+        names = [_sized(root, p) if label == "created" else safe_path(p) for p in shown]
         rest = len(paths) - len(shown)
         if not names:
             names = [f"{rest} file{'s' if rest != 1 else ''}"]

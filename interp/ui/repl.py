@@ -39,7 +39,7 @@ def interactive(session: Session, state: ApprovalState, notices: list[str], *,
                        f"Ctrl-D to exit", style="dim"))
     for text in notices:
         renderer.handle(ev.event(ev.NOTICE, level="info", text=text))
-    ctx = CommandContext(session, state, console, make_model, new_log)
+    ctx = CommandContext(session, state, console, make_model, new_log, keys)
     prompt = task_prompt(history, command_names())
     try:
         while True:

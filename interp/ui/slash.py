@@ -24,6 +24,8 @@ HELP = """\
 /rules add allow|ask|deny ENTRY  add a rule to config.toml
 /file PATH     attach a file to your next task (the model gets its path, size, type, preview)
 /export [PATH] save this conversation as .md, .ipynb or .json (default ./interp-ID.md)
+/rewind [N]    put the folder back as it was before block N (lists the blocks; /rewind undo)
+/diff [N]      what block N changed in the folder (default: the last block)
 /exit          leave (Ctrl-D works too)
 Tab completes a command. Esc-Enter inserts a new line; Ctrl-C clears the line.
 While a task runs, Esc or Ctrl-C stops it: the running block is interrupted (its runner
@@ -39,6 +41,7 @@ class CommandContext:
     console: Console
     make_model: Callable[[str], tuple[object, str | None]]  # the model and what was reset
     new_log: Callable[[], object] | None = None
+    keys: object | None = None  # the terminal's Keys (interp.ui.keys), for questions
 
 
 def command_names() -> list[str]:
@@ -234,6 +237,19 @@ def _exit(ctx: CommandContext, arg: str) -> bool:
     return False
 
 
+def _rewind(ctx: CommandContext, arg: str) -> None:
+    from interp.ui.rewind import rewind_command
+
+    rewind_command(ctx, arg)
+
+
+def _diff(ctx: CommandContext, arg: str) -> None:
+    from interp.ui.rewind import diff_command
+
+    diff_command(ctx, arg)
+
+
 _COMMANDS = {"/help": _help, "/reset": _reset, "/clear": _reset, "/undo": _undo, "/model": _model,
              "/tokens": _tokens, "/auto": _auto, "/mode": _mode, "/rules": _rules,
-             "/file": _file, "/export": _export, "/exit": _exit, "/quit": _exit}
+             "/file": _file, "/export": _export, "/exit": _exit, "/quit": _exit,
+             "/rewind": _rewind, "/diff": _diff}

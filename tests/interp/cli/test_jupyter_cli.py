@@ -127,6 +127,9 @@ def test_on_the_gateway(outcome):
     events = events_of(proc)
     notice = of_type(events, "notice")[0]["text"]
     assert notice.startswith(f"python blocks run in kernel python3 on the gateway at {gateway.url}")
+    assert [n["text"] for n in of_type(events, "notice")].count(
+        "python blocks run on a Jupyter gateway: what they do to files there is not "
+        "checkpointed (/rewind cannot undo it).") == 1  # said once, at the first block
     displays = of_type(events, "block.display")
     assert [d["kind"] for d in displays] == ["image", "table"]
     figure = Path(displays[0]["path"])

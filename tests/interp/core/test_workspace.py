@@ -207,3 +207,17 @@ def test_format_size():
     assert format_size(1229) == "1.2 KiB"
     assert format_size(18 * 1024) == "18 KiB"
     assert format_size(3 * 1024 * 1024 + 400 * 1024) == "3.4 MiB"
+
+
+def test_same_as_sees_a_mode_or_link_change_that_files_alone_miss(tmp_path):
+    (tmp_path / "a.txt").write_text("a")
+    os.symlink("a.txt", tmp_path / "link")
+    first = snapshot(tmp_path)
+    assert first.same_as(snapshot(tmp_path))
+    os.chmod(tmp_path / "a.txt", 0o600)
+    second = snapshot(tmp_path)
+    assert second.files == first.files and not second.same_as(first)
+    (tmp_path / "link").unlink()
+    os.symlink("elsewhere", tmp_path / "link")
+    assert not snapshot(tmp_path).same_as(second)
+    assert not snapshot(tmp_path, max_entries=1).same_as(snapshot(tmp_path, max_entries=1))

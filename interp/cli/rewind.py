@@ -1,0 +1,134 @@
+"""`interp rewind`: list, diff or undo what a saved conversation's blocks did to its folder.
+
+Exit status: 0 done; 1 refused (files changed outside interp since the checkpoint, and no
+--force: nothing was changed) or some files could not be put back (each is named); 2 a bad
+argument (no such conversation, block or checkpoint).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+
+from interp.core import exits
+
+REFUSED = 1  # README: Checkpoints and rewind
+
+
+@dataclass(frozen=True)
+class RewindArgs:
+    """What `interp rewind` was asked."""
+
+    session_id: str | None = None
+    to: int | None = None
+    list: bool = False
+    diff: int | None = None
+    undo: bool = False
+    conversation: bool = False
+    force: bool = False
+
+
+def _fail(message: str, code: int) -> int:
+    sys.stderr.write(message.rstrip("\n") + "\n")
+    return code
+
+
+def rewind_cli(args: RewindArgs) -> int:
+    """Run `interp rewind`; returns its exit status."""
+    from interp.checkpoints.rewind import Rewinder, RewindError
+    from interp.cli.resume import find_session
+    from interp.cli.settings import data_dir
+    from interp.errors import UsageError
+    from interp.storage.sessions import SessionStore, StoreError
+
+    if sum((args.to is not None, args.diff is not None, args.undo)) > 1:
+        return _fail("interp rewind: use one of --to, --diff and --undo", exits.USAGE)
+    if args.conversation and args.to is None:
+        return _fail("interp rewind: --conversation goes with --to N", exits.USAGE)
+    store = SessionStore(data_dir() / "sessions")
+    try:
+        sid = find_session(store, args.session_id or "latest", os.getcwd())
+        messages = store.load(sid)
+        rewinder = Rewinder(data_dir() / "checkpoints", store.path_for(sid), sid, messages)
+    except UsageError as exc:
+        return _fail(str(exc), exits.USAGE)
+    except (StoreError, RewindError) as exc:
+        return _fail(f"interp rewind: {exc}", exits.USAGE)
+    try:
+        if args.diff is not None:
+            return _diff(rewinder, args.diff)
+        if args.to is None and not args.undo:
+            return _list(rewinder, sid)
+        return _rewind(rewinder, store, sid, messages, args)
+    except RewindError as exc:
+        return _fail(f"interp rewind: {exc}", exits.USAGE)
+    finally:
+        rewinder.close()
+
+
+def _list(rewinder, sid: str) -> int:
+    from interp.checkpoints.rewind import listing
+
+    points = rewinder.points()
+    if not points:
+        print(f"Conversation {sid} has no block with a checkpoint.")
+        return 0
+    print(f"Blocks of conversation {sid} in {rewinder.root} (interp rewind --to N puts the "
+          f"folder back as it was before block N):")
+    for line in listing(points, rewinder.history.rewinds):
+        print(line)
+    return 0
+
+
+def _diff(rewinder, index: int) -> int:
+    text = rewinder.diff(index)
+    if not text:
+        print(f"Block {index} changed no file.")
+        return 0
+    if sys.stdout.isatty():
+        from interp.ui.sanitize import visible
+
+        sys.stdout.write(visible(text.decode("utf-8", "replace")))
+    else:  # as git writes it, for a file or another program
+        sys.stdout.flush()
+        sys.stdout.buffer.write(text)
+    return 0
+
+
+def _rewind(rewinder, store, sid: str, messages: list[dict], args: RewindArgs) -> int:
+    from interp.checkpoints.rewind import applied_summary, conversation_cut
+    from interp.core.workspace import safe_path
+
+    cut = conversation_cut(messages, args.to) if args.conversation else None
+    if args.conversation and cut is None:
+        return _fail(f"interp rewind: block {args.to}'s reply is not in the conversation",
+                     exits.USAGE)
+    plan = rewinder.plan_undo() if args.undo else rewinder.plan_to(args.to)
+    where = "before the last rewind" if args.undo else f"before block {args.to}"
+    if plan.outside and not args.force:
+        named = ", ".join(safe_path(p) for p in plan.outside)
+        return _fail(f"interp rewind: refused, nothing was changed: these files changed outside "
+                     f"interp since then and would be overwritten: {named}. Run again with "
+                     f"--force to put them back too.", REFUSED)
+    if not plan:
+        print(f"Nothing to put back: the folder is as it was {where}.")
+        return 0
+    log = store.open(sid)
+    try:
+        applied, _ = rewinder.carry_out(plan, None if args.undo else args.to, log,
+                                        conversation=cut is not None)
+        if cut is not None:
+            log.append_undo(len(messages) - cut)
+    finally:
+        log.close()
+    print(f"The folder is back as it was {where}: {applied_summary(applied)}.")
+    if plan.uncovered:
+        print("Not covered (over the size bound when recorded): "
+              + ", ".join(safe_path(p) for p in plan.uncovered))
+    if cut is not None:
+        print(f"The conversation went back to before block {args.to}'s reply.")
+    print("interp rewind --undo puts it back as it was.")
+    for problem in applied.problems:
+        sys.stderr.write(f"interp rewind: {safe_path(problem)}\n")
+    return REFUSED if applied.problems else 0
