@@ -54,14 +54,29 @@ def ending_signals() -> Iterator[None]:
     previous = {number: signal.signal(number, handler) for number in numbers}
     try:
         yield
-    except Terminated as exc:
-        signal.signal(exc.signum, signal.SIG_DFL)
-        os.kill(os.getpid(), exc.signum)
-        raise SystemExit(exits.killed_by(exc.signum)) from None  # only if the signal did not end us
+    except BaseException as exc:
+        signum = _signal_of(exc)
+        if signum is None:
+            raise
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+        raise SystemExit(exits.killed_by(signum)) from None  # only if the signal did not end us
     finally:
         for number, action in previous.items():
             if signal.getsignal(number) is handler:
                 signal.signal(number, action)
+
+
+def _signal_of(exc: BaseException) -> int | None:
+    """The signal a Terminated carries, also when a task group wrapped it (interp mcp)."""
+    if isinstance(exc, Terminated):
+        return exc.signum
+    if isinstance(exc, BaseExceptionGroup):
+        found, _ = exc.split(Terminated)
+        while isinstance(found, BaseExceptionGroup):
+            found = found.exceptions[0]
+        return found.signum if found is not None else None
+    return None
 
 
 def _detach_terminal() -> None:

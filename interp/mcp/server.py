@@ -8,6 +8,8 @@ sessionless 2026-07-28 revision gets one clear error."""
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
 import traceback
 from dataclasses import dataclass, field
@@ -72,11 +74,23 @@ class InterpServer:
         from mcp.server.stdio import stdio_server
 
         try:
-            async with stdio_server() as (read, write):
-                await serve_loop(self.server, read, write, lifespan_state={},
-                                 init_options=self.server.create_initialization_options())
+            async with anyio.create_task_group() as group:
+                group.start_soon(self._end_on_signal)
+                async with stdio_server() as (read, write):
+                    await serve_loop(self.server, read, write, lifespan_state={},
+                                     init_options=self.server.create_initialization_options())
+                group.cancel_scope.cancel()
         finally:
             await self.close_all()
+
+    async def _end_on_signal(self) -> None:
+        """SIGTERM or SIGHUP: stop every runner, then die of the signal. Not by unwinding: the
+        SDK's reader of standard input sits in a thread that only a closed stdin would end."""
+        with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP) as signals:
+            async for signum in signals:
+                await self.close_all()
+                signal.signal(signum, signal.SIG_DFL)
+                os.kill(os.getpid(), signum)
 
     async def serve_http(self, http: HttpConfig, sock) -> None:
         """Serve clients over Streamable HTTP on the bound socket until stopped."""
