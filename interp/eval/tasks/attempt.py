@@ -94,7 +94,7 @@ def shown_text(messages: list[dict]) -> str:
     for message in messages:
         content = message.get("content")
         if message.get("role") == "assistant" and isinstance(content, str):
-            parts.append(_FENCE.sub("", content))
+            parts.append(_FENCE.sub("", content).strip())
         for record in records_of(message) or ():
             parts.append(record.output_text())
             parts += [table.text for table in record.tables]

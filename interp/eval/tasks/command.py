@@ -138,20 +138,18 @@ def run_plan(plan: TaskPlan, model: Model, progress: Progress | None = None) -> 
             progress(len(records), len(plan.tasks), sum(r.right for r in records.values()))
 
     tick()
-    with ThreadPoolExecutor(max_workers=plan.jobs, thread_name_prefix="eval-task") as pool:
-        pending = {pool.submit(run_task, t, model, plan.config, plan.model_name): t for t in todo}
-        try:
-            while pending:
-                done, _ = wait(pending, return_when=FIRST_COMPLETED)
-                for future in done:
-                    task = pending.pop(future)
-                    records[task.id] = future.result()
-                    store.append(records[task.id])
-                    tick()
-        except BaseException:
-            for future in pending:
-                future.cancel()
-            raise
+    pool = ThreadPoolExecutor(max_workers=plan.jobs, thread_name_prefix="eval-task")
+    pending = {pool.submit(run_task, t, model, plan.config, plan.model_name): t for t in todo}
+    try:
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                task = pending.pop(future)
+                records[task.id] = future.result()
+                store.append(records[task.id])
+                tick()
+    finally:  # on Ctrl-C, never wait for a task still talking to the model
+        pool.shutdown(wait=not pending, cancel_futures=True)
     return summarize(plan.model_name, [records[t.id] for t in plan.tasks if t.id in records])
 
 

@@ -39,12 +39,17 @@ def read_text(path: Path) -> str:
 
 
 def read_csv(path: Path) -> tuple[list[str], list[list[str]]]:
-    """(header, rows) of a CSV file, cells stripped; blank lines skipped."""
+    """(header, rows) of a CSV file, cells stripped; blank lines skipped, and an unnamed first
+    column that only counts the rows (pandas' index, written by to_csv) left out."""
     rows = [[cell.strip() for cell in row] for row in csv.reader(io.StringIO(read_text(path)))
             if any(cell.strip() for cell in row)]
     if not rows:
         raise Unreadable(f"{path.name} is empty")
-    return rows[0], rows[1:]
+    header, body = rows[0], rows[1:]
+    if header and header[0] in ("", "Unnamed: 0") and [r[0] for r in body] == [
+            str(i) for i in range(len(body))]:
+        header, body = header[1:], [r[1:] for r in body]
+    return header, body
 
 
 def read_json(path: Path):
@@ -80,14 +85,20 @@ def close(a: float | None, b: float, tol: float = 0.01, rel: float = 1e-3) -> bo
 
 
 def numeric_grid(path: Path) -> list[list[float]]:
-    """The numbers of a matrix saved as CSV (a header row and an index column are skipped)."""
+    """The numbers of a square matrix saved as CSV: rows with a blank or text cell (a header)
+    are skipped, and so are a first row and a first column that only count (pandas')."""
     grid = []
     for row in csv.reader(io.StringIO(read_text(path))):
-        values = [number(cell) for cell in row if cell.strip()]
-        if values and all(v is not None for v in values):
+        values = [number(cell) for cell in row]
+        if values and None not in values:
             grid.append(values)
-    width = min((len(r) for r in grid), default=0)
-    return [r[-width:] for r in grid]
+    counting = list(range(len(grid) - 1))
+    if len(grid) > 1 and grid[0] == counting and all(len(r) == len(counting) for r in grid):
+        grid = grid[1:]  # pandas' column names 0, 1, ... (to_csv with index=False)
+    if grid and len({len(r) for r in grid}) == 1 and len(grid[0]) == len(grid) + 1 \
+            and [r[0] for r in grid] == list(range(len(grid))):
+        grid = [r[1:] for r in grid]
+    return grid
 
 
 def _key(name: str) -> str:
