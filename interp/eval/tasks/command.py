@@ -80,7 +80,7 @@ def _bad_flags(args) -> str | None:
         return "tasks run in interp's own loop (as --feedback self); --feedback takes only self here"
     if args.data is not None:
         return "the tasks are built in; --data does not apply to them"
-    if (args.limit is not None and args.limit < 1) or args.jobs < 1 or (args.turns or 1) < 1:
+    if any(v is not None and v < 1 for v in (args.limit, args.jobs, args.turns)):
         return "--limit, --jobs and --turns must be at least 1"
     return None
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from fake_openai import FakeOpenAI, Reply
+from task_replies import scripted
 from interp.eval.tasks.attempt import TaskConfig
 from interp.eval.tasks.catalog import TASKS
 from interp.eval.tasks.command import TaskPlan, run_plan
@@ -14,26 +15,6 @@ from interp.models.litellm_model import LiteLLMModel
 
 pytest.importorskip("matplotlib")
 BY_ID = {t.id: t for t in TASKS}
-FENCE = {"python": "python", "shell": "bash", "javascript": "javascript"}
-
-
-def _text(message: dict) -> str:
-    content = message.get("content") or ""
-    return content if isinstance(content, str) else "".join(p.get("text", "") for p in content)
-
-
-def scripted(which: str):
-    """A model that writes the task's right (or wrong) reference in its first reply and then
-    answers with what the block printed."""
-    def reply(body: dict) -> Reply:
-        messages = body["messages"]
-        sentence = next(_text(m) for m in messages if m["role"] == "user")
-        task = next(t for t in TASKS if t.sentence in sentence)
-        if not any(m["role"] == "assistant" for m in messages):
-            ref = getattr(task, which)
-            return Reply(text=f"I'll do it.\n\n```{FENCE[ref.language]}\n{ref.code}\n```\n")
-        return Reply(text="Done. The output was:\n\n" + _text(messages[-1]))
-    return reply
 
 
 def plan_for(ids, tmp_path, turns=4) -> TaskPlan:
