@@ -17,6 +17,8 @@ from pathlib import Path
 
 from languages.plots import Plot
 
+from interp.eval.tasks.files import Unreadable
+
 CATEGORIES = ("stats", "cleaning", "pivot", "charts", "equations", "integrals", "matrices",
               "conversion", "shell", "node", "fixing")
 
@@ -145,6 +147,8 @@ def score(task: Task, attempt: Attempt) -> Score:
     """Check a run of `task` (a check that raises counts as a failure, never as an error)."""
     try:
         files = list(task.files(attempt)) if task.files else []
+    except Unreadable as exc:  # missing, too large or malformed: the message says which
+        files = [str(exc)]
     except Exception as exc:  # a file the check could not read the way it needed
         files = [f"the check could not read the files ({type(exc).__name__}: {exc})"]
     files += [f"no {name} block ran" for name in task.uses if not _used(name, attempt.blocks)]

@@ -9,6 +9,7 @@ import pytest
 from languages.plots import Plot
 
 from interp.eval.tasks.attempt import shown_text
+from interp.eval.tasks.files import read_csv
 from interp.eval.tasks.spec import Attempt, Block, Number, Task, Words, no_files, numbers_in, score
 
 pytestmark = pytest.mark.fast
@@ -64,7 +65,10 @@ def test_wrong_files_fail_both_and_a_check_that_raises_is_a_failure(tmp_path):
     def wrong(_):
         yield "out.csv has 3 rows, not 4"
 
-    for files, line in ((wrong, "out.csv has 3 rows, not 4"),
+    def missing(attempt):
+        yield from read_csv(attempt.folder / "out.csv")
+
+    for files, line in ((wrong, "out.csv has 3 rows, not 4"), (missing, "out.csv was not written"),
                         (broken, "the check could not read the files (ValueError: bad cell)")):
         task = Task(id="t", category="stats", sentence="s", make=no_files, files=files)
         result = score(task, attempt(tmp_path, answer="done", shown="done"))
