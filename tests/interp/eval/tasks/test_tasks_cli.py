@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
+import sys
 
 import pytest
 
@@ -142,3 +143,19 @@ def test_the_small_model_runs_two_tasks_and_its_server_stops(interp_env, tmp_pat
     assert [r["task_id"] for r in found] == ["stats-mean-median", "stats-top-product-q2"]
     assert all(r["completion_tokens"] > 0 and 1 <= r["model_calls"] <= 2 for r in found)
     assert servers_for(model) == []  # the server stopped with the run
+
+
+def test_a_python_without_the_data_packages_is_named(interp_env, tmp_path):
+    """Blocks run in INTERP_PYTHON; one that lacks the packages the tasks' solutions use is
+    named in one line, and the run goes on."""
+    bare = tmp_path / "bare-python"
+    bare.write_text(f"#!/bin/sh\nexec {sys.executable} -I -S \"$@\"\n")
+    bare.chmod(0o755)
+    env = dict(interp_env, env={**interp_env["env"], "INTERP_PYTHON": str(bare)})
+    with FakeOpenAI(default=Reply(text="I cannot tell.")) as server:
+        done = run_interp(["eval", "tasks", *model_args(server), "--limit", "1", "--json",
+                           "--out", str(tmp_path / "o")], env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert (f"interp eval: {bare} lacks pandas, matplotlib, openpyxl, sympy; tasks whose "
+            "solutions use them will fail there (pip install 'interp[data]')") in done.stderr
+    assert json.loads(done.stdout)["summaries"][0]["tasks"] == 1
