@@ -18,6 +18,7 @@ import shutil
 
 from .base import ProcessRunner
 from .procs import RunnerStartError
+from .python import python_first
 
 # A failing command while errexit is set: leave the subshell, or stop the block (from inside a
 # function too: each caller's failure comes back here until the sourced file returns). Set in
@@ -73,6 +74,10 @@ class ShellRunner(ProcessRunner):
         if bash is None:
             raise RunnerStartError("bash was not found on PATH")
         return [bash, "--noprofile", "--norc", "--noediting", "+m", "-i"]
+
+    def env_overrides(self) -> dict[str, str]:
+        """`python`, `python3`, `pip` and `pip3` run the interpreter Python blocks use."""
+        return python_first(self.config)
 
     def setup_command(self) -> bytes:
         """Silence the prompts, history and job notices; define the block's prologue and end."""

@@ -157,7 +157,8 @@ def startup_notices(config: RunnerConfig) -> list[str]:
     from languages.python import choose_python
 
     python, why = choose_python(config, {**os.environ, **config.env})
-    notices = [f"Python blocks run with {python} ({why})."]
+    notices = [f"Python blocks run with {python} ({why}); python and pip in shell blocks "
+               f"are the same one."]
     if config.sandbox.mode != "off":
         notices.append(f"Code runs in a {config.sandbox.describe()}.")
     if warning := config.limits.warning():
