@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import tempfile
 import threading
 import time
@@ -22,9 +23,10 @@ from .marker import MarkerScanner, new_token
 from .outcome import Outcome, build_result
 from .output import CapturedOutput, OutputCapture, StreamDecoder, encode_code, spool_path
 from .process import ProcessPlumbing, code_folder, hidden_by_private_tmp, write_new
-from .procs import RunnerStartError, signal_name, spawn
+from .procs import RunnerStartError, session_members, signal_name, spawn
 from .reader import TerminalClosed, TerminalReader
 from .terminal import SizeFollower
+from .ttywait import InputWatch, allow_signals
 
 __all__ = ["ProcessRunner"]
 
@@ -233,6 +235,7 @@ class ProcessRunner(ProcessPlumbing):
         decoder = StreamDecoder()
         deadline = time.monotonic() + limit if limit else None
         outcome, pinged = Outcome(), False
+        watch = self._input_watch()
         data, self._leftover = self._leftover, b""
         while True:
             if text := decoder.feed(scanner.feed(data)):
@@ -241,15 +244,20 @@ class ProcessRunner(ProcessPlumbing):
             if scanner.done:
                 break
             now = time.monotonic()
+            if data and watch is not None:
+                watch.output(now)
             self._terminal.follow(self._child, every=0.05)
             if deadline and now >= deadline and not outcome.timed_out:
                 outcome.timed_out = True
                 self.interrupt()
+            if watch is not None and self._interrupt_at is None:
+                self._stop_if_waiting(watch, outcome, now)
             if self._interrupt_at is not None and not pinged:
                 pinged, ping = True, new_token()
                 scanner.expect(ping)
                 self._send(self.ping_command(ping))
-            if pinged and now >= self._interrupt_at + self.config.grace:
+            if (pinged and now >= self._interrupt_at + self.config.grace
+                    and not self._kill_readers(outcome)):
                 outcome.killed = True
                 break
             try:
@@ -264,6 +272,44 @@ class ProcessRunner(ProcessPlumbing):
         outcome.interrupted = self._interrupt_at is not None
         self._leftover = scanner.rest if scanner.done else b""
         return outcome
+
+    # -- a block waiting for keyboard input (languages/ttywait.py) ----------------------------
+    def _input_watch(self) -> InputWatch | None:
+        if not self.config.input_wait or self._child is None or not os.path.isdir("/proc"):
+            return None
+        leader = self._child.pid
+        return InputWatch(self.config.input_wait, leader, self._child.child_fd,
+                          lambda: self._members(leader))
+
+    def _members(self, leader: int) -> list[int]:
+        """The processes of this runner: its cgroup's, else those of its session."""
+        members = self._guard.members() if self._guard is not None else None
+        return members if members is not None else session_members(leader)
+
+    def _stop_if_waiting(self, watch: InputWatch, outcome: Outcome, now: float) -> None:
+        """Stop the block (as Ctrl-C does) when a process of it sits reading the terminal."""
+        if readers := watch.waiting(now):
+            leader = self._child.pid  # the interpreter itself (a shell's `read -n 1`) is unnamed
+            outcome.waiting = tuple(replace(r, command="") if r.pid == leader else r
+                                    for r in readers)
+            allow_signals(self._child.child_fd)
+            self.interrupt()
+
+    def _kill_readers(self, outcome: Outcome) -> bool:
+        """Kill the waiting processes that ignored Ctrl-C (not the interpreter itself), once,
+        and give the block another grace period to end; False when there are none."""
+        leader = self._child.pid if self._child is not None else None
+        strays = [r.pid for r in outcome.waiting if r.pid != leader]
+        if not strays or outcome.readers_killed:
+            return False
+        for pid in strays:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        outcome.readers_killed = True
+        self._interrupt_at = time.monotonic()
+        return True
 
     def _wait(self, now: float, deadline: float | None) -> float:
         wait = _TICK

@@ -137,6 +137,10 @@ class LimitGuard:
         return (f"the block hit the process limit ({self.limits.processes} processes and threads), "
                 "so all its processes were killed")
 
+    def members(self) -> list[int] | None:
+        """The processes in the runner's cgroup, or None without one."""
+        return _members(self.cgroup) if self.cgroup is not None else None
+
     def kill(self) -> None:
         """SIGKILL every process in the runner's cgroup, including ones that left its session."""
         if self.cgroup is None:
