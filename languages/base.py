@@ -17,6 +17,7 @@ import pexpect
 
 from .protocol import RunnerConfig
 from .events import Event, Output
+from .background import Background, BackgroundProcess, background_note
 from .channel import CommandPipe
 from .limits import LimitGuard
 from .marker import MarkerScanner, new_token
@@ -34,6 +35,7 @@ __all__ = ["ProcessRunner"]
 
 
 _TICK = 0.25
+_BACKGROUND_CHECK = 0.001  # seconds: a block this short started no process
 
 
 class ProcessRunner(ProcessPlumbing):
@@ -59,6 +61,8 @@ class ProcessRunner(ProcessPlumbing):
         self._commands: CommandPipe | None = None
         self._terminal: SizeFollower | None = None
         self.block: int | None = None  # the number of the block being (or last) run
+        self.background = Background(self.name)  # processes blocks left running
+        self._last_job: int | None = None  # the shell's $! after the last block
 
     # -- hooks for subclasses -------------------------------------------------
     def argv(self) -> list[str]:
@@ -137,12 +141,14 @@ class ProcessRunner(ProcessPlumbing):
             if setup := self.setup_command():
                 self._send(setup)
             self._sync(self.config.start_timeout)
+            self.background.started(self._child.pid, self._guard.members())
         except RunnerStartError as exc:
             self.stop()
             raise self.config.sandbox.start_error(exc) from None
 
     def stop(self) -> None:
         """Kill the interpreter and everything it started, and remove its files."""
+        self.background.pause()
         self._reap(kill=True)
         if self._guard is not None:
             self._guard.close()
@@ -177,6 +183,7 @@ class ProcessRunner(ProcessPlumbing):
         (`block-N.py`, `<block N>` in Python tracebacks), figures and the spool file; without
         it the runner counts its own runs."""
         began = time.monotonic()
+        self.background.pause()  # the block reads the terminal now
         lost = self._check_exited()
         if self._child is None:  # _check_exited found it alive, or reaped it
             self.start()
@@ -211,9 +218,14 @@ class ProcessRunner(ProcessPlumbing):
                 outcome.exit_code, outcome.signal = code, signal_name(number)
             restarted = self._start_fresh()
         result = build_result(outcome, captured, restarted, time.monotonic() - began)
+        if not restarted and (left := self._left_running(outcome.status, result.duration)):
+            result = replace(result, background=left,
+                             notes=(*result.notes, background_note(left)))
         notes = tuple(note for note in (lost, breach) if note)
         if notes:
             result = replace(result, restarted=restarted or bool(lost), notes=(*notes, *result.notes))
+        if self._reader is not None and self.background.drain(self._reader, self._leftover):
+            self._leftover = b""  # output of the processes left running: it is in their log
         yield from result.displays  # figures and rich values, in order, before the Result
         yield result
 
@@ -272,6 +284,21 @@ class ProcessRunner(ProcessPlumbing):
         outcome.interrupted = self._interrupt_at is not None
         self._leftover = scanner.rest if scanner.done else b""
         return outcome
+
+    # -- processes a block left running (languages/background.py) ------------------------------
+    def _left_running(self, status: dict | None, seconds: float) -> tuple[BackgroundProcess, ...]:
+        """The processes this block left running: looked for when the block took long enough
+        to start one, or the shell's $! changed."""
+        job = (status or {}).get("bg")
+        changed = isinstance(job, int) and job and job != self._last_job
+        self._last_job = job if isinstance(job, int) else self._last_job
+        if self._child is None or not (changed or seconds >= _BACKGROUND_CHECK):
+            return ()
+        guard = self._guard
+        folder = Path(self.config.spool_dir) if self.config.spool_dir else self._workdir
+        return self.background.after_block(
+            self._child.pid, lambda: guard.members() if guard is not None else None,
+            self.block, folder / f"background-{self.name}.log")
 
     # -- a block waiting for keyboard input (languages/ttywait.py) ----------------------------
     def _input_watch(self) -> InputWatch | None:

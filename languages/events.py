@@ -78,6 +78,7 @@ class Result:
     notes: tuple[str, ...] = field(default_factory=tuple)
     displays: tuple[Display, ...] = field(default_factory=tuple)
     waiting_input: bool = False  # stopped because it sat reading the terminal (ttywait.py)
+    background: tuple = ()  # background.BackgroundProcess: processes the block left running
 
     @property
     def ok(self) -> bool:

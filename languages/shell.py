@@ -36,7 +36,7 @@ __interp_err() {
 __interp_end() {
   set +xv
   [[ $SHELLOPTS == "${__interp_base-}" ]] || __interp_restore
-  printf '__INTERP_%s__{"exit_code":%d%s%s}\n' "$1" "${__interp_st:-0}" \
+  printf '__INTERP_%s__{"exit_code":%d,"bg":%d%s%s}\n' "$1" "${__interp_st:-0}" "${!:-0}" \
     "${__interp_stop:+,\"stopped\":true}" "${__interp_reset-}"
   __interp_st= __interp_stop= __interp_reset=
 }

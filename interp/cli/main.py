@@ -76,6 +76,9 @@ def main_command(
     file: Optional[list[str]] = typer.Option(None, "--file", metavar="PATH",
                                              help="Attach a file: the model is told its path, "
                                              "size, type and a preview (repeatable)."),
+    no_instructions: bool = typer.Option(False, "--no-instructions",
+                                         help="Read no AGENTS.md files (also "
+                                         "INTERP_INSTRUCTIONS=0, instructions = false)."),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
                                  help="Print the version."),
@@ -91,7 +94,8 @@ def main_command(
            "max_tokens": max_tokens,
            "network": network or None, "pass_env": tuple(pass_env) if pass_env else None,
            "output_dir": output_dir, "python": python, "local_model": local or None,
-           "runners": tuple(runner) if runner else None, "gateway_url": gateway_url}
+           "runners": tuple(runner) if runner else None, "gateway_url": gateway_url,
+           "instructions": False if no_instructions else None}
     from interp.cli.start import start
 
     raise typer.Exit(start(cli, exec_, resume, tuple(file or ())))

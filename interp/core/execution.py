@@ -105,6 +105,9 @@ class BlockExecution:
             self._current = None
         for display in result.displays:
             yield ev.event(ev.BLOCK_DISPLAY, index=index, **ev.display_data(display))
+        if result.background:  # processes it left running (languages/background.py)
+            yield ev.event(ev.BLOCK_BACKGROUND, index=index,
+                           processes=[p.to_dict() for p in result.background])
         files = None
         if before is not None:
             changes = _without_figures(workspace.changes(before, workspace.snapshot(root)),

@@ -129,6 +129,8 @@ def conversation_items(messages: list[dict]) -> list[tuple[str, object]]:
     numbers = _Numbers()
     for i, message in enumerate(messages):
         role, text = message.get("role"), _text(message.get("content"))
+        if "_compaction" in message:  # the summary the model got: the history itself is here
+            continue
         if role == "user" and not _is_report(message):
             items.append(("task", text))
         elif role == "assistant":
@@ -163,7 +165,7 @@ def _answers_after(messages: list[dict], i: int) -> tuple[dict | None, dict[str,
             calls[message.get("tool_call_id")] = message
         elif role == "user" and _is_report(message):
             report = report or message
-        elif role in ("assistant", "user"):
+        elif role in ("assistant", "user") and "_compaction" not in message:
             break
     return report, calls
 

@@ -171,7 +171,7 @@ def test_interactive_session_loads_on_the_first_task_and_tokens_shows_speed(
     assert len(servers_for(model)) == 1
     term.line("/tokens")
     term.expect(r"Cost: \$0\.0000")
-    term.expect(r"Context now: \d+ tokens of 2048\.")
+    term.expect(r"Context now: [\d,]+ of 2,048 tokens \(\d+% full; compacted at 70%\)\.")
     term.expect(r"Local\s+model\s+speed\s+\(measured\s+by\s+llama\.cpp\):\s+prompt\s+\d+\s+tokens"
                 r"\s+at\s+[\d.]+\s+tokens/s,\s+generation\s+\d+\s+tokens\s+at\s+[\d.]+\s+tokens/s\.")
     assert term.exit_status() == 0

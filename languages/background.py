@@ -1,0 +1,346 @@
+"""Processes a block leaves running (`python -m http.server 8000 &`, `nohup ... &`,
+`subprocess.Popen(...)`), and their output between blocks.
+
+After a block, the runner's processes other than the interpreter (its children, or its pids
+cgroup's members, which also holds processes that left its session) that were not there before
+are the ones the block left running. They stay in the runner's session and cgroup, so they stop
+with it when interp exits (languages/procs.py, limits.py).
+
+Their output: a process that writes to a file (its own redirection, nohup.out) is read from that
+file (found through /proc/PID/fd/1). A process that writes to the runner's terminal shares it
+with the blocks: what it prints while a block runs is part of that block's output, as in any
+terminal; what it prints between blocks is drained by a thread into the runner's log of
+background output (`background-LANGUAGE.log`), which the model is told about, so it neither
+blocks on a full terminal nor lands in the next block's output.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import stat
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .escapes import strip_escapes
+from .pyshim import SHIM_FOLDER
+from .ttywait import command_of
+
+SUBSHELL = "(a background subshell)"  # a copy of the interpreter: `( ... ) &` in bash
+_SUBSHELL_WAIT = 0.05  # seconds for a subshell that starts a process and exits
+LOG_LIMIT = 8 << 20  # bytes of a runner's background log kept (the newest half when it is full)
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+@dataclass(frozen=True)
+class BackgroundProcess:
+    """A process a block left running."""
+
+    pid: int
+    command: str
+    language: str
+    block: int | None
+    started: float  # seconds since the epoch
+    output: str | None  # the file its output goes to (its own, or the runner's log), or None
+    discarded: bool = False  # its output goes to /dev/null
+    ticks: int = field(default=0, compare=False)  # its start time in clock ticks (pid reuse)
+
+    def to_dict(self) -> dict:
+        """The JSON form (for --json)."""
+        return {"pid": self.pid, "command": self.command, "language": self.language,
+                "block": self.block, "started": round(self.started, 3), "output": self.output}
+
+    @property
+    def alive(self) -> bool:
+        """True while the process runs (not a zombie, and its pid not reused)."""
+        info = _stat(self.pid)
+        return info is not None and info[0] not in "ZX" and info[2] == self.ticks
+
+    def tail(self, lines: int = 5) -> list[str]:
+        """The last lines of its output file, escape sequences removed ([] without one)."""
+        return tail_lines(self.output, lines) if self.output else []
+
+    def note(self) -> str:
+        """How the model is told about it."""
+        where = (f"its output: {self.output}" if self.output else
+                 "its output is discarded" if self.discarded else "its output is not captured")
+        return f"pid {self.pid} `{self.command}` ({where})"
+
+
+def background_note(processes: Iterable[BackgroundProcess]) -> str:
+    """The Result note for the processes a block left running."""
+    listed = "; ".join(p.note() for p in processes)
+    return (f"left running in the background: {listed}. They run until interp exits or the "
+            f"user stops them (/kill)")
+
+
+class Background:
+    """The processes one runner's blocks left running, and the drain of their output."""
+
+    def __init__(self, language: str) -> None:
+        self.language = language
+        self._known: dict[int, BackgroundProcess] = {}
+        self._own: set[int] = set()  # the interpreter's processes (a sandbox's too), at start
+        self._interpreter: set[str] = set()  # their command lines (a fork of one is a subshell)
+        self._drain: Drain | None = None
+        self.log: Path | None = None  # the runner's log of background output
+
+    def processes(self) -> list[BackgroundProcess]:
+        """Those still running, oldest first."""
+        self._known = {pid: p for pid, p in self._known.items() if p.alive}
+        return sorted(self._known.values(), key=lambda p: (p.started, p.pid))
+
+    def started(self, leader: int, members: list[int] | None) -> None:
+        """Note the interpreter's own processes once it is ready (`members`: its cgroup's, or
+        None for its process tree): they are never reported."""
+        self._own = {leader, *(members if members is not None else descendants(leader))}
+        self._interpreter = {command_of(pid) for pid in self._own}
+
+    def after_block(self, leader: int, members: Callable[[], list[int] | None],
+                    block: int | None, log: Path) -> tuple[BackgroundProcess, ...]:
+        """The processes this block left running (new since the last look). `members()`: the
+        runner's cgroup members, or None to walk the interpreter's process tree."""
+        own = self._own | {leader}
+        found = _roots(leader, members(), own)
+        interpreter = self._interpreter or {command_of(leader)}
+        if any(command_of(pid) in interpreter for pid in found):
+            # a subshell of bash (`(cmd &)`) that may be on its way out: give it a moment
+            deadline = time.monotonic() + _SUBSHELL_WAIT
+            while time.monotonic() < deadline and any(
+                    _running(pid) and command_of(pid) in interpreter for pid in found):
+                time.sleep(0.002)
+            found = _roots(leader, members(), own)
+        new = []
+        for pid in found:
+            info = _stat(pid)
+            known = self._known.get(pid)
+            if info is None or info[0] in "ZX" or (known is not None and known.ticks == info[2]):
+                continue
+            self._known[pid] = process = self._describe(pid, info[2], block, log, interpreter)
+            new.append(process)
+        return tuple(new)
+
+    def _describe(self, pid: int, ticks: int, block: int | None, log: Path,
+                  interpreter: set[str]) -> BackgroundProcess:
+        command = command_of(pid)
+        command = SUBSHELL if command in interpreter else _shown(command)
+        target = _output_target(pid)
+        output, discarded = None, False
+        if target == "terminal":
+            output, self.log = os.fspath(log), log
+        elif target == os.devnull:
+            discarded = True
+        elif target:
+            output = target
+        return BackgroundProcess(pid, command or "?", self.language, block,
+                                 _started(ticks), output, discarded, ticks)
+
+    # -- the drain between blocks -------------------------------------------------------------
+    def drain(self, reader, leftover: bytes = b"") -> bool:
+        """Start copying what arrives on the runner's terminal (and `leftover`, read already)
+        to the log until the next block, when a process it knows writes there; True if so."""
+        if self._drain is not None or self.log is None:
+            return self._drain is not None
+        if not any(p.output == os.fspath(self.log) for p in self.processes()):
+            return False
+        self._drain = Drain(reader, self.log)
+        self._drain.write(leftover)
+        self._drain.start()
+        return True
+
+    def pause(self) -> None:
+        """Stop the drain (a block is about to read the terminal); safe when none runs."""
+        drain, self._drain = self._drain, None
+        if drain is not None:
+            drain.stop()
+
+
+class Drain:
+    """A thread that copies a terminal's output to a log file until stopped."""
+
+    def __init__(self, reader, log: Path) -> None:
+        self._reader = reader
+        self._log = log
+        self._wake = os.pipe()
+        self._thread = threading.Thread(target=self._run, name="interp-background-drain",
+                                        daemon=True)
+
+    def start(self) -> None:
+        """Begin copying."""
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop copying and wait for the thread (at most a second)."""
+        os.write(self._wake[1], b"x")
+        self._thread.join(timeout=1)
+        for fd in self._wake:
+            os.close(fd)
+
+    def write(self, data: bytes) -> None:
+        """Append output to the log (escape sequences removed), keeping it bounded."""
+        if not data:
+            return
+        text = strip_escapes(data.decode("utf-8", "replace")).replace("\r\n", "\n")
+        try:
+            self._log.parent.mkdir(parents=True, exist_ok=True)
+            with open(self._log, "a", encoding="utf-8") as handle:
+                handle.write(text)
+                size = handle.tell()
+            if size > LOG_LIMIT:
+                keep = self._log.read_bytes()[-LOG_LIMIT // 2:]
+                self._log.write_bytes(keep)
+        except OSError:
+            pass
+
+    def _run(self) -> None:
+        poll = select.poll()
+        poll.register(self._reader.fileno(), select.POLLIN)
+        poll.register(self._wake[0], select.POLLIN)
+        while True:
+            ready = {fd for fd, _ in poll.poll()}
+            if self._wake[0] in ready:
+                return
+            try:
+                self.write(self._reader.read(0))
+            except Exception:  # the terminal closed (the interpreter died): nothing to drain
+                return
+
+
+def kill_tree(pid: int, grace: float = 2.0) -> bool:
+    """SIGTERM a process and its descendants, SIGKILL what is left after `grace` seconds;
+    True when the process is gone."""
+    family = [pid, *descendants(pid)]
+    for member in family:
+        _signal(member, signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline and _running(pid):
+        time.sleep(0.02)
+    for member in family:
+        if _running(member):
+            _signal(member, signal.SIGKILL)
+    deadline = time.monotonic() + 1.0
+    while time.monotonic() < deadline and _running(pid):
+        time.sleep(0.02)
+    return not _running(pid)
+
+
+def descendants(pid: int) -> list[int]:
+    """The children of a process, theirs, and so on (Linux)."""
+    found, queue = [], [pid]
+    while queue:
+        for child in _children(queue.pop()):
+            if child not in found:
+                found.append(child)
+                queue.append(child)
+    return found
+
+
+def tail_lines(path: str, count: int) -> list[str]:
+    """The last `count` lines of a file (its last 64 KiB), escape sequences removed."""
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            handle.seek(max(0, handle.tell() - 65536))
+            data = handle.read()
+    except OSError:
+        return []
+    text = strip_escapes(data.decode("utf-8", "replace"))
+    return [line.rstrip("\r") for line in text.splitlines() if line.strip()][-count:]
+
+
+def _roots(leader: int, members: Iterable[int] | None, own: set[int]) -> list[int]:
+    """The runner's processes other than the interpreter's own whose parent is not one of
+    them (`members` None: the interpreter's process tree)."""
+    if members is None:
+        members = descendants(leader)
+    others = {pid for pid in members if pid not in own}
+    parents = {pid: (_stat(pid) or ("", 0, 0))[1] for pid in others}
+    return sorted(pid for pid in others if parents[pid] not in others)
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    try:
+        threads = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for thread in threads:
+        try:
+            with open(f"/proc/{pid}/task/{thread}/children", encoding="ascii") as handle:
+                found += [int(p) for p in handle.read().split()]
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+def _stat(pid: int) -> tuple[str, int, int] | None:
+    """(state, parent pid, start time in clock ticks) of a process, or None."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as handle:
+            text = handle.read()
+    except OSError:
+        return None
+    fields = text[text.rfind(")") + 2:].split()
+    try:
+        return fields[0], int(fields[1]), int(fields[19])
+    except (IndexError, ValueError):
+        return None
+
+
+def _running(pid: int) -> bool:
+    info = _stat(pid)
+    return info is not None and info[0] not in "ZX"
+
+
+def _signal(pid: int, number: int) -> None:
+    try:
+        os.kill(pid, number)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _output_target(pid: int) -> str | None:
+    """Where a process's standard output goes: "terminal", a file's path, os.devnull, or None
+    (a pipe, a socket, or unknown)."""
+    try:
+        info = os.stat(f"/proc/{pid}/fd/1")
+        target = os.readlink(f"/proc/{pid}/fd/1")
+    except OSError:
+        return None
+    if stat.S_ISCHR(info.st_mode):
+        if target == os.devnull:
+            return os.devnull
+        return "terminal" if target.startswith("/dev/pts/") or target == "/dev/tty" else None
+    return target if stat.S_ISREG(info.st_mode) else None
+
+
+def _shown(command: str) -> str:
+    """A command as the person wrote it: `python3 x.py`, not the interpreter's shim script
+    (languages/pyshim.py) that has not yet replaced itself with the interpreter."""
+    parts = command.split(" ", 2)
+    if len(parts) >= 2 and parts[0] in ("/bin/sh", "sh") and f"{os.sep}{SHIM_FOLDER}{os.sep}" in parts[1]:
+        return " ".join([os.path.basename(parts[1]), *parts[2:]])
+    return command
+
+
+def _started(ticks: int) -> float:
+    """A start time in clock ticks since boot as seconds since the epoch."""
+    try:
+        with open("/proc/uptime", encoding="ascii") as handle:
+            uptime = float(handle.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return time.time()
+    return time.time() - uptime + ticks / _TICKS
+
+
+def running_for(process: BackgroundProcess, now: float | None = None) -> str:
+    """How long it has run, e.g. "42 s", "3 min", "2 h 5 min"."""
+    seconds = max(0, int((now or time.time()) - process.started))
+    if seconds < 120:
+        return f"{seconds} s"
+    minutes = seconds // 60
+    return f"{minutes} min" if minutes < 120 else f"{minutes // 60} h {minutes % 60} min"
