@@ -21,8 +21,8 @@ from interp.core import events as ev
 from interp.models.base import ModelError, Reply, Retrying
 
 KEY = "_compaction"
-PREFIX = ("[Summary of the earlier conversation, written when it was compacted to fit the "
-          "context window. The full history is kept by interp.]\n\n")
+PREFIX = ("Summary of the conversation so far (the earlier messages were replaced by it to "
+          "fit the context window):\n\n")
 MAX_ATTEMPTS = 2
 KEEP_SHARE = 0.25  # of the window, at most: the last blocks kept verbatim
 SUMMARY_SHARE = 0.15  # of the window: the longest summary accepted (300 to 2000 tokens)
@@ -89,10 +89,21 @@ def view_entries(messages: list[dict]) -> list[tuple[int, dict]]:
 
 def view(messages: list[dict]) -> list[dict]:
     """The messages the model is sent: after a compaction, the system messages, the summary,
-    the current task if it came earlier, and the messages kept from then on."""
+    the current task if it came earlier, and the messages kept from then on. A user message
+    right after the summary is sent with it, as one message (the summary first): a small
+    model given two user messages in a row answers the first."""
     if marker_index(messages) is None:
         return messages
-    return [m for _, m in view_entries(messages)]
+    sent = [m for _, m in view_entries(messages)]
+    at = next((i for i, m in enumerate(sent) if KEY in m), None)
+    if at is None:  # a summary interp did not write: the full history
+        return sent
+    after = sent[at + 1] if at + 1 < len(sent) else None
+    if (after is not None and after.get("role") == "user" and not after.get("_output")
+            and isinstance(after.get("content"), str)):
+        joined = dict(after, content=f"{sent[at]['content']}\n\n{after['content']}")
+        sent[at:at + 2] = [joined]
+    return sent
 
 
 def plan(messages: list[dict], window: int | None, keep_all: bool = True) -> Plan | None:

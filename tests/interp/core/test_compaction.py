@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from interp.core.compaction import KEY, PREFIX, plan, summary_request, transcript, view
+from interp.core.compaction import (KEY, PREFIX, plan, summary_request, transcript, view,
+                                    view_entries)
 
 pytestmark = pytest.mark.fast
 
@@ -44,8 +45,8 @@ def conversation():
 
 
 def summarized(messages, found):
-    return [m for m in messages if m is not None and any(
-        m is e for e in [view(messages)[p] for p in found.summarized])]
+    entries = view_entries(messages)
+    return [entries[p][1] for p in found.summarized]
 
 
 def test_without_a_compaction_the_model_gets_every_message():
@@ -62,9 +63,10 @@ def test_the_plan_keeps_the_system_prompt_the_task_and_the_last_blocks():
     messages.append({"role": "user", "content": PREFIX + "S", KEY: {"end": found.end,
                                                                     "task": found.task}})
     sent = view(messages)
-    assert [m["role"] for m in sent] == ["system", "user", "user", "assistant", "tool"]
-    assert sent[1][KEY] and sent[2]["content"] == "plot the prices"
-    assert sent[3]["tool_calls"][0]["id"] == "c2" and sent[4]["tool_call_id"] == "c2"
+    assert [m["role"] for m in sent] == ["system", "user", "assistant", "tool"]
+    assert sent[1]["content"] == PREFIX + "S\n\nplot the prices"  # one message, summary first
+    assert sent[1]["_task"] and KEY not in sent[1]
+    assert sent[2]["tool_calls"][0]["id"] == "c2" and sent[3]["tool_call_id"] == "c2"
 
 
 def test_a_call_and_its_result_are_never_split():
@@ -86,12 +88,12 @@ def test_a_second_compaction_replaces_the_first_summary():
                  user("now the volumes", task=True), reply("```python\nv()\n```"),
                  output("Output:\n" + "v" * 900)]
     second = plan(messages, 1000)
-    assert view(messages)[second.summarized[0]]["content"].endswith("first summary")
+    assert view_entries(messages)[second.summarized[0]][1]["content"].endswith("first summary")
     messages.append({"role": "user", "content": PREFIX + "second summary",
                      KEY: {"end": second.end, "task": second.task}})
     sent = view(messages)
-    assert sent[1]["content"].endswith("second summary") and sent[2]["content"] == "now the volumes"
-    assert sum(KEY in m for m in sent) == 1
+    assert sent[1]["content"] == PREFIX + "second summary\n\nnow the volumes"
+    assert "first summary" not in str(sent)
     assert sent[-1]["content"].startswith("Output:\nvvv")
 
 
@@ -100,6 +102,15 @@ def test_nothing_new_to_summarise_is_no_plan():
     assert plan(messages, 1000) is None
     messages += [reply("Hello.")]
     assert plan(messages, 1000) is None  # only the task and its answer, which stay
+
+
+def test_a_summary_before_a_reply_is_a_message_of_its_own():
+    messages = conversation()
+    messages.append({"role": "user", "content": PREFIX + "S", KEY: {"end": 5, "task": None}})
+    sent = view(messages)
+    assert [m["role"] for m in sent] == ["system", "user", "assistant", "tool", "assistant",
+                                         "tool"]
+    assert sent[1]["content"] == PREFIX + "S" and sent[2]["tool_calls"][0]["id"] == "c1"
 
 
 def test_a_summary_marker_interp_did_not_write_changes_nothing():

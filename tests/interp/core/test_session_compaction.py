@@ -51,11 +51,10 @@ def test_auto_compaction_sends_the_summary_the_task_and_the_last_block(server, m
     told = asked["messages"][-1]["content"]
     assert "[0, 1, 2" in told and "User (the current task" in told and "Left to do:" in told
     after = server.requests[server.requests.index(asked) + 1]["messages"]
-    assert [m["role"] for m in after] == ["system", "user", "user", "assistant", "user"]
+    assert [m["role"] for m in after] == ["system", "user", "assistant", "user"]
     assert after[0]["content"].startswith("You are interp")
-    assert after[1]["content"] == PREFIX + SUMMARY
-    assert after[2]["content"] == "print some numbers"
-    assert "[600, 601" in after[4]["content"] and "[0, 1, 2" not in str(after)
+    assert after[1]["content"] == f"{PREFIX}{SUMMARY}\n\nprint some numbers"
+    assert "[600, 601" in after[3]["content"] and "[0, 1, 2" not in str(after)
     assert any("[0, 1, 2" in str(m.get("content")) for m in session.messages)  # all kept
 
 
@@ -71,7 +70,7 @@ def test_the_saved_conversation_keeps_everything_and_resumes_compacted(server, m
     resumed = Session(session.model, history=saved,
                       registry=Registry([PythonRunner, ShellRunner]))
     assert resumed.payload() == session.payload()
-    assert resumed.payload()[1]["content"] == PREFIX + SUMMARY
+    assert resumed.payload()[1]["content"] == f"{PREFIX}{SUMMARY}\n\nprint some numbers"
     markdown = export_markdown(saved)
     assert "[0, 1, 2" in markdown and "[600, 601" in markdown and SUMMARY not in markdown
     resumed.close()
@@ -117,7 +116,7 @@ def test_compact_on_request_with_a_focus(server, make_session):
     assert not events[1].data["auto"] and events[1].data["focus"] == "the CSV columns"
     ask = server.requests[-1]["messages"][-1]["content"]
     assert "Pay most attention to: the CSV columns." in ask
-    assert session.payload()[1]["content"] == PREFIX + SUMMARY
+    assert session.payload()[1]["content"] == f"{PREFIX}{SUMMARY}\n\nprint some numbers"
     assert session.totals.completion_tokens > 0  # the summary's tokens are counted
 
 
