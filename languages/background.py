@@ -254,27 +254,26 @@ def tail_lines(path: str, count: int) -> list[str]:
 
 def _roots(leader: int, members: Iterable[int] | None, own: set[int]) -> list[int]:
     """The runner's processes other than the interpreter's own whose parent is not one of
-    them (`members` None: the interpreter's process tree)."""
+    them (`members` None: the children of the interpreter's own processes)."""
     if members is None:
-        members = descendants(leader)
+        return sorted({pid for parent in own for pid in _children(parent)} - own)
     others = {pid for pid in members if pid not in own}
     parents = {pid: (_stat(pid) or ("", 0, 0))[1] for pid in others}
     return sorted(pid for pid in others if parents[pid] not in others)
 
 
 def _children(pid: int) -> list[int]:
-    found = []
+    """The children of a process's main thread (Linux; one read, cheap after every block)."""
     try:
-        threads = os.listdir(f"/proc/{pid}/task")
+        fd = os.open(f"/proc/{pid}/task/{pid}/children", os.O_RDONLY)
     except OSError:
-        return found
-    for thread in threads:
-        try:
-            with open(f"/proc/{pid}/task/{thread}/children", encoding="ascii") as handle:
-                found += [int(p) for p in handle.read().split()]
-        except (OSError, ValueError):
-            continue
-    return found
+        return []
+    try:
+        return [int(child) for child in os.read(fd, 1 << 16).split()]
+    except (OSError, ValueError):
+        return []
+    finally:
+        os.close(fd)
 
 
 def _stat(pid: int) -> tuple[str, int, int] | None:

@@ -10,6 +10,7 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import replace
+from functools import cache
 from pathlib import Path
 from typing import ClassVar
 
@@ -38,6 +39,12 @@ _TICK = 0.25
 _BACKGROUND_CHECK = 0.001  # seconds: a block this short started no process
 
 
+@cache
+def _has_proc() -> bool:
+    """Whether /proc can tell what processes are doing (Linux)."""
+    return os.path.isdir("/proc")
+
+
 class ProcessRunner(ProcessPlumbing):
     """A long-lived interpreter on a pty; each run ends at a fresh random marker."""
 
@@ -63,6 +70,7 @@ class ProcessRunner(ProcessPlumbing):
         self.block: int | None = None  # the number of the block being (or last) run
         self.background = Background(self.name)  # processes blocks left running
         self._last_job: int | None = None  # the shell's $! after the last block
+        self._last_tasks: int | None = None  # the cgroup's pids.current after the last look
 
     # -- hooks for subclasses -------------------------------------------------
     def argv(self) -> list[str]:
@@ -142,6 +150,7 @@ class ProcessRunner(ProcessPlumbing):
                 self._send(setup)
             self._sync(self.config.start_timeout)
             self.background.started(self._child.pid, self._guard.members())
+            self._last_tasks = self._guard.tasks()
         except RunnerStartError as exc:
             self.stop()
             raise self.config.sandbox.start_error(exc) from None
@@ -295,6 +304,10 @@ class ProcessRunner(ProcessPlumbing):
         if self._child is None or not (changed or seconds >= _BACKGROUND_CHECK):
             return ()
         guard = self._guard
+        tasks = guard.tasks() if guard is not None else None
+        if tasks is not None and tasks == self._last_tasks and not changed:
+            return ()  # as many processes and threads as after the last look: nothing new
+        self._last_tasks = tasks
         folder = Path(self.config.spool_dir) if self.config.spool_dir else self._workdir
         return self.background.after_block(
             self._child.pid, lambda: guard.members() if guard is not None else None,
@@ -302,7 +315,7 @@ class ProcessRunner(ProcessPlumbing):
 
     # -- a block waiting for keyboard input (languages/ttywait.py) ----------------------------
     def _input_watch(self) -> InputWatch | None:
-        if not self.config.input_wait or self._child is None or not os.path.isdir("/proc"):
+        if not self.config.input_wait or self._child is None or not _has_proc():
             return None
         leader = self._child.pid
         return InputWatch(self.config.input_wait, leader, self._child.child_fd,

@@ -68,11 +68,19 @@ def test_where_the_output_of_each_goes(make_runner, collect, tmp_path):
     sh = make_runner(ShellRunner, cwd=str(tmp_path), spool_dir=str(tmp_path / "spool"))
     _, nohup = collect(sh, "nohup sleep 60 &")
     _, own = collect(sh, "sleep 61 > own.log 2>&1 &")
-    _, quiet = collect(sh, "(sleep 62 > /dev/null 2>&1 &)")  # detached from the shell
+    _, quiet = collect(sh, "sleep 62 > /dev/null 2>&1 &")
     assert nohup.background[0].output == str(tmp_path / "nohup.out")
     assert own.background[0].output == str(tmp_path / "own.log")
     assert quiet.background[0].discarded and quiet.background[0].output is None
     assert [p.command for p in sh.background.processes()] == ["sleep 60", "sleep 61", "sleep 62"]
+
+
+def test_a_process_that_left_the_shell_is_found_in_the_cgroup(make_runner, collect, tmp_path):
+    sh = make_runner(ShellRunner, cwd=str(tmp_path))
+    if sh._guard is None or sh._guard.cgroup is None:
+        pytest.skip("no pids cgroup here: only the interpreter's children are found")
+    _, result = collect(sh, "(sleep 67 > /dev/null 2>&1 &)")  # a subshell's child: an orphan
+    assert [p.command for p in result.background] == ["sleep 67"]
 
 
 def test_a_block_that_starts_nothing_reports_nothing(make_runner, collect, tmp_path):
