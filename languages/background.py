@@ -89,6 +89,11 @@ class Background:
         self._drain: Drain | None = None
         self.log: Path | None = None  # the runner's log of background output
 
+    @property
+    def own(self) -> frozenset[int]:
+        """The interpreter's own processes (with a sandbox's), noted at start."""
+        return frozenset(self._own)
+
     def processes(self) -> list[BackgroundProcess]:
         """Those still running, oldest first."""
         self._known = {pid: p for pid, p in self._known.items() if p.alive}

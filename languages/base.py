@@ -329,8 +329,8 @@ class ProcessRunner(ProcessPlumbing):
     def _stop_if_waiting(self, watch: InputWatch, outcome: Outcome, now: float) -> None:
         """Stop the block (as Ctrl-C does) when a process of it sits reading the terminal."""
         if readers := watch.waiting(now):
-            leader = self._child.pid  # the interpreter itself (a shell's `read -n 1`) is unnamed
-            outcome.waiting = tuple(replace(r, command="") if r.pid == leader else r
+            own = self.background.own | {self._child.pid}  # the interpreter (`read -n 1`)
+            outcome.waiting = tuple(replace(r, command="") if r.pid in own else r
                                     for r in readers)
             allow_signals(self._child.child_fd)
             self.interrupt()
@@ -338,8 +338,8 @@ class ProcessRunner(ProcessPlumbing):
     def _kill_readers(self, outcome: Outcome) -> bool:
         """Kill the waiting processes that ignored Ctrl-C (not the interpreter itself), once,
         and give the block another grace period to end; False when there are none."""
-        leader = self._child.pid if self._child is not None else None
-        strays = [r.pid for r in outcome.waiting if r.pid != leader]
+        own = self.background.own | ({self._child.pid} if self._child is not None else set())
+        strays = [r.pid for r in outcome.waiting if r.pid not in own]
         if not strays or outcome.readers_killed:
             return False
         for pid in strays:
