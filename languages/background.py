@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import os
 import select
-import signal
-import stat
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -27,13 +25,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .escapes import strip_escapes
+from .proctree import children, descendants, output_target, running, started_at, stat_of
 from .pyshim import SHIM_FOLDER
 from .ttywait import command_of
 
+QUICK = 0.001  # seconds: a block this short started no process (the shell's `&` says so)
 SUBSHELL = "(a background subshell)"  # a copy of the interpreter: `( ... ) &` in bash
-_SUBSHELL_WAIT = 0.05  # seconds for a subshell that starts a process and exits
+_SETTLE = 0.5  # seconds, at most, for a process just started to become what it will be
 LOG_LIMIT = 8 << 20  # bytes of a runner's background log kept (the newest half when it is full)
-_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
 @dataclass(frozen=True)
@@ -57,7 +56,7 @@ class BackgroundProcess:
     @property
     def alive(self) -> bool:
         """True while the process runs (not a zombie, and its pid not reused)."""
-        info = _stat(self.pid)
+        info = stat_of(self.pid)
         return info is not None and info[0] not in "ZX" and info[2] == self.ticks
 
     def tail(self, lines: int = 5) -> list[str]:
@@ -86,6 +85,8 @@ class Background:
         self._known: dict[int, BackgroundProcess] = {}
         self._own: set[int] = set()  # the interpreter's processes (a sandbox's too), at start
         self._interpreter: set[str] = set()  # their command lines (a fork of one is a subshell)
+        self._job: int | None = None  # the shell's $! after the last block
+        self._tasks: int | None = None  # the cgroup's pids.current after the last look
         self._drain: Drain | None = None
         self.log: Path | None = None  # the runner's log of background output
 
@@ -99,11 +100,30 @@ class Background:
         self._known = {pid: p for pid, p in self._known.items() if p.alive}
         return sorted(self._known.values(), key=lambda p: (p.started, p.pid))
 
-    def started(self, leader: int, members: list[int] | None) -> None:
-        """Note the interpreter's own processes once it is ready (`members`: its cgroup's, or
-        None for its process tree): they are never reported."""
+    def started(self, leader: int, guard) -> None:
+        """Note the interpreter's own processes once it is ready (its cgroup's, else its
+        process tree; `guard` is the runner's limits.LimitGuard): they are never reported."""
+        members = guard.members() if guard is not None else None
         self._own = {leader, *(members if members is not None else descendants(leader))}
         self._interpreter = {command_of(pid) for pid in self._own}
+        self._tasks = guard.tasks() if guard is not None else None
+
+    def look(self, leader: int, guard, status: dict | None, seconds: float,
+             block: int | None, log: Path) -> tuple[BackgroundProcess, ...]:
+        """After a block: the processes it left running, looked for only when it took long
+        enough to start one or the shell's `$!` changed (status "bg"), and, with a cgroup,
+        when its count of processes and threads (pids.current) changed: cheap every time."""
+        job = (status or {}).get("bg")
+        changed = isinstance(job, int) and job != 0 and job != self._job
+        self._job = job if isinstance(job, int) else self._job
+        if not (changed or seconds >= QUICK):
+            return ()
+        tasks = guard.tasks() if guard is not None else None
+        if tasks is not None and tasks == self._tasks and not changed:
+            return ()
+        self._tasks = tasks
+        return self.after_block(leader, guard.members if guard is not None else lambda: None,
+                                block, log)
 
     def after_block(self, leader: int, members: Callable[[], list[int] | None],
                     block: int | None, log: Path) -> tuple[BackgroundProcess, ...]:
@@ -112,16 +132,21 @@ class Background:
         own = self._own | {leader}
         found = _roots(leader, members(), own)
         interpreter = self._interpreter or {command_of(leader)}
-        if any(command_of(pid) in interpreter for pid in found):
-            # a subshell of bash (`(cmd &)`) that may be on its way out: give it a moment
-            deadline = time.monotonic() + _SUBSHELL_WAIT
-            while time.monotonic() < deadline and any(
-                    _running(pid) and command_of(pid) in interpreter for pid in found):
+
+        def settling(pid: int) -> bool:  # forked, not yet the program it will be
+            command = command_of(pid)
+            return running(pid) and (command in interpreter or command.startswith("nohup "))
+
+        if any(settling(pid) for pid in found):
+            # a subshell of bash that may be on its way out (`(cmd &)`), a command not yet
+            # executed (its redirections not yet made), or nohup before it redirects
+            deadline = time.monotonic() + _SETTLE
+            while time.monotonic() < deadline and any(settling(pid) for pid in found):
                 time.sleep(0.002)
             found = _roots(leader, members(), own)
         new = []
         for pid in found:
-            info = _stat(pid)
+            info = stat_of(pid)
             known = self._known.get(pid)
             if info is None or info[0] in "ZX" or (known is not None and known.ticks == info[2]):
                 continue
@@ -133,7 +158,7 @@ class Background:
                   interpreter: set[str]) -> BackgroundProcess:
         command = command_of(pid)
         command = SUBSHELL if command in interpreter else _shown(command)
-        target = _output_target(pid)
+        target = output_target(pid)
         output, discarded = None, False
         if target == "terminal":
             output, self.log = os.fspath(log), log
@@ -142,7 +167,7 @@ class Background:
         elif target:
             output = target
         return BackgroundProcess(pid, command or "?", self.language, block,
-                                 _started(ticks), output, discarded, ticks)
+                                 started_at(ticks), output, discarded, ticks)
 
     # -- the drain between blocks -------------------------------------------------------------
     def drain(self, reader, leftover: bytes = b"") -> bool:
@@ -215,35 +240,6 @@ class Drain:
                 return
 
 
-def kill_tree(pid: int, grace: float = 2.0) -> bool:
-    """SIGTERM a process and its descendants, SIGKILL what is left after `grace` seconds;
-    True when the process is gone."""
-    family = [pid, *descendants(pid)]
-    for member in family:
-        _signal(member, signal.SIGTERM)
-    deadline = time.monotonic() + grace
-    while time.monotonic() < deadline and _running(pid):
-        time.sleep(0.02)
-    for member in family:
-        if _running(member):
-            _signal(member, signal.SIGKILL)
-    deadline = time.monotonic() + 1.0
-    while time.monotonic() < deadline and _running(pid):
-        time.sleep(0.02)
-    return not _running(pid)
-
-
-def descendants(pid: int) -> list[int]:
-    """The children of a process, theirs, and so on (Linux)."""
-    found, queue = [], [pid]
-    while queue:
-        for child in _children(queue.pop()):
-            if child not in found:
-                found.append(child)
-                queue.append(child)
-    return found
-
-
 def tail_lines(path: str, count: int) -> list[str]:
     """The last `count` lines of a file (its last 64 KiB), escape sequences removed."""
     try:
@@ -261,65 +257,10 @@ def _roots(leader: int, members: Iterable[int] | None, own: set[int]) -> list[in
     """The runner's processes other than the interpreter's own whose parent is not one of
     them (`members` None: the children of the interpreter's own processes)."""
     if members is None:
-        return sorted({pid for parent in own for pid in _children(parent)} - own)
+        return sorted({pid for parent in own for pid in children(parent)} - own)
     others = {pid for pid in members if pid not in own}
-    parents = {pid: (_stat(pid) or ("", 0, 0))[1] for pid in others}
+    parents = {pid: (stat_of(pid) or ("", 0, 0))[1] for pid in others}
     return sorted(pid for pid in others if parents[pid] not in others)
-
-
-def _children(pid: int) -> list[int]:
-    """The children of a process's main thread (Linux; one read, cheap after every block)."""
-    try:
-        fd = os.open(f"/proc/{pid}/task/{pid}/children", os.O_RDONLY)
-    except OSError:
-        return []
-    try:
-        return [int(child) for child in os.read(fd, 1 << 16).split()]
-    except (OSError, ValueError):
-        return []
-    finally:
-        os.close(fd)
-
-
-def _stat(pid: int) -> tuple[str, int, int] | None:
-    """(state, parent pid, start time in clock ticks) of a process, or None."""
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as handle:
-            text = handle.read()
-    except OSError:
-        return None
-    fields = text[text.rfind(")") + 2:].split()
-    try:
-        return fields[0], int(fields[1]), int(fields[19])
-    except (IndexError, ValueError):
-        return None
-
-
-def _running(pid: int) -> bool:
-    info = _stat(pid)
-    return info is not None and info[0] not in "ZX"
-
-
-def _signal(pid: int, number: int) -> None:
-    try:
-        os.kill(pid, number)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def _output_target(pid: int) -> str | None:
-    """Where a process's standard output goes: "terminal", a file's path, os.devnull, or None
-    (a pipe, a socket, or unknown)."""
-    try:
-        info = os.stat(f"/proc/{pid}/fd/1")
-        target = os.readlink(f"/proc/{pid}/fd/1")
-    except OSError:
-        return None
-    if stat.S_ISCHR(info.st_mode):
-        if target == os.devnull:
-            return os.devnull
-        return "terminal" if target.startswith("/dev/pts/") or target == "/dev/tty" else None
-    return target if stat.S_ISREG(info.st_mode) else None
 
 
 def _shown(command: str) -> str:
@@ -331,20 +272,3 @@ def _shown(command: str) -> str:
     return command
 
 
-def _started(ticks: int) -> float:
-    """A start time in clock ticks since boot as seconds since the epoch."""
-    try:
-        with open("/proc/uptime", encoding="ascii") as handle:
-            uptime = float(handle.read().split()[0])
-    except (OSError, ValueError, IndexError):
-        return time.time()
-    return time.time() - uptime + ticks / _TICKS
-
-
-def running_for(process: BackgroundProcess, now: float | None = None) -> str:
-    """How long it has run, e.g. "42 s", "3 min", "2 h 5 min"."""
-    seconds = max(0, int((now or time.time()) - process.started))
-    if seconds < 120:
-        return f"{seconds} s"
-    minutes = seconds // 60
-    return f"{minutes} min" if minutes < 120 else f"{minutes // 60} h {minutes % 60} min"

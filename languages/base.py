@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import tempfile
 import threading
 import time
@@ -36,7 +35,6 @@ __all__ = ["ProcessRunner"]
 
 
 _TICK = 0.25
-_BACKGROUND_CHECK = 0.001  # seconds: a block this short started no process
 
 
 @cache
@@ -69,8 +67,6 @@ class ProcessRunner(ProcessPlumbing):
         self._terminal: SizeFollower | None = None
         self.block: int | None = None  # the number of the block being (or last) run
         self.background = Background(self.name)  # processes blocks left running
-        self._last_job: int | None = None  # the shell's $! after the last block
-        self._last_tasks: int | None = None  # the cgroup's pids.current after the last look
 
     # -- hooks for subclasses -------------------------------------------------
     def argv(self) -> list[str]:
@@ -149,8 +145,7 @@ class ProcessRunner(ProcessPlumbing):
             if setup := self.setup_command():
                 self._send(setup)
             self._sync(self.config.start_timeout)
-            self.background.started(self._child.pid, self._guard.members())
-            self._last_tasks = self._guard.tasks()
+            self.background.started(self._child.pid, self._guard)
         except RunnerStartError as exc:
             self.stop()
             raise self.config.sandbox.start_error(exc) from None
@@ -278,7 +273,7 @@ class ProcessRunner(ProcessPlumbing):
                 scanner.expect(ping)
                 self._send(self.ping_command(ping))
             if (pinged and now >= self._interrupt_at + self.config.grace
-                    and not self._kill_readers(outcome)):
+                    and not self._kill_readers(watch, outcome)):
                 outcome.killed = True
                 break
             try:
@@ -294,59 +289,37 @@ class ProcessRunner(ProcessPlumbing):
         self._leftover = scanner.rest if scanner.done else b""
         return outcome
 
-    # -- processes a block left running (languages/background.py) ------------------------------
+    # -- processes a block left running, and a block waiting for keyboard input ---------------
     def _left_running(self, status: dict | None, seconds: float) -> tuple[BackgroundProcess, ...]:
-        """The processes this block left running: looked for when the block took long enough
-        to start one, or the shell's $! changed."""
-        job = (status or {}).get("bg")
-        changed = isinstance(job, int) and job and job != self._last_job
-        self._last_job = job if isinstance(job, int) else self._last_job
-        if self._child is None or not (changed or seconds >= _BACKGROUND_CHECK):
+        """The processes this block left running (languages/background.py)."""
+        if self._child is None:
             return ()
-        guard = self._guard
-        tasks = guard.tasks() if guard is not None else None
-        if tasks is not None and tasks == self._last_tasks and not changed:
-            return ()  # as many processes and threads as after the last look: nothing new
-        self._last_tasks = tasks
         folder = Path(self.config.spool_dir) if self.config.spool_dir else self._workdir
-        return self.background.after_block(
-            self._child.pid, lambda: guard.members() if guard is not None else None,
-            self.block, folder / f"background-{self.name}.log")
+        return self.background.look(self._child.pid, self._guard, status, seconds, self.block,
+                                    folder / f"background-{self.name}.log")
 
-    # -- a block waiting for keyboard input (languages/ttywait.py) ----------------------------
     def _input_watch(self) -> InputWatch | None:
+        """The watch for a block waiting for keyboard input (languages/ttywait.py), or None."""
         if not self.config.input_wait or self._child is None or not _has_proc():
             return None
-        leader = self._child.pid
+        leader, guard = self._child.pid, self._guard
+        members = guard.members if guard is not None else lambda: None
         return InputWatch(self.config.input_wait, leader, self._child.child_fd,
-                          lambda: self._members(leader))
-
-    def _members(self, leader: int) -> list[int]:
-        """The processes of this runner: its cgroup's, else those of its session."""
-        members = self._guard.members() if self._guard is not None else None
-        return members if members is not None else session_members(leader)
+                          lambda: members() or session_members(leader),
+                          own=self.background.own | {leader})
 
     def _stop_if_waiting(self, watch: InputWatch, outcome: Outcome, now: float) -> None:
         """Stop the block (as Ctrl-C does) when a process of it sits reading the terminal."""
         if readers := watch.waiting(now):
-            own = self.background.own | {self._child.pid}  # the interpreter (`read -n 1`)
-            outcome.waiting = tuple(replace(r, command="") if r.pid in own else r
-                                    for r in readers)
+            outcome.waiting = readers
             allow_signals(self._child.child_fd)
             self.interrupt()
 
-    def _kill_readers(self, outcome: Outcome) -> bool:
-        """Kill the waiting processes that ignored Ctrl-C (not the interpreter itself), once,
-        and give the block another grace period to end; False when there are none."""
-        own = self.background.own | ({self._child.pid} if self._child is not None else set())
-        strays = [r.pid for r in outcome.waiting if r.pid not in own]
-        if not strays or outcome.readers_killed:
+    def _kill_readers(self, watch: InputWatch | None, outcome: Outcome) -> bool:
+        """Once: kill the waiting programs that ignored Ctrl-C (never the interpreter) and
+        give the block another grace period to end; False when there are none."""
+        if watch is None or outcome.readers_killed or not watch.kill_strays(outcome.waiting):
             return False
-        for pid in strays:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
         outcome.readers_killed = True
         self._interrupt_at = time.monotonic()
         return True

@@ -22,6 +22,7 @@ import fcntl
 import os
 import platform
 import select
+import signal
 import stat
 import struct
 import termios
@@ -44,7 +45,7 @@ _CHECK_EVERY = 0.5
 
 @dataclass(frozen=True)
 class Reader:
-    """A process found waiting for terminal input."""
+    """A process found waiting for terminal input ("" for the command: the interpreter)."""
 
     pid: int
     command: str
@@ -56,9 +57,10 @@ class InputWatch:
     `master_fd`; `waiting()` returns them once two looks in a row agree."""
 
     def __init__(self, quiet: float, leader: int, master_fd: int,
-                 members: Callable[[], Iterable[int]]) -> None:
+                 members: Callable[[], Iterable[int]], own: frozenset[int] = frozenset()) -> None:
         self.quiet = quiet
         self.leader = leader
+        self.own = own | {leader}  # the interpreter's processes: its own read is "the block"
         self.master_fd = master_fd
         self.members = members
         self._last_output = time.monotonic()
@@ -81,7 +83,19 @@ class InputWatch:
         pids = frozenset(reader.pid for reader in found)
         confirmed = pids & self._seen
         self._seen = pids
-        return tuple(reader for reader in found if reader.pid in confirmed)
+        return tuple(Reader(r.pid, "" if r.pid in self.own else r.command)
+                     for r in found if r.pid in confirmed)
+
+    def kill_strays(self, readers: Iterable[Reader]) -> bool:
+        """SIGKILL the waiting programs that are not the interpreter's own processes (they
+        ignored Ctrl-C); True if there were any."""
+        strays = [r.pid for r in readers if r.pid not in self.own]
+        for pid in strays:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        return bool(strays)
 
     def _terminal_device(self) -> int | None:
         if self._terminal is None:

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from languages.background import BackgroundProcess, kill_tree, running_for
+from languages.background import BackgroundProcess
+from languages.proctree import kill_tree, running_for
 
 
 @dataclass(frozen=True)
@@ -28,7 +29,7 @@ def running(session, lines: int = 5) -> list[Listed]:
         if background is not None:
             found += background.processes()
     found.sort(key=lambda p: (p.started, p.pid))
-    return [Listed(n, p, running_for(p), tuple(p.tail(lines))) for n, p in enumerate(found, 1)]
+    return [Listed(n, p, running_for(p.started), tuple(p.tail(lines))) for n, p in enumerate(found, 1)]
 
 
 def stop(session, which: str) -> BackgroundProcess | None:

@@ -4,14 +4,13 @@ Real bash, python3 and node."""
 
 from __future__ import annotations
 
-import os
 import socket
 from pathlib import Path
 
 import pytest
 
 from helpers import hang_guard
-from languages.background import kill_tree
+from languages.proctree import kill_tree
 from languages.javascript import NodeRunner
 from languages.python import PythonRunner
 from languages.shell import ShellRunner
