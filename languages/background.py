@@ -73,8 +73,7 @@ class BackgroundProcess:
 def background_note(processes: Iterable[BackgroundProcess]) -> str:
     """The Result note for the processes a block left running."""
     listed = "; ".join(p.note() for p in processes)
-    return (f"left running in the background: {listed}. They run until interp exits or the "
-            f"user stops them (/kill)")
+    return f"left running in the background: {listed}, until interp exits or the user stops it"
 
 
 class Background:

@@ -1,7 +1,7 @@
 """Compaction in a real Session: the fake OpenAI server, real litellm, real runners.
 
-The summaries the fake server replies with are copied from the real local model's
-(Qwen2.5-Coder, through interp) when it compacted a session like these."""
+SUMMARY is the summary the real Qwen2.5-Coder-1.5B wrote through interp when it compacted a
+session like these (squares of 1 to 150, then their sum), copied as it came."""
 
 from __future__ import annotations
 
@@ -22,10 +22,10 @@ from languages import Registry
 from languages.python import PythonRunner
 from languages.shell import ShellRunner
 
-SUMMARY = ("Asked: print the squares of the numbers 1 to 150, one per line.\n"
-           "Found: the squares were printed, from 1 to 22500.\n"
-           "Files and names: no files; the variable i holds 150.\n"
-           "Left to do: nothing; the user may ask for more.")
+SUMMARY = ("Asked: \"Now print the sum of those squares.\"\nFound:\n- The code snippet already "
+           "computes the squares of numbers from 1 to 150 and prints them.\n- The output confirms "
+           "the correctness of the computation.\nFiles and names: No new files or names were "
+           "created.\nLeft to do: No new tasks were planned next.")
 
 
 def windowed(window: int):

@@ -13,10 +13,11 @@ from pathlib import Path
 from helpers import hang_guard, model_args, run_interp
 from pty_terminal import fenced
 
-SUMMARY = ("Asked: print the squares of the numbers 1 to 150, one per line.\n"
-           "Found: the squares were printed, from 1 to 22500.\n"
-           "Files and names: no files; the variable i holds 150.\n"
-           "Left to do: nothing; the user may ask for more.")
+# what the real Qwen2.5-Coder-1.5B wrote through interp when it compacted such a session
+SUMMARY = ("Asked: \"Now print the sum of those squares.\"\nFound:\n- The code snippet already "
+           "computes the squares of numbers from 1 to 150 and prints them.\n- The output confirms "
+           "the correctness of the computation.\nFiles and names: No new files or names were "
+           "created.\nLeft to do: No new tasks were planned next.")
 
 
 def wrapped(pattern: str) -> str:
