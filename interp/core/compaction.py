@@ -18,34 +18,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from interp.core import events as ev
+from interp.core.summary import KEY, fitted, summary_request, text_of
 from interp.models.base import ModelError, Reply, Retrying
 
-KEY = "_compaction"
 PREFIX = ("Summary of the conversation so far (the earlier messages were replaced by it to "
           "fit the context window):\n\n")
 MAX_ATTEMPTS = 2
 KEEP_SHARE = 0.25  # of the window, at most: the last blocks kept verbatim
 SUMMARY_SHARE = 0.15  # of the window: the longest summary accepted (300 to 2000 tokens)
 REGROW = 4  # messages added since the last compaction before an automatic one is tried again
-_CAP = 4000  # characters of one message in the transcript, at first
-
-_SYSTEM = ("You write the summary that replaces the earlier part of a conversation between a "
-           "user and interp, an assistant that completes tasks by running code on the user's "
-           "computer. The summary is all the assistant will have of that part, so keep every "
-           "fact needed to carry on the work, and nothing else.")
-_ASK = """The conversation so far:
-
-{transcript}
-
----
-Write the summary now, in at most {words} words, under these four headings:
-Asked: what the user asked for (their words where they matter).
-Found: results, numbers, errors and how they were fixed.
-Files and names: the files read or written (with paths), and the variables, functions, \
-tables, columns and installed packages that exist now.
-Left to do: what is unfinished or was planned next.
-Plain text, no code blocks.{focus}"""
-
 
 class CompactionError(Exception):
     """A conversation could not be compacted; the message says why, in one line."""
@@ -134,35 +115,6 @@ def plan(messages: list[dict], window: int | None, keep_all: bool = True) -> Pla
                 task if task_raw is not None else None)
 
 
-def transcript(entries: list[dict], cap: int = _CAP, current: dict | None = None) -> str:
-    """The messages as plain text for the summariser, each at most `cap` characters;
-    `current` is the current task (it stays in the conversation as it is)."""
-    parts = []
-    for message in entries:
-        role, text = message.get("role"), _text(message.get("content"))
-        if message is current:
-            parts.append(f"User (the current task, kept word for word after the summary): "
-                         f"{_shorten(text, cap)}")
-        elif KEY in message:
-            parts.append(f"Summary of what came before:\n{_shorten(text, cap * 2)}")
-        elif role == "user" and not message.get("_output"):
-            parts.append(f"User: {_shorten(text, cap)}")
-        elif role == "assistant":
-            calls = [_call_text(c) for c in message.get("tool_calls") or ()]
-            parts.append("Assistant: " + _shorten("\n".join([text, *calls]).strip(), cap))
-        elif role in ("tool", "user"):
-            parts.append(f"Result: {_shorten(text, cap)}")
-    return "\n\n".join(parts)
-
-
-def summary_request(text: str, words: int, focus: str | None, note: str = "") -> list[dict]:
-    """The messages that ask the model for the summary."""
-    focus_line = f"\nPay most attention to: {focus}." if focus else ""
-    ask = _ASK.format(transcript=text, words=words, focus=focus_line)
-    return [{"role": "system", "content": _SYSTEM},
-            {"role": "user", "content": f"{ask}\n{note}".rstrip()}]
-
-
 class Compactor:
     """Compacts one session's conversation (its `messages`, `model`, `payload()` and
     `totals`); `share` of the context window starts it by itself."""
@@ -203,7 +155,7 @@ class Compactor:
         entries = view_entries(messages)
         task = entries[found.task_position][1] if found.task_position is not None else None
         shown = sorted(found.summarized + ([found.task_position] if task is not None else []))
-        text = _fitted([entries[p][1] for p in shown], window, task)
+        text = fitted([entries[p][1] for p in shown], window, task)
         try:
             summary, attempts = self._summary(session, text, window, focus, before)
         except CompactionError as exc:
@@ -288,26 +240,6 @@ def _task_index(messages: list[dict]) -> int | None:
     return tasks[-1] if tasks else None
 
 
-def _fitted(messages: list[dict], window: int | None, current: dict | None = None) -> str:
-    """The transcript, shortened until the request leaves room in the window for the reply:
-    each message cut shorter, then the oldest left out (a summary from before and the current
-    task stay)."""
-    room = int((window or 131072) * 0.6) * 3  # characters, at a cautious 3 to a token
-    cap = _CAP
-    text = transcript(messages, cap, current)
-    while len(text) > room and cap > 300:
-        cap //= 2
-        text = transcript(messages, cap, current)
-    rest = list(messages)
-    while len(text) > room:
-        drop = [m for m in rest if KEY not in m and m is not current][:max(1, len(rest) // 8)]
-        if not drop:
-            break
-        rest = [m for m in rest if all(m is not d for d in drop)]
-        text = transcript(rest, cap, current)
-    return text
-
-
 def _units(entries: list[tuple[int, dict]], lead: int) -> list[list[int]]:
     """View positions grouped into units that stay together: an assistant message with the
     tool results and output reports after it; any other message alone."""
@@ -330,29 +262,6 @@ def _leading_system(messages: list[dict]) -> int:
 
 
 def _chars(message: dict) -> int:
-    return len(_text(message.get("content"))) + len(json.dumps(message.get("tool_calls") or ""))
+    return len(text_of(message.get("content"))) + len(json.dumps(message.get("tool_calls") or ""))
 
 
-def _text(content: object) -> str:
-    if isinstance(content, list):
-        return " ".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
-    return content if isinstance(content, str) else ""
-
-
-def _call_text(call: dict) -> str:
-    raw = (call.get("function") or {}).get("arguments") or ""
-    try:
-        args = json.loads(raw)
-    except ValueError:
-        args = None
-    if isinstance(args, dict) and isinstance(args.get("code"), str):
-        return f"[runs {args.get('language') or 'code'}]\n{args['code']}"
-    return f"[calls {(call.get('function') or {}).get('name')}] {raw}"
-
-
-def _shorten(text: str, cap: int) -> str:
-    if len(text) <= cap:
-        return text
-    head = cap * 2 // 3
-    tail = cap - head
-    return f"{text[:head]}\n[... {len(text) - cap} characters left out ...]\n{text[-tail:]}"

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from interp.core.compaction import (KEY, PREFIX, plan, summary_request, transcript, view,
-                                    view_entries)
+from interp.core.compaction import KEY, PREFIX, plan, view, view_entries
+from interp.core.summary import summary_request, transcript
 
 pytestmark = pytest.mark.fast
 
