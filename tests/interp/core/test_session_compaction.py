@@ -5,6 +5,8 @@ session like these (squares of 1 to 150, then their sum), copied as it came."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from fake_openai import Reply
@@ -28,9 +30,30 @@ SUMMARY = ("Asked: \"Now print the sum of those squares.\"\nFound:\n- The code s
            "created.\nLeft to do: No new tasks were planned next.")
 
 
+class Counted(KnownWindow):
+    """The fake model with a known window, counting tokens as litellm's model does when
+    litellm is not loaded yet (JSON length / 4): the same in every test process, whether or
+    not another test has imported litellm (then its tokenizer would count)."""
+
+    def count_tokens(self, messages: list[dict]) -> int:
+        return len(json.dumps(messages, default=str)) // 4
+
+
 def windowed(window: int):
     """A model_cls for make_session: the fake model with a known context window."""
-    return lambda name, **kw: KnownWindow(LiteLLMModel(name, **kw), window)
+    return lambda name, **kw: Counted(LiteLLMModel(name, **kw), window)
+
+
+def scripted(server, replies: list, summaries: list) -> None:
+    """Script the fake server: summary requests get `summaries` in turn, others `replies`."""
+    replies, summaries = list(replies), list(summaries)
+
+    def answer(request: dict):
+        asked = "You write the summary" in str(request["messages"][0].get("content"))
+        queue = summaries if asked else replies
+        return queue.pop(0) if queue else "(nothing scripted)"
+
+    server.script([answer] * 40)
 
 
 def numbers(start: int) -> str:
@@ -38,7 +61,7 @@ def numbers(start: int) -> str:
 
 
 def test_auto_compaction_sends_the_summary_the_task_and_the_last_block(server, make_session):
-    server.script([numbers(0), numbers(300), numbers(600), SUMMARY, numbers(900), "Done."])
+    scripted(server, [numbers(0), numbers(300), numbers(600), numbers(900), "Done."], [SUMMARY])
     session = make_session(server, model_cls=windowed(2000))
     events = run(session, "print some numbers")
     kinds = [e.type for e in events]
@@ -60,7 +83,7 @@ def test_auto_compaction_sends_the_summary_the_task_and_the_last_block(server, m
 
 def test_the_saved_conversation_keeps_everything_and_resumes_compacted(server, make_session,
                                                                       tmp_path):
-    server.script([numbers(0), numbers(300), numbers(600), SUMMARY, "Done."])
+    scripted(server, [numbers(0), numbers(300), numbers(600), "Done."], [SUMMARY])
     store = SessionStore(tmp_path / "sessions")
     log = store.create({"model": "m"})
     session = make_session(server, model_cls=windowed(2000), log=log)
@@ -78,8 +101,8 @@ def test_the_saved_conversation_keeps_everything_and_resumes_compacted(server, m
 
 def test_a_summary_too_long_twice_leaves_the_trimming_as_before(server, make_session):
     rambling = "Asked: numbers. " + "Found: a number. " * 900
-    server.script([numbers(0), numbers(300), numbers(600), rambling, rambling, numbers(900),
-                   "Done."])
+    scripted(server, [numbers(0), numbers(300), numbers(600), numbers(900), "Done."],
+             [rambling, rambling])
     session = make_session(server, model_cls=windowed(2000))
     events = run(session, "print some numbers")
     asks = [r for r in server.requests if "You write the summary" in r["messages"][0]["content"]]
@@ -96,9 +119,8 @@ def test_a_summary_too_long_twice_leaves_the_trimming_as_before(server, make_ses
 
 def test_a_model_error_while_summarising_is_a_notice_and_the_task_goes_on(server,
                                                                           make_session):
-    server.script([numbers(0), numbers(300), numbers(600),
-                   Reply(status=400, error="This model's maximum context length is 3000"),
-                   "Done."])
+    scripted(server, [numbers(0), numbers(300), numbers(600), "Done."],
+             [Reply(status=400, error="This model's maximum context length is 3000")])
     session = make_session(server, model_cls=windowed(2000))
     events = run(session, "print some numbers")
     warning = [n["text"] for n in of(events, ev.NOTICE) if n["level"] == "warning"]

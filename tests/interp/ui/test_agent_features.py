@@ -39,6 +39,19 @@ def gone(pid: int) -> bool:
     return state[state.rfind(")") + 2] in "ZX"
 
 
+def scripted(server, replies: list, summaries: list) -> None:
+    """Script the fake server: summary requests get `summaries` in turn, others `replies` (when
+    the context is full enough to compact depends on how tokens are counted)."""
+    replies, summaries = list(replies), list(summaries)
+
+    def answer(request: dict):
+        asked = "You write the summary" in str(request["messages"][0].get("content"))
+        queue = summaries if asked else replies
+        return queue.pop(0) if queue else "(nothing scripted)"
+
+    server.script([answer] * 40)
+
+
 def numbers(start: int) -> str:
     return fenced("python", f"print(list(range({start}, {start + 300})))")
 
@@ -80,8 +93,8 @@ def test_no_instructions_flag_and_variable_skip_them(spawn, fake_server, interp_
 
 # -- compaction -----------------------------------------------------------------------------------
 def test_compaction_automatic_and_on_request_with_tokens(spawn, fake_server):
-    fake_server.script([numbers(0), numbers(300), numbers(600), SUMMARY, "Done.",
-                        numbers(900), "Printed.", SUMMARY])
+    scripted(fake_server, [numbers(0), numbers(300), numbers(600), "Done.", numbers(900),
+                           "Printed."], [SUMMARY, SUMMARY, SUMMARY])
     term = spawn("-y", env={"INTERP_CONTEXT_WINDOW": "2000"})
     term.task("print the numbers")
     term.expect(wrapped(r"Context was getting full: compacted the conversation: \d+ earlier "
@@ -102,7 +115,7 @@ def test_compaction_automatic_and_on_request_with_tokens(spawn, fake_server):
 
 
 def test_compaction_in_json(fake_server, interp_env):
-    fake_server.script([numbers(0), numbers(300), numbers(600), SUMMARY, "Done."])
+    scripted(fake_server, [numbers(0), numbers(300), numbers(600), "Done."], [SUMMARY])
     env = dict(interp_env, env=dict(interp_env["env"], INTERP_CONTEXT_WINDOW="2000"))
     done = run_interp(["-y", "--json", "-e", "print numbers", *model_args(fake_server)], env)
     events = [json.loads(line) for line in done.stdout.splitlines()]
