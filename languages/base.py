@@ -9,6 +9,7 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import replace
+from functools import cache
 from pathlib import Path
 from typing import ClassVar
 
@@ -16,15 +17,17 @@ import pexpect
 
 from .protocol import RunnerConfig
 from .events import Event, Output
+from .background import Background, BackgroundProcess, background_note
 from .channel import CommandPipe
 from .limits import LimitGuard
 from .marker import MarkerScanner, new_token
 from .outcome import Outcome, build_result
 from .output import CapturedOutput, OutputCapture, StreamDecoder, encode_code, spool_path
 from .process import ProcessPlumbing, code_folder, hidden_by_private_tmp, write_new
-from .procs import RunnerStartError, signal_name, spawn
+from .procs import RunnerStartError, session_members, signal_name, spawn
 from .reader import TerminalClosed, TerminalReader
 from .terminal import SizeFollower
+from .ttywait import InputWatch, allow_signals
 
 __all__ = ["ProcessRunner"]
 
@@ -32,6 +35,12 @@ __all__ = ["ProcessRunner"]
 
 
 _TICK = 0.25
+
+
+@cache
+def _has_proc() -> bool:
+    """Whether /proc can tell what processes are doing (Linux)."""
+    return os.path.isdir("/proc")
 
 
 class ProcessRunner(ProcessPlumbing):
@@ -57,6 +66,7 @@ class ProcessRunner(ProcessPlumbing):
         self._commands: CommandPipe | None = None
         self._terminal: SizeFollower | None = None
         self.block: int | None = None  # the number of the block being (or last) run
+        self.background = Background(self.name)  # processes blocks left running
 
     # -- hooks for subclasses -------------------------------------------------
     def argv(self) -> list[str]:
@@ -135,12 +145,14 @@ class ProcessRunner(ProcessPlumbing):
             if setup := self.setup_command():
                 self._send(setup)
             self._sync(self.config.start_timeout)
+            self.background.started(self._child.pid, self._guard)
         except RunnerStartError as exc:
             self.stop()
             raise self.config.sandbox.start_error(exc) from None
 
     def stop(self) -> None:
         """Kill the interpreter and everything it started, and remove its files."""
+        self.background.pause()
         self._reap(kill=True)
         if self._guard is not None:
             self._guard.close()
@@ -175,6 +187,7 @@ class ProcessRunner(ProcessPlumbing):
         (`block-N.py`, `<block N>` in Python tracebacks), figures and the spool file; without
         it the runner counts its own runs."""
         began = time.monotonic()
+        self.background.pause()  # the block reads the terminal now
         lost = self._check_exited()
         if self._child is None:  # _check_exited found it alive, or reaped it
             self.start()
@@ -209,9 +222,14 @@ class ProcessRunner(ProcessPlumbing):
                 outcome.exit_code, outcome.signal = code, signal_name(number)
             restarted = self._start_fresh()
         result = build_result(outcome, captured, restarted, time.monotonic() - began)
+        if not restarted and (left := self._left_running(outcome.status, result.duration)):
+            result = replace(result, background=left,
+                             notes=(*result.notes, background_note(left)))
         notes = tuple(note for note in (lost, breach) if note)
         if notes:
             result = replace(result, restarted=restarted or bool(lost), notes=(*notes, *result.notes))
+        if self._reader is not None and self.background.drain(self._reader, self._leftover):
+            self._leftover = b""  # output of the processes left running: it is in their log
         yield from result.displays  # figures and rich values, in order, before the Result
         yield result
 
@@ -233,6 +251,7 @@ class ProcessRunner(ProcessPlumbing):
         decoder = StreamDecoder()
         deadline = time.monotonic() + limit if limit else None
         outcome, pinged = Outcome(), False
+        watch = self._input_watch()
         data, self._leftover = self._leftover, b""
         while True:
             if text := decoder.feed(scanner.feed(data)):
@@ -241,15 +260,20 @@ class ProcessRunner(ProcessPlumbing):
             if scanner.done:
                 break
             now = time.monotonic()
+            if data and watch is not None:
+                watch.output(now)
             self._terminal.follow(self._child, every=0.05)
             if deadline and now >= deadline and not outcome.timed_out:
                 outcome.timed_out = True
                 self.interrupt()
+            if watch is not None and self._interrupt_at is None:
+                self._stop_if_waiting(watch, outcome, now)
             if self._interrupt_at is not None and not pinged:
                 pinged, ping = True, new_token()
                 scanner.expect(ping)
                 self._send(self.ping_command(ping))
-            if pinged and now >= self._interrupt_at + self.config.grace:
+            if (pinged and now >= self._interrupt_at + self.config.grace
+                    and not self._kill_readers(watch, outcome)):
                 outcome.killed = True
                 break
             try:
@@ -264,6 +288,41 @@ class ProcessRunner(ProcessPlumbing):
         outcome.interrupted = self._interrupt_at is not None
         self._leftover = scanner.rest if scanner.done else b""
         return outcome
+
+    # -- processes a block left running, and a block waiting for keyboard input ---------------
+    def _left_running(self, status: dict | None, seconds: float) -> tuple[BackgroundProcess, ...]:
+        """The processes this block left running (languages/background.py)."""
+        if self._child is None:
+            return ()
+        folder = Path(self.config.spool_dir) if self.config.spool_dir else self._workdir
+        return self.background.look(self._child.pid, self._guard, status, seconds, self.block,
+                                    folder / f"background-{self.name}.log")
+
+    def _input_watch(self) -> InputWatch | None:
+        """The watch for a block waiting for keyboard input (languages/ttywait.py), or None."""
+        if not self.config.input_wait or self._child is None or not _has_proc():
+            return None
+        leader, guard = self._child.pid, self._guard
+        members = guard.members if guard is not None else lambda: None
+        return InputWatch(self.config.input_wait, leader, self._child.child_fd,
+                          lambda: members() or session_members(leader),
+                          own=self.background.own | {leader})
+
+    def _stop_if_waiting(self, watch: InputWatch, outcome: Outcome, now: float) -> None:
+        """Stop the block (as Ctrl-C does) when a process of it sits reading the terminal."""
+        if readers := watch.waiting(now):
+            outcome.waiting = readers
+            allow_signals(self._child.child_fd)
+            self.interrupt()
+
+    def _kill_readers(self, watch: InputWatch | None, outcome: Outcome) -> bool:
+        """Once: kill the waiting programs that ignored Ctrl-C (never the interpreter) and
+        give the block another grace period to end; False when there are none."""
+        if watch is None or outcome.readers_killed or not watch.kill_strays(outcome.waiting):
+            return False
+        outcome.readers_killed = True
+        self._interrupt_at = time.monotonic()
+        return True
 
     def _wait(self, now: float, deadline: float | None) -> float:
         wait = _TICK

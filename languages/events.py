@@ -86,6 +86,8 @@ class Result:
     duration: float = 0.0
     notes: tuple[str, ...] = field(default_factory=tuple)
     displays: tuple[Display, ...] = field(default_factory=tuple)
+    waiting_input: bool = False  # stopped because it sat reading the terminal (ttywait.py)
+    background: tuple = ()  # background.BackgroundProcess: processes the block left running
 
     @property
     def ok(self) -> bool:
@@ -116,6 +118,8 @@ class Result:
         return "; ".join(parts)
 
     def _headline(self) -> str:
+        if self.waiting_input:
+            return "stopped: it was waiting for keyboard input"
         if self.timed_out:
             return "timed out and was stopped"
         if self.interrupted:

@@ -92,6 +92,8 @@ class LimitGuard:
         self._nproc: int | None = None
         self._events = 0
         self._events_fd: int | None = None
+        self._procs: str | None = None  # the path of cgroup.procs
+        self._current_fd: int | None = None  # pids.current
         if self.method == "cgroup":
             self.cgroup = _make_cgroup(pids_parent(), limits.processes)
             if self.cgroup is None:
@@ -137,6 +139,40 @@ class LimitGuard:
         return (f"the block hit the process limit ({self.limits.processes} processes and threads), "
                 "so all its processes were killed")
 
+    def members(self) -> list[int] | None:
+        """The processes in the runner's cgroup, or None without one (read after every block
+        that could have started one: plain system calls, and opened each time, since an open
+        cgroup v1 file keeps showing the list it first read)."""
+        if self.cgroup is None:
+            return None
+        if self._procs is None:
+            self._procs = os.fspath(self.cgroup / "cgroup.procs")
+        try:
+            fd = os.open(self._procs, os.O_RDONLY)
+        except OSError:
+            return []
+        try:
+            return [int(pid) for pid in os.read(fd, 1 << 16).split()]
+        except (OSError, ValueError):
+            return []
+        finally:
+            os.close(fd)
+
+    def tasks(self) -> int | None:
+        """How many processes and threads the runner's cgroup holds now (pids.current, read
+        through a descriptor kept open), or None without a cgroup."""
+        if self.cgroup is None:
+            return None
+        if self._current_fd is None:
+            try:
+                self._current_fd = os.open(self.cgroup / "pids.current", os.O_RDONLY)
+            except OSError:
+                return None
+        try:
+            return int(os.pread(self._current_fd, 64, 0))
+        except (OSError, ValueError):
+            return None
+
     def kill(self) -> None:
         """SIGKILL every process in the runner's cgroup, including ones that left its session."""
         if self.cgroup is None:
@@ -153,9 +189,10 @@ class LimitGuard:
     def close(self) -> None:
         """Kill what is left and remove the cgroup."""
         self.kill()
-        if self._events_fd is not None:
-            os.close(self._events_fd)
-            self._events_fd = None
+        for fd in (self._events_fd, self._current_fd):
+            if fd is not None:
+                os.close(fd)
+        self._events_fd = self._current_fd = None
         if self.cgroup is not None:
             for _ in range(200):
                 try:

@@ -24,6 +24,8 @@ class Outcome:
     exit_code: int | None = None
     signal: str | None = None
     fakes: int = 0  # copies of the run's marker that the block printed itself
+    waiting: tuple = ()  # ttywait.Reader: processes stopped for waiting on terminal input
+    readers_killed: bool = False  # those that ignored Ctrl-C were killed
 
 
 def build_result(outcome: Outcome, captured: CapturedOutput, restarted: bool,
@@ -46,7 +48,17 @@ def build_result(outcome: Outcome, captured: CapturedOutput, restarted: bool,
                   signal=outcome.signal, interrupted=outcome.interrupted or kind == "interrupted",
                   timed_out=outcome.timed_out, died=outcome.died, restarted=restarted,
                   duration=duration, notes=_notes(outcome, status),
+                  waiting_input=bool(outcome.waiting),
                   displays=parse_displays(status))
+
+
+def waiting_note(readers) -> str:
+    """What the model is told about processes stopped for waiting on terminal input."""
+    named = ", ".join(f"`{r.command}` (pid {r.pid})" if r.command else "the block itself"
+                      for r in readers)
+    return (f"{named} sat reading the terminal with no output: nothing can be typed into a "
+            f"block, so give the input another way (an option such as --yes or "
+            f"--non-interactive, a file, a here-string or a pipe) or use another command")
 
 
 def _notes(outcome: Outcome, status: dict) -> tuple[str, ...]:
@@ -54,6 +66,8 @@ def _notes(outcome: Outcome, status: dict) -> tuple[str, ...]:
     status line: sys.exit, `set -e`, a pasted console session), a fake marker, a kill."""
     notes = status.get("notes")
     found = [n for n in notes if isinstance(n, str)] if isinstance(notes, list) else []
+    if outcome.waiting:
+        found.append(waiting_note(outcome.waiting))
     if outcome.fakes:
         found.append(FAKE_NOTE)
     if outcome.killed:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pexpect
 
+from . import noninteractive
 from .marker import MarkerScanner, new_token
 from .procs import RunnerStartError, kill_session, signal_name
 from .reader import TerminalClosed
@@ -121,6 +122,7 @@ class ProcessPlumbing:
                if k not in self.config.env_remove and k not in _NOT_INHERITED}
         env.update(self.config.env)
         env.update(BASE_ENV)
+        noninteractive.apply(env)
         env.update(self.env_overrides())
         env.setdefault("TERM", "dumb")
         if self.config.sandbox.active:

@@ -56,6 +56,9 @@ class RunnerConfig:
     # (rows, columns) for the runner's terminal, asked before each block and while it runs, so
     # the terminal follows the user's resizes; None (or a None answer): 40 x 160.
     terminal_size: Callable[[], tuple[int, int] | None] | None = user_terminal_size
+    # Seconds without output after which a block whose process sits reading the terminal is
+    # stopped as waiting for keyboard input (languages/ttywait.py); None: never.
+    input_wait: float | None = 3.0
 
 
 @runtime_checkable

@@ -17,6 +17,7 @@ import platformdirs
 
 from .base import ProcessRunner
 from .protocol import RunnerConfig
+from .pyshim import path_with, shim_folder
 
 
 def choose_python(config: RunnerConfig, environ: Mapping[str, str]) -> tuple[str, str]:
@@ -34,6 +35,17 @@ def choose_python(config: RunnerConfig, environ: Mapping[str, str]) -> tuple[str
     if sys.executable:
         return sys.executable, "the Python interp runs in"
     return shutil.which("python3", path=environ.get("PATH")) or "python3", "python3 on PATH"
+
+
+def python_first(config: RunnerConfig) -> dict[str, str]:
+    """{"PATH": ...} with `python`, `python3`, `pip` and `pip3` running the interpreter that
+    Python blocks use first (languages/pyshim.py), or {} when that folder cannot be made."""
+    environ = {**os.environ, **config.env}
+    python, _ = choose_python(config, environ)
+    if not os.path.isabs(python):
+        python = shutil.which(python, path=environ.get("PATH")) or python
+    folder = shim_folder(os.path.abspath(python)) if os.path.isabs(python) else None
+    return {"PATH": path_with(folder, environ.get("PATH"))} if folder else {}
 
 
 @cache
@@ -121,5 +133,7 @@ class PythonRunner(ProcessRunner):
         return os.path.abspath(os.path.join(self.config.cwd or os.getcwd(), folder))
 
     def env_overrides(self) -> dict[str, str]:
-        """Charts render to files in the output folder, never to a window."""
-        return {"MPLBACKEND": "Agg", "INTERP_OUTPUT_DIR": self.output_dir()}
+        """Charts render to files in the output folder, never to a window; `python` and `pip`
+        in the programs a block starts are this interpreter (python_first)."""
+        return {"MPLBACKEND": "Agg", "INTERP_OUTPUT_DIR": self.output_dir(),
+                **python_first(self.config)}

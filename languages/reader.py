@@ -29,6 +29,10 @@ class TerminalReader:
         self._closed = False
         os.set_blocking(self._fd, False)
 
+    def fileno(self) -> int:
+        """The pty master's descriptor."""
+        return self._fd
+
     def read(self, timeout: float) -> bytes:
         """The output waiting now, else what comes within `timeout` seconds (b"" if none);
         raises TerminalClosed at end-of-file, or when the child has exited and nothing is left."""

@@ -18,6 +18,7 @@ import shutil
 
 from .base import ProcessRunner
 from .procs import RunnerStartError
+from .python import python_first
 from .shell_console import CONSOLE_NOTE, console_commands
 
 # A failing command while errexit is set: leave the subshell, or stop the block (from inside a
@@ -36,7 +37,7 @@ __interp_err() {
 __interp_end() {
   set +xv
   [[ $SHELLOPTS == "${__interp_base-}" ]] || __interp_restore
-  printf '__INTERP_%s__{"exit_code":%d%s%s}\n' "$1" "${__interp_st:-0}" \
+  printf '__INTERP_%s__{"exit_code":%d,"bg":%d%s%s}\n' "$1" "${__interp_st:-0}" "${!:-0}" \
     "${__interp_stop:+,\"stopped\":true}" "${__interp_reset-}"
   __interp_st= __interp_stop= __interp_reset=
 }
@@ -74,6 +75,10 @@ class ShellRunner(ProcessRunner):
         if bash is None:
             raise RunnerStartError("bash was not found on PATH")
         return [bash, "--noprofile", "--norc", "--noediting", "+m", "-i"]
+
+    def env_overrides(self) -> dict[str, str]:
+        """`python`, `python3`, `pip` and `pip3` run the interpreter Python blocks use."""
+        return python_first(self.config)
 
     def setup_command(self) -> bytes:
         """Silence the prompts, history and job notices; define the block's prologue and end."""

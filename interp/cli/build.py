@@ -11,7 +11,8 @@ from languages.limits import DEFAULT_MEMORY_MB, DEFAULT_PROCESSES
 from interp.approval.policy import Policy, registry_resolver
 from interp.approval.rules import RulesError
 from interp.cli.resume import resume
-from interp.cli.settings import Settings, default_config_path
+from interp.cli.settings import Settings, config_dir, default_config_path
+from interp.core.instructions import load_instructions
 from interp.core.session import Session, SessionConfig
 from interp.errors import UsageError
 from interp.models.litellm_model import LiteLLMModel
@@ -41,11 +42,14 @@ def make_model(settings: Settings, name: str | None = None, *,
                endpoint: bool = True) -> LiteLLMModel:
     """A litellm model for the settings (litellm itself loads on first use); without
     `endpoint`, the configured API base and key are left out."""
-    return LiteLLMModel(name or settings.model,
-                        api_base=settings.api_base if endpoint else None,
-                        api_key=settings.api_key if endpoint else None,
-                        request_timeout=settings.request_timeout,
-                        idle_timeout=settings.idle_timeout, max_tokens=settings.max_tokens)
+    from interp.models.window import with_window
+
+    return with_window(LiteLLMModel(name or settings.model,
+                                    api_base=settings.api_base if endpoint else None,
+                                    api_key=settings.api_key if endpoint else None,
+                                    request_timeout=settings.request_timeout,
+                                    idle_timeout=settings.idle_timeout,
+                                    max_tokens=settings.max_tokens), settings.context_window)
 
 
 def provider_of(model: str) -> str | None:
@@ -94,9 +98,14 @@ def build_session(settings: Settings, request: Request, approver, store: Session
                   registry=None, model=None) -> tuple[Session, list[str], list[str]]:
     """The session (with `model`, default make_model(settings)), resumed if asked; also
     returns notices to show first and warnings."""
+    instructions = (load_instructions(os.getcwd(), config_dir())
+                    if settings.instructions and not request.resume else None)
     config = SessionConfig(max_turns=settings.max_turns, timeout=settings.timeout,
-                           tools=settings.tools, runner=runner_config(settings))
+                           tools=settings.tools, runner=runner_config(settings),
+                           instructions=instructions, compact_at=settings.compact_at / 100)
     notices, warnings = startup_notices(config.runner), []
+    if instructions is not None and (said := instructions.notice()):
+        notices.append(said)
     resumed = (resume(store, request.resume, os.getcwd(), secrets_of(settings))
                if request.resume else None)
     session = Session(model or make_model(settings), approver, config=config, registry=registry,
@@ -166,7 +175,8 @@ def startup_notices(config: RunnerConfig) -> list[str]:
     from languages.python import choose_python
 
     python, why = choose_python(config, {**os.environ, **config.env})
-    notices = [f"Python blocks run with {python} ({why})."]
+    notices = [f"Python blocks run with {python} ({why}); python and pip in shell blocks "
+               f"are the same one."]
     if config.sandbox.mode != "off":
         notices.append(f"Code runs in a {config.sandbox.describe()}.")
     if warning := config.limits.warning():

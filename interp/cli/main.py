@@ -79,6 +79,9 @@ def main_command(
     no_checkpoints: bool = typer.Option(False, "--no-checkpoints",
                                         help="Do not record the folder before each block "
                                         "(/rewind and interp rewind need those records)."),
+    no_instructions: bool = typer.Option(False, "--no-instructions",
+                                         help="Read no AGENTS.md files (also "
+                                         "INTERP_INSTRUCTIONS=0, instructions = false)."),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
                                  help="Print the version."),
@@ -95,7 +98,8 @@ def main_command(
            "network": network or None, "pass_env": tuple(pass_env) if pass_env else None,
            "output_dir": output_dir, "python": python, "local_model": local or None,
            "runners": tuple(runner) if runner else None, "gateway_url": gateway_url,
-           "checkpoints": False if no_checkpoints else None}
+           "checkpoints": False if no_checkpoints else None,
+           "instructions": False if no_instructions else None}
     from interp.cli.start import start
 
     raise typer.Exit(start(cli, exec_, resume, tuple(file or ())))

@@ -30,7 +30,8 @@ FILE_KEYS = frozenset(
      "sandbox", "network", "memory_limit", "process_limit", "pass_env", "output_dir",
      "request_timeout", "idle_timeout", "max_tokens",
      "gateway_url", "gateway_token_env", "kernel_start_timeout",
-     "local_model", "local_threads", "local_context", "local_temperature", "checkpoints"}
+     "local_model", "local_threads", "local_context", "local_temperature",
+     "instructions", "compact_at", "context_window", "checkpoints"}
 )
 RUNNERS_TABLE = "runners"  # [runners] LANGUAGE = "RUNNER" (see languages.jupyter_choice)
 # Never read from config.toml, with the reason the user is told.
@@ -95,6 +96,9 @@ class Settings:
     local_context: int | None = None  # tokens; None = the model's trained context length
     local_temperature: float | None = None  # None = llama.cpp's default
     checkpoints: bool = True  # record the folder before each block (/rewind)
+    instructions: bool = True  # read AGENTS.md files into the system prompt
+    compact_at: int = 70  # compact the conversation at this % of the context window; 0: never
+    context_window: int | None = None  # tokens, for a model interp cannot ask (None: asked)
     warnings: tuple[str, ...] = field(default=(), compare=False)
     # config.toml's [approval] table as read (checked by interp.policy, which knows languages)
     approval: Any = field(default=None, compare=False, repr=False)
@@ -109,6 +113,7 @@ _TYPES: dict[str, type] = {
     "runners": tuple, "gateway_url": str, "gateway_token_env": str, "kernel_start_timeout": float,
     "local_model": str, "local_threads": int, "local_context": int, "local_temperature": float,
     "checkpoints": bool,
+    "instructions": bool, "compact_at": int, "context_window": int,
 }
 TOOL_MODES = ("auto", "on", "off")
 _TRUE = frozenset({"1", "true", "yes", "on"})
@@ -194,8 +199,10 @@ def _check_value(name: str, value: Any, source: str) -> Any:
         raise ConfigError(f"{source}: expected the name of an environment variable, got {value!r}")
     if name in ("memory_limit", "process_limit") and value < 0:
         raise ConfigError(f"{source}: must be 0 (no limit) or a positive number, got {value}")
-    if name in ("local_threads", "local_context") and value < 1:
+    if name in ("local_threads", "local_context", "context_window") and value < 1:
         raise ConfigError(f"{source}: must be at least 1, got {value}")
+    if name == "compact_at" and not 0 <= value <= 95:
+        raise ConfigError(f"{source}: must be a percentage from 0 (never) to 95, got {value}")
     if name == "local_temperature" and not 0 <= value <= 5:
         raise ConfigError(f"{source}: must be between 0 and 5, got {value}")
     return value

@@ -17,8 +17,16 @@ from interp.errors import UsageError
 
 
 def _fail(message: str, code: int) -> int:
-    sys.stderr.write(message.rstrip("\n") + "\n")
+    from interp.ui.wrap import for_terminal
+
+    sys.stderr.write(for_terminal(message.rstrip("\n"), sys.stderr) + "\n")
     return code
+
+
+def _warn(text: str) -> None:
+    from interp.ui.wrap import for_terminal
+
+    sys.stderr.write(for_terminal(f"interp: warning: {text}", sys.stderr) + "\n")
 
 
 def start(cli: dict, task: str | None, resume: str | None, files: tuple[str, ...] = ()) -> int:
@@ -30,7 +38,7 @@ def start(cli: dict, task: str | None, resume: str | None, files: tuple[str, ...
     except ConfigError as exc:
         return _fail(f"interp: {exc}", exits.USAGE)
     for warning in settings.warnings:
-        sys.stderr.write(f"interp: warning: {warning}\n")
+        _warn(warning)
     if not settings.model:  # a local model file given, or accepted when offered
         if not (settings.local_model or _use_local_instead(settings)):
             return _fail(no_model_help(), exits.USAGE)
@@ -170,7 +178,7 @@ def run(settings: Settings, request: Request, models: ModelMaker | None = None) 
                                                models())
     notices = chosen + notices
     for warning in warnings:
-        sys.stderr.write(f"interp: warning: {warning}\n")
+        _warn(warning)
     if settings.model == LOCAL:
         notices.insert(0, startup_notice(settings))
     if session.log is None:

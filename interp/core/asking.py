@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 from interp.core import events as ev
 from interp.core import turns
+from interp.core.compaction import view
 from interp.core.payload import build_payload, has_images
 from interp.core.steps import EXECUTE_TOOL
 from interp.core.text import clean_reply
@@ -20,8 +21,9 @@ class ModelTurns:
     def payload(self, tools: bool = False) -> list[dict]:
         """The messages the model is sent next: trimmed to its window, figures attached
         (`tools`: with the system prompt for the execute tool)."""
-        messages = build_payload(self.messages, self.model,
-                                 self._supports_vision() if has_images(self.messages) else False)
+        history = view(self.messages)  # after a compaction: the summary and what came since
+        messages = build_payload(history, self.model,
+                                 self._supports_vision() if has_images(history) else False)
         messages = turns.valid_calls(messages)
         return self._with_tool_prompt(messages) if tools else messages
 
@@ -49,6 +51,8 @@ class ModelTurns:
             self._add({"role": "assistant", "content": f"{text}\n{note}"})
 
     def _ask(self, turn: int) -> Iterator[ev.Event]:
+        if self._compactor.due(self):  # between turns, never among a reply's blocks
+            yield from self.compact(auto=True)
         yield ev.event(ev.MODEL_REQUEST, turn=turn, model=self.model.name)
         tools = [EXECUTE_TOOL] if (yield from self._tool_choice()) else None  # may load a model
         reply, parts = None, []

@@ -44,17 +44,21 @@ BLOCK_DECLINED = "block.declined"
 BLOCK_OUTPUT = "block.output"
 BLOCK_DISPLAY = "block.display"  # a figure or rich value the block showed (before block.finished)
 BLOCK_FILES = "block.files"  # files the block created, modified or deleted (before block.finished)
+BLOCK_BACKGROUND = "block.background"  # processes the block left running (before block.finished)
 BLOCK_FINISHED = "block.finished"
 TURN_COMPLETED = "turn.completed"
 NOTICE = "notice"
 MODEL_RETRY = "model.retry"  # a failed model call is retried: attempt, max_attempts, delay, reason, text
+CONTEXT_COMPACTING = "context.compacting"  # the model is asked for a summary: auto, messages, focus
+CONTEXT_COMPACTED = "context.compacted"  # the earlier conversation was replaced by the summary
 TASK_FINISHED = "task.finished"  # the task's end: exit_code and reason
 SESSION_FINISHED = "session.finished"
 
 TYPES = frozenset({
     SESSION_STARTED, MODEL_REQUEST, MESSAGE_DELTA, MESSAGE, BLOCK_PROPOSED, BLOCK_APPROVED,
     BLOCK_DECLINED, BLOCK_OUTPUT, BLOCK_DISPLAY, BLOCK_FILES, BLOCK_FINISHED, TURN_COMPLETED,
-    NOTICE, MODEL_RETRY, TASK_FINISHED, SESSION_FINISHED,
+    NOTICE, MODEL_RETRY, TASK_FINISHED, SESSION_FINISHED, CONTEXT_COMPACTING, CONTEXT_COMPACTED,
+    BLOCK_BACKGROUND,
 })
 
 JSON_HIDDEN = frozenset({MESSAGE_DELTA})

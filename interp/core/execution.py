@@ -112,6 +112,9 @@ class BlockExecution:
             self._current = None
         for display in result.displays:
             yield ev.event(ev.BLOCK_DISPLAY, index=index, **ev.display_data(display))
+        if result.background:  # processes it left running (languages/background.py)
+            yield ev.event(ev.BLOCK_BACKGROUND, index=index,
+                           processes=[p.to_dict() for p in result.background])
         files = None
         after = workspace.snapshot(root) if before is not None else None
         if guard is not None:

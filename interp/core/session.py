@@ -15,8 +15,10 @@ from interp.core import events as ev
 from interp.core import exits
 from interp.core import turns
 from interp.core.asking import ModelTurns
+from interp.core.compaction import Compactor
 from interp.core.attachments import check_attachable, describe_file
 from interp.core.execution import BlockExecution
+from interp.core.instructions import Instructions, with_instructions
 from interp.core.system_prompt import system_prompt
 from interp.core.text import clean
 from interp.models.base import Model, ModelError
@@ -31,6 +33,8 @@ class SessionConfig:
     tools: bool | str = "auto"  # auto | on | off (True: auto, False: off)
     runner: RunnerConfig = field(default_factory=RunnerConfig)
     report_files: bool = True  # snapshot the working directory around each block (block.files)
+    instructions: Instructions | None = None  # AGENTS.md files, appended to the system prompt
+    compact_at: float | None = 0.7  # share of the context window that starts a compaction
 
 
 @dataclass
@@ -65,9 +69,9 @@ class Session(ModelTurns, BlockExecution, turns.TurnChecks):
         self.messages: list[dict] = list(history or [])
         self._log_reset = False  # reset() happened; the log learns of it before the next message
         if not self.messages or self.messages[0].get("role") != "system":
-            self._add({"role": "system", "content": system_prompt(
+            self._add({"role": "system", "content": with_instructions(system_prompt(
                 self.registry.names(), self.config.runner.cwd, self.registry.model_notes()),
-                       "_prompt": "interp"})
+                self.config.instructions), "_prompt": "interp"})
         self._runners: dict[str, object] = {}
         self._current = None
         self._started = False
@@ -82,6 +86,7 @@ class Session(ModelTurns, BlockExecution, turns.TurnChecks):
         self._empty_replies = 0  # in a row
         self._untagged_told = False  # told this task how to tag a fence
         self._stop_requested = False  # stop() was called during this task
+        self._compactor = Compactor(self.config.compact_at)
 
     # -- public API -----------------------------------------------------------
     def run(self, task: str) -> Iterator[ev.Event]:
@@ -90,7 +95,9 @@ class Session(ModelTurns, BlockExecution, turns.TurnChecks):
         if not self._started:
             self._started = True
             yield ev.event(ev.SESSION_STARTED, session_id=self.id, model=self.model.name,
-                           cwd=self.config.runner.cwd or os.getcwd(), resumed=len(self.messages) > 1)
+                           cwd=self.config.runner.cwd or os.getcwd(), resumed=len(self.messages) > 1,
+                           instructions=self.config.instructions.paths
+                           if self.config.instructions is not None else [])
         self._answer_dangling_calls()
         if self.notes:  # before the request: a small model answers whatever comes last
             task = "\n\n".join([*self.notes, task])
@@ -127,6 +134,19 @@ class Session(ModelTurns, BlockExecution, turns.TurnChecks):
         before the text of the next task's user message."""
         self.notes.append(note)
 
+    def compact(self, focus: str | None = None, *, auto: bool = False) -> Iterator[ev.Event]:
+        """Have the model summarise the earlier conversation (interp/core/compaction.py): it is
+        sent the summary, the system prompt, the current task and the last blocks from then on;
+        the history is kept. Yields context.compacting and context.compacted, or a notice;
+        returns True when the conversation was compacted."""
+        self._answer_dangling_calls()
+        summary = yield from self._compactor.run(self, focus=focus, auto=auto)
+        if summary is None:
+            return False
+        self._add(summary)
+        yield self._compactor.done(self)
+        return True
+
     def interrupt(self) -> None:
         """Interrupt the block that is running, if any (thread- and signal-safe)."""
         runner = self._current
@@ -161,6 +181,10 @@ class Session(ModelTurns, BlockExecution, turns.TurnChecks):
         self._log_reset = False
         for message in self.messages:
             log.append_message(message)
+
+    def runners(self) -> list:
+        """The runners started so far, one per language."""
+        return list(self._runners.values())
 
     @property
     def running(self) -> bool:

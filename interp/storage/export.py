@@ -29,6 +29,7 @@ from interp.core.fences import fence, parse_blocks
 from interp.core.png import is_png
 from interp.core.report import missing_package_hint
 from interp.core.steps import shown_only
+from interp.core.summary import KEY as SUMMARY_KEY
 from interp.storage.legacy import legacy_record, split_report
 
 FORMATS = {".md": "markdown", ".markdown": "markdown", ".ipynb": "notebook", ".json": "json"}
@@ -129,6 +130,8 @@ def conversation_items(messages: list[dict]) -> list[tuple[str, object]]:
     numbers = _Numbers()
     for i, message in enumerate(messages):
         role, text = message.get("role"), _text(message.get("content"))
+        if SUMMARY_KEY in message:  # the summary the model got: the history itself is here
+            continue
         if role == "user" and not _is_report(message):
             items.append(("task", text))
         elif role == "assistant":
@@ -163,7 +166,7 @@ def _answers_after(messages: list[dict], i: int) -> tuple[dict | None, dict[str,
             calls[message.get("tool_call_id")] = message
         elif role == "user" and _is_report(message):
             report = report or message
-        elif role in ("assistant", "user"):
+        elif role in ("assistant", "user") and SUMMARY_KEY not in message:
             break
     return report, calls
 

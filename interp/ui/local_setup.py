@@ -14,25 +14,16 @@ from interp.models.local import LoadStatus
 from interp.models.local_download import download, part_path
 from interp.models.local_files import ModelSpec
 from interp.ui.status import StatusLine
+from interp.ui.yesno import ask_yes_no
 
 OFFER = ("No model is configured and no API key was found. interp can run a model on this "
          "machine instead (interp --local): no key, nothing leaves the machine.")
 
 
-def _ask(console: Console, question: str, default: bool = True) -> bool:
-    """A yes/no question on the terminal; end of input means no."""
-    hint = "[Y/n]" if default else "[y/N]"
-    try:
-        answer = console.input(Text(f"{question} {hint} ")).strip().lower()
-    except EOFError:
-        return False
-    return default if not answer else answer in ("y", "yes")
-
-
 def offer_local(console: Console) -> bool:
     """Ask whether to use the local model when nothing else is configured."""
-    console.print(Text(OFFER), soft_wrap=True)
-    return _ask(console, "Use the local model?")
+    console.print(Text(OFFER))  # wrapped at word boundaries
+    return ask_yes_no(console, "Use the local model?")
 
 
 def offer_download(console: Console, spec: ModelSpec, dest: Path, url: str) -> bool:
@@ -43,8 +34,8 @@ def offer_download(console: Console, spec: ModelSpec, dest: Path, url: str) -> b
     console.print(Text(f"The local model is not downloaded yet: {spec.title}, "
                        f"{size_text(spec.size)} from {host}, to be kept in {dest.parent}."
                        + (f" An earlier download stopped at {size_text(resume)}; it resumes."
-                          if resume else "")), soft_wrap=True)
-    return _ask(console, "Download it now?")
+                          if resume else "")))
+    return ask_yes_no(console, "Download it now?")
 
 
 def download_with_progress(console: Console, spec: ModelSpec, dest: Path, url: str) -> Path:
@@ -57,7 +48,8 @@ def download_with_progress(console: Console, spec: ModelSpec, dest: Path, url: s
                             completed=part.stat().st_size if part.exists() else 0)
         download(url, dest, sha256=spec.sha256, size=spec.size,
                  progress=lambda done, total: bar.update(task, completed=done, total=total))
-    console.print(Text(f"Downloaded {dest} (sha256 checked)."), soft_wrap=True)
+    console.print(Text(f"Downloaded {dest} (sha256 checked)."),
+                  soft_wrap=not console.is_terminal)  # a terminal wraps it at word boundaries
     return dest
 
 
@@ -97,11 +89,12 @@ class LoadingStatus:
             self.console.print(Text(f"interp: {text}"), soft_wrap=True)
 
     def _print(self, text: Text) -> None:
+        soft = not self.console.is_terminal  # a terminal wraps it at word boundaries
         if self.line is None:
-            self.console.print(text, soft_wrap=True)
+            self.console.print(text, soft_wrap=soft)
             return
         with self.line.hidden():
-            self.console.print(text, soft_wrap=True)
+            self.console.print(text, soft_wrap=soft)
 
     def _stop(self) -> None:
         if self._status is not None:

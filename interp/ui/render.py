@@ -18,7 +18,7 @@ from interp.ui.sanitize import OutputFilter, safe_text
 from interp.ui.status import StatusLine, fit
 from interp.ui.stream import ReplyStream
 from interp.ui.tables import files_line
-from interp.ui.usage import Tally, reply_line
+from interp.ui.usage import Tally, compacted_line, reply_line
 
 MAX_FILES_TEXT = 2000  # characters of a block.files line
 UNSHOWN = frozenset({ev.SESSION_STARTED, ev.SESSION_FINISHED})  # nothing to show for these
@@ -78,6 +78,8 @@ class Renderer:
             ev.BLOCK_APPROVED: self._on_block_approved, ev.BLOCK_DECLINED: self._on_block_declined,
             ev.BLOCK_OUTPUT: self._on_block_output, ev.BLOCK_FINISHED: self._on_block_finished,
             ev.BLOCK_DISPLAY: self._on_block_display, ev.BLOCK_FILES: self._on_block_files,
+            ev.CONTEXT_COMPACTING: self._on_compacting, ev.CONTEXT_COMPACTED: self._on_compacted,
+            ev.BLOCK_BACKGROUND: self._on_block_background,
         }
 
     def stop(self) -> None:
@@ -162,6 +164,13 @@ class Renderer:
                 self.print(markdown(rest))
         style = {"error": "bold red", "warning": "yellow"}.get(data.get("level"), "cyan")
         self.print(Text(self._clean(data["text"]), style=style))
+
+    def _on_compacting(self, data: dict) -> None:
+        self.status.start("compacting the conversation (the model writes a summary)")
+
+    def _on_compacted(self, data: dict) -> None:
+        self.status.stop()
+        self.print(Text(self.scrub(safe_text(compacted_line(data))), style="dim"))
 
     # -- blocks -------------------------------------------------------------------------
     def _on_block_proposed(self, data: dict) -> None:
@@ -256,6 +265,15 @@ class Renderer:
             return
         with self.status.hidden():
             DisplayPainter(self.console, self.scrub, self.image_protocol).show(data)
+
+    def _on_block_background(self, data: dict) -> None:
+        if self._defer(ev.event(ev.BLOCK_BACKGROUND, **data)):
+            return
+        for item in data.get("processes") or ():
+            output = f"; output: {item['output']}" if item.get("output") else ""
+            line = (f"Left running: pid {item.get('pid')} {item.get('command')}{output} "
+                    f"(/ps lists, /kill stops)")
+            self.print(Text(self.scrub(safe_text(line)).replace("\n", " "), style="dim"))
 
     def _on_block_files(self, data: dict) -> None:
         if self._defer(ev.event(ev.BLOCK_FILES, **data)):

@@ -16,12 +16,15 @@ HELP = """\
 /reset         start a new conversation with fresh runners (/clear does the same)
 /undo          drop the last exchange (your last task and everything after it)
 /model NAME    switch to another litellm model, e.g. /model anthropic/claude-sonnet-4-5
-/tokens        tokens and cost so far (and a local model's speed)
+/tokens        tokens and cost so far, how full the context is (and a local model's speed)
+/compact [FOCUS]  have the model summarise the earlier conversation to free the context
 /mode [MODE]   show or set the approval mode: ask, or auto (run what no rule stops)
 /auto          toggle auto-approve (/mode auto, /mode ask)
 /rules         list the approval rules in force, numbered
 /rules remove N|ENTRY            remove a rule (a config rule from config.toml too)
 /rules add allow|ask|deny ENTRY  add a rule to config.toml
+/ps            the processes blocks left running: pid, running time, last lines of output
+/kill N        stop process N of /ps (or the process with pid N) and what it started
 /file PATH     attach a file to your next task (the model gets its path, size, type, preview)
 /export [PATH] save this conversation as .md, .ipynb or .json (default ./interp-ID.md)
 /rewind [N]    put the folder back as it was before block N (lists the blocks; /rewind undo)
@@ -105,14 +108,68 @@ def _tokens(ctx: CommandContext, arg: str) -> None:
     except Exception as exc:  # token counting is advisory; never break the session
         ctx.console.print(f"Context size unknown: {exc}")
         return
+    from interp.ui.usage import context_line
+
     window = ctx.session.model.context_window()
-    ctx.console.print(f"Context now: {context} tokens" + (f" of {window}." if window else "."))
+    ctx.console.print(context_line(context, window, ctx.session.config.compact_at))
     speed = getattr(ctx.session.model, "speed", None)  # a local model's measured speed
     if callable(speed):
         from interp.ui.local_setup import speed_text
 
         if text := speed_text(speed()):
             ctx.console.print(text)
+
+
+def _compact(ctx: CommandContext, arg: str) -> None:
+    from interp.core import events as ev
+    from interp.ui.usage import compacted_line
+
+    for item in ctx.session.compact(arg or None):
+        if item.type == ev.CONTEXT_COMPACTING:
+            ctx.console.print(Text("Compacting: the model writes a summary of the earlier "
+                                   "conversation…", style="dim"))
+        elif item.type == ev.CONTEXT_COMPACTED:
+            ctx.console.print(Text(compacted_line(item.data)))
+        elif item.type == ev.NOTICE:
+            ctx.console.print(Text(item.data["text"],
+                                   style="yellow" if item.data.get("level") != "info" else ""))
+
+
+def _ps(ctx: CommandContext, arg: str) -> None:
+    from interp.core.processes import running
+    from interp.ui.sanitize import safe_text
+
+    listed = running(ctx.session)
+    if not listed:
+        ctx.console.print("No processes left running by blocks.")
+        return
+    for item in listed:
+        process = item.process
+        where = (f"output: {process.output}" if process.output else
+                 "output discarded" if process.discarded else "output not captured")
+        ctx.console.print(Text(safe_text(f"{item.number}. pid {process.pid}, {process.language} "
+                                         f"block {process.block}, running {item.running}: "
+                                         f"{process.command} ({where})")))
+        for line in item.tail:
+            ctx.console.print(Text(safe_text(f"     {line}")[:300], style="dim"))
+    ctx.console.print(Text("/kill N stops one.", style="dim"))
+
+
+def _kill(ctx: CommandContext, arg: str) -> None:
+    from interp.core.processes import stop
+
+    if not arg.strip():
+        ctx.console.print(Text("Usage: /kill N (a number from /ps, or a pid)", style="yellow"))
+        return
+    try:
+        process = stop(ctx.session, arg)
+    except ProcessLookupError as exc:
+        ctx.console.print(Text(f"Could not stop it: {exc}.", style="yellow"))
+        return
+    if process is None:
+        ctx.console.print(Text(f"No process {arg} in /ps.", style="yellow"))
+        return
+    ctx.console.print(Text(f"Stopped pid {process.pid} ({process.command}) and what it started."))
 
 
 def _auto(ctx: CommandContext, arg: str) -> None:
@@ -250,6 +307,6 @@ def _diff(ctx: CommandContext, arg: str) -> None:
 
 
 _COMMANDS = {"/help": _help, "/reset": _reset, "/clear": _reset, "/undo": _undo, "/model": _model,
-             "/tokens": _tokens, "/auto": _auto, "/mode": _mode, "/rules": _rules,
-             "/file": _file, "/export": _export, "/exit": _exit, "/quit": _exit,
-             "/rewind": _rewind, "/diff": _diff}
+             "/tokens": _tokens, "/compact": _compact, "/ps": _ps, "/kill": _kill,
+             "/auto": _auto, "/mode": _mode, "/rules": _rules, "/file": _file,
+             "/export": _export, "/exit": _exit, "/quit": _exit, "/rewind": _rewind, "/diff": _diff}

@@ -65,3 +65,22 @@ def session_line(sent: int, received: int, cost: float, cost_known: bool) -> str
     """`Session: 12k tokens sent, 1.1k received, cost $0.03.`"""
     price = f"cost {money(cost)}" if cost_known else "cost unknown"
     return f"Session: {tokens(sent)} tokens sent, {tokens(received)} received, {price}."
+
+
+def compacted_line(data: dict) -> str:
+    """The one line that says a conversation was compacted (context.compacted's fields)."""
+    before, after, window = data.get("tokens_before"), data.get("tokens_after"), data.get("window")
+    share = f", {after / window:.0%} of the window" if window and isinstance(after, int) else ""
+    how = "Context was getting full: compacted" if data.get("auto") else "Compacted"
+    focus = f", focused on {data['focus']!r}" if data.get("focus") else ""
+    return (f"{how} the conversation: {data.get('summarized')} earlier messages summarised by "
+            f"the model{focus} ({tokens(before or 0)} → {tokens(after or 0)} tokens{share}); "
+            f"the full history is kept.")
+
+
+def context_line(used: int, window: int | None, share: float | None) -> str:
+    """/tokens: how full the context is, and where it is compacted."""
+    if not window:
+        return f"Context now: {used:,} tokens (the model's context window is not known)."
+    at = f"; compacted at {share:.0%}" if share else "; never compacted automatically"
+    return f"Context now: {used:,} of {window:,} tokens ({used / window:.0%} full{at})."

@@ -280,3 +280,16 @@ def test_interpreter_files_under_tmp_stay_visible_in_the_private_tmp(tmp_path):
     expected = (str(tmp_path / "venv"), str(tmp_path / "pkg")) if str(tmp_path).startswith("/tmp/") \
         else ()
     assert hidden_by_private_tmp(argv) == expected
+
+
+def test_in_the_sandbox_processes_left_running_and_input_waits_are_found(boxed, collect,
+                                                                        tmp_path):
+    sh = boxed(ShellRunner, spool_dir=str(tmp_path / "spool"), timeout=60)
+    _, result = collect(sh, "x=1")
+    assert result.background == ()  # bwrap and its init are the interpreter's, never reported
+    _, result = collect(sh, "sleep 68 &")
+    assert [p.command for p in result.background] == ["sleep 68"]
+    out, result = collect(sh, "read -n 1 key < /dev/tty; echo $x")
+    assert result.waiting_input and not result.restarted
+    assert "the block itself sat reading the terminal" in result.summary()
+    assert collect(sh, "echo $x")[0] == "1\n"  # the shell inside the sandbox was kept

@@ -226,7 +226,8 @@ def test_json_lines(outcome):
     events = [json.loads(line) for line in proc.stdout.splitlines()]  # every line is JSON
     assert all(isinstance(e, dict) and e.get("type") in JSON_TYPES for e in events), events
     notices = [e for e in events[1:2] if e["type"] == "notice"]  # start-up: the Python in use
-    assert len(notices) == 1 and notices[0]["text"].endswith(" (the Python interp runs in).")
+    assert len(notices) == 1 and notices[0]["text"].endswith(
+        " (the Python interp runs in); python and pip in shell blocks are the same one.")
     python = notices[0]["text"].split()[4]  # interp's own: this venv's python or python3
     assert os.path.dirname(python) == os.path.dirname(sys.executable)
     types = [e["type"] for e in events]

@@ -13,11 +13,14 @@ import sys
 import time
 from pathlib import Path
 
+import pexpect
 import pytest
 
 from file_server import FileServer
 from helpers import hang_guard, interp_cmd, run_interp, write_config
 from interp.models.local_files import DEFAULT_MODEL
+from interp.ui.local_setup import OFFER
+from pty_terminal import Term, screen_lines
 from local_fixtures import cached, finish, loose, needs_xllamacpp, servers_for, wait_gone
 
 TASK = "Use Python to compute 123456789 * 987654321 and tell me the result."
@@ -108,10 +111,32 @@ def test_no_model_no_key_offers_local_and_no_shows_the_help(local_pty):
     term = local_pty()
     term.expect(loose("no API key was found"))
     term.expect(r"Use the local model\? \[Y/n\]")
-    term.line("n")
+    term.send("n")  # one key, no Enter
+    term.expect(r" no$")
     term.expect("No model is configured")
     term.expect(r"No key:\s+interp --local")
     assert finish(term) == 2
+
+
+@pytest.mark.parametrize("columns", [120, 67])
+def test_the_offer_wraps_at_word_boundaries(interp_env, columns):
+    env = dict(interp_env["env"], TERM="xterm", PROMPT_TOOLKIT_NO_CPR="1", COLUMNS="")
+    cmd = interp_cmd()
+    term = Term(pexpect.spawn(cmd[0], cmd[1:], env=env, cwd=str(interp_env["cwd"]),
+                              dimensions=(40, columns), encoding="utf-8", timeout=30))
+    try:
+        term.expect(r"Use the local model\? \[Y/n\]")
+        term.send("\x03")  # Ctrl-C: no
+        finish(term)
+    finally:
+        if term.child.isalive():
+            term.child.close(force=True)
+    lines = screen_lines(term.raw, columns)
+    first = next(i for i, line in enumerate(lines) if line.startswith("No model is configured"))
+    last = next(i for i, line in enumerate(lines) if line.endswith("the machine."))
+    assert last > first  # it did not fit one line
+    assert " ".join(lines[first:last + 1]) == OFFER  # every break is between two words
+    assert all(len(line) <= columns for line in lines[first:last + 1])
 
 
 def test_with_a_key_there_is_no_offer(local_pty):
@@ -128,12 +153,12 @@ def test_the_download_is_offered_and_a_bad_file_never_becomes_the_model(local_pt
     with FileServer({path: b"GGUF not really a model" * 1000}) as server:
         term = local_pty(env={"HF_ENDPOINT": server.base})
         term.expect(r"Use the local model\? \[Y/n\]")
-        term.line("")  # the default: yes
+        term.send("\r")  # Enter alone: the default, yes
         term.expect(r"not downloaded yet: Qwen2\.5-Coder-1\.5B-Instruct Q4_K_M, 1\.1 GB from\s+"
                     r"127\.0\.0\.1:\d+")
         term.expect(r"Download it now\? \[Y/n\]")
-        term.line("y")
-        term.expect(r"interp: downloading the local model failed: .* has 23000 bytes, not "
+        term.send("y")  # one key, no Enter
+        term.expect(r"interp: downloading the local model failed: .* has 23000 bytes, not\s+"
                     r"1117320768; it was deleted")
         assert finish(term) == 2
     models = interp_env["cwd"].parent / "cache" / "interp" / "models"
@@ -145,7 +170,10 @@ def test_the_download_is_offered_and_a_bad_file_never_becomes_the_model(local_pt
 def test_declining_the_download_says_what_to_do(local_pty):
     term = local_pty("--local")
     term.expect(r"Download it now\? \[Y/n\]")
-    term.line("n")
+    term.send("x")  # not an answer: the keys are explained and the question asked again
+    term.expect("Press y for yes or n for no")
+    term.expect(r"Download it now\? \[Y/n\]")
+    term.send("n")
     term.expect("no local model yet")
     assert finish(term) == 2
 
@@ -169,7 +197,7 @@ def test_interactive_session_loads_on_the_first_task_and_tokens_shows_speed(
     assert len(servers_for(model)) == 1
     term.line("/tokens")
     term.expect(r"Cost: \$0\.0000")
-    term.expect(r"Context now: \d+ tokens of 2048\.")
+    term.expect(r"Context now: [\d,]+ of 2,048 tokens \(\d+% full; compacted at 70%\)\.")
     term.expect(r"Local\s+model\s+speed\s+\(measured\s+by\s+llama\.cpp\):\s+prompt\s+\d+\s+tokens"
                 r"\s+at\s+[\d.]+\s+tokens/s,\s+generation\s+\d+\s+tokens\s+at\s+[\d.]+\s+tokens/s\.")
     assert term.exit_status() == 0

@@ -29,9 +29,9 @@ def test_fresh_machine_downloads_the_default_and_runs_a_task(local_pty, interp_e
                                     "INTERP_LOCAL_TEMPERATURE": "0",
                                     "INTERP_LOCAL_CONTEXT": "8192"})
         term.expect(r"Use the local model\? \[Y/n\]")
-        term.line("y")
+        term.send("y")
         term.expect(r"Download it now\? \[Y/n\]")
-        term.line("y")
+        term.send("y")
         term.expect(loose(f"Downloaded {dest} (sha256 checked)."), guard=600)
     assert dest.stat().st_size == DEFAULT_MODEL.size
     assert not dest.with_name(dest.name + ".part").exists()

@@ -171,14 +171,17 @@ def notices(proc) -> list[str]:
 
 def test_startup_and_install_hint_name_the_python_that_runs_blocks(fake_server, interp_env):
     fake_server.script([fenced("python", "import sys\nprint(sys.executable)\nimport polars"),
+                        fenced("shell", "python -c 'import sys; print(sys.executable)'"),
                         "No polars here."])
     proc = run_interp(["-y", "--json", "-e", "go", *model_args(fake_server)], interp_env)
     assert proc.returncode == 0, proc.stderr
     python = interp_python()
-    assert notices(proc)[0] == f"Python blocks run with {python} (the Python interp runs in)."
+    assert notices(proc)[0] == (f"Python blocks run with {python} (the Python interp runs in); "
+                                f"python and pip in shell blocks are the same one.")
     told = fake_server.requests[1]["messages"][-1]["content"]
     assert f"{python}\n" in told
     assert f"`{python} -m pip install polars`" in told
+    assert f"{python}\n" in fake_server.requests[2]["messages"][-1]["content"]  # the shell's
 
 
 def test_virtualenv_python_is_used_and_named_unless_one_is_chosen(fake_server, interp_env,
@@ -190,7 +193,8 @@ def test_virtualenv_python_is_used_and_named_unless_one_is_chosen(fake_server, i
     proc = run_interp(["-y", "--json", "-e", "go", *model_args(fake_server)], env)
     assert proc.returncode == 0, proc.stderr
     assert notices(proc)[0] == (f"Python blocks run with {venv}/bin/python "
-                                f"(the active virtualenv {venv}).")
+                                f"(the active virtualenv {venv}); python and pip in shell "
+                                f"blocks are the same one.")
     assert f"{venv}\n" in fake_server.requests[1]["messages"][-1]["content"]
 
     fake_server.script([fenced("python", "import sys\nprint(sys.prefix)"), "ok"])
@@ -198,5 +202,6 @@ def test_virtualenv_python_is_used_and_named_unless_one_is_chosen(fake_server, i
                           *model_args(fake_server)], env)
     assert flagged.returncode == 0, flagged.stderr
     assert notices(flagged)[0] == (f"Python blocks run with {sys.executable} "
-                                   "(chosen with --python, INTERP_PYTHON or config.toml).")
+                                   "(chosen with --python, INTERP_PYTHON or config.toml); "
+                                   "python and pip in shell blocks are the same one.")
     assert f"{sys.prefix}\n" in fake_server.requests[-1]["messages"][-1]["content"]

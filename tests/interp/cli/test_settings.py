@@ -1,3 +1,4 @@
+import re
 from pathlib import Path
 
 import pytest
@@ -154,3 +155,28 @@ def test_no_model_help(tmp_path):
         assert text in NO_MODEL_HELP
     env = {"XDG_CONFIG_HOME": str(tmp_path)}
     assert str(tmp_path / "interp" / "config.toml") in no_model_help(env)
+
+
+def test_instructions_compaction_and_window_settings(tmp_path):
+    s = load_settings({}, environ={}, config_path=tmp_path / "missing.toml")
+    assert s.instructions is True and s.compact_at == 70 and s.context_window is None
+    cfg = write(tmp_path / "config.toml", "instructions = false\ncompact_at = 50\n"
+                                          "context_window = 8192\n")
+    s = load_settings({}, environ={}, config_path=cfg)
+    assert (s.instructions, s.compact_at, s.context_window) == (False, 50, 8192)
+    s = load_settings({"instructions": None}, environ={"INTERP_INSTRUCTIONS": "1",
+                                                        "INTERP_COMPACT_AT": "0"}, config_path=cfg)
+    assert s.instructions is True and s.compact_at == 0  # 0: never automatically
+    assert load_settings({"instructions": False}, environ={"INTERP_INSTRUCTIONS": "1"},
+                         config_path=cfg).instructions is False  # --no-instructions wins
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("compact_at = 99\n", "compact_at: must be a percentage from 0 (never) to 95, got 99"),
+    ("context_window = 0\n", "context_window: must be at least 1, got 0"),
+    ("instructions = \"no\"\n", "instructions: expected bool"),
+])
+def test_bad_compaction_values_name_the_key(tmp_path, text, problem):
+    cfg = write(tmp_path / "config.toml", text)
+    with pytest.raises(ConfigError, match=re.escape(problem)):
+        load_settings({}, environ={}, config_path=cfg)

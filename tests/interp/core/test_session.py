@@ -327,7 +327,7 @@ class TinyWindow(LiteLLMModel):
 def test_small_context_window_trims_old_outputs_keeps_system_and_task(server, make_session):
     big = "print(' '.join(f'w{i}' for i in range(1500)))"
     server.script([py(big), "printed many words", py("print('RECENT_OK')"), "done"])
-    session = make_session(server, model_cls=TinyWindow)
+    session = make_session(server, model_cls=TinyWindow, compact_at=None)  # trimming alone
     run(session, "FIRST TASK: print many words")
     assert "w1499" in session.messages[3]["content"]  # the full output is kept in the session
     events = run(session, "SECOND TASK: print a little")
