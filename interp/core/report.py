@@ -56,6 +56,25 @@ def report_messages(records: list[BlockRecord]) -> list[dict]:
     return messages
 
 
+ANSWER_CHECK = ("If this output answers the task, reply with your final answer now, stating the "
+                "result, and no code; otherwise continue.")
+
+
+def next_step(records: list[BlockRecord]) -> str | None:
+    """What the model is asked after its blocks' report: when the last block ran to the end,
+    whether its output answers the task (small models otherwise run the same code again)."""
+    ran = [r for r in records if r.ran]
+    return ANSWER_CHECK if ran and ran[-1] is records[-1] and ran[-1].status == "ok" else None
+
+
+def with_footer(messages: list[dict], footer: str | None) -> list[dict]:
+    """The report messages with `footer` on a line of its own at the end of the last one."""
+    if not footer or not messages:
+        return messages
+    last = messages[-1]
+    return [*messages[:-1], dict(last, content=f"{last['content']}\n{footer}")]
+
+
 def _images(paths: list[str]) -> dict:
     """The key that lists the figures for a vision model, when there are any."""
     return {"_images": list(paths)} if paths else {}

@@ -218,6 +218,11 @@ class Session(ModelTurns, BlockExecution, turns.TurnChecks):
             if stopped:
                 return (yield from self._stopped())
             if self._loops.stuck:
+                if not self._loops.asked:
+                    yield ev.event(ev.NOTICE, level="info",
+                                   text=turns.LOOP_NOTICE.format(n=self._loops.limit))
+                    self._add(self._loops.ask_for_answer())
+                    continue
                 ending = self._loops.ending()
                 yield ev.event(ev.NOTICE, level=ending.level, text=ending.notice)
                 return ending.code, ending.reason

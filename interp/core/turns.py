@@ -24,8 +24,14 @@ _BLOCK_NAME = re.compile(r"<block \d+>")  # tracebacks name the block: the same 
 UNTAGGED_NOTICE = ("The reply's code block has no language tag, so it was not run; asking "
                    "the model to tag it.")
 EMPTY_REPLY = "(empty reply)"  # stored for a reply with no text and no call
-REPEAT_NOTE = ("Note: this is the same code with the same output as your previous run. Running "
-               "it again will not change anything: try a different approach, or finish.")
+REPEAT_NOTE = ("Note: this is the same code with the same output as your previous run. Do not "
+               "run it again: if this output answers the task, reply with your final answer now "
+               "(stating the result, no code); otherwise try a different approach.")
+ANSWER_REQUEST = ("You have run the same code {n} times and it printed the same output each "
+                  "time, so running it again will not help. Do not run code again: reply now "
+                  "with your final answer to the task, stating the result from that output, "
+                  "or say what is missing.")
+LOOP_NOTICE = "The model ran the same code with the same output {n} times; asking it for its answer."
 
 
 def tool_mode(setting: bool | str) -> str:
@@ -107,13 +113,17 @@ def cut_off_notice(reply: Reply) -> str | None:
 
 
 class LoopGuard:
-    """Counts runs of the same code with the same result in a row."""
+    """Counts runs of the same code with the same result in a row; once they reach the limit
+    the model is asked for its final answer (once a task), and only a further repeat stops."""
 
     def __init__(self, limit: int = REPEATS_TO_STOP) -> None:
         self.limit = limit
         self._last: str | None = None
+        self._code: tuple[str, str] | None = None  # (language, code) of the last block
         self.repeats = 0
         self._note = False  # the model is to be told of a repeat in the next report
+        self.asked = False  # the model was asked for its final answer this task
+        self.refused = False  # it then proposed the stuck code again, which was not run
 
     def saw(self, language: str, code: str, result) -> int:
         """Record a block that ran; returns how many times in a row it ran with this result."""
@@ -122,29 +132,42 @@ class LoopGuard:
             language, code.strip(), result.status, result.exit_code, result.error,
             out.text)).encode("utf-8", "replace")).hexdigest()
         self.repeats = self.repeats + 1 if key == self._last else 1
-        self._last = key
+        self._last, self._code = key, (language, code.strip())
         self._note = self.repeats == 2
         return self.repeats
 
-    def noted(self, messages: list[dict]) -> list[dict]:
-        """Report messages, the last one telling the model of a repeat (once) if there was one."""
-        if self._note and messages:
-            self._note = False
-            last = messages[-1]
-            messages = [*messages[:-1], dict(last, content=f"{last['content']}\n{REPEAT_NOTE}")]
-        return messages
+    def note(self) -> str | None:
+        """The note on a repeat for the next report (once), or None."""
+        if not self._note:
+            return None
+        self._note = False
+        return REPEAT_NOTE
 
     @property
     def stuck(self) -> bool:
-        return self.repeats >= self.limit
+        return self.repeats >= self.limit or self.refused
+
+    def repeats_after_asking(self, language: str, code: str) -> bool:
+        """Whether a proposed block is the stuck code again after the model was asked for its
+        answer: it is then not run, and the task stops."""
+        self.refused = self.refused or (self.asked and self._code == (language, code.strip()))
+        return self.refused
+
+    def ask_for_answer(self) -> dict:
+        """The message that asks a stuck model for its final answer (once a task)."""
+        self.asked = True
+        self.repeats = 0
+        return {"role": "user", "content": ANSWER_REQUEST.format(n=self.limit)}
 
     def ending(self) -> Ending:
         return Ending(exits.LOOP, "loop",
                       f"Stopped: the model ran the same code with the same output "
-                      f"{self.repeats} times in a row.", level="warning")
+                      f"{self.limit} times in a row, and again after it was asked for its "
+                      f"answer.", level="warning")
 
     def reset(self) -> None:
-        self._last, self.repeats, self._note = None, 0, False
+        self._last, self._code, self.repeats, self._note = None, None, 0, False
+        self.asked = self.refused = False
 
 
 def retry_event(item: Retrying) -> ev.Event:

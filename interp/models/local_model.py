@@ -142,6 +142,17 @@ class LocalModel:
                      int(values.get("llamacpp:tokens_predicted_total", 0)),
                      values.get("llamacpp:tokens_predicted_seconds_total", 0.0))
 
+    def preload(self) -> None:
+        """Start loading the model now, in the background (the first request waits for it)."""
+        try:
+            self.server.start()
+        except LocalServerError:
+            pass  # the first request starts it again and reports why it fails
+
+    def loading(self) -> float | None:
+        """Seconds a background load has been running, or None when it is not loading."""
+        return self.server.loading()
+
     def close(self) -> None:
         """Stop the server."""
         self.server.stop()

@@ -20,6 +20,7 @@ import pytest
 from fake_openai import Reply
 from session_kit import of, py, run
 
+from interp.core.report import ANSWER_CHECK
 from interp.core.vision import MAX_IMAGES
 
 from interp.core.vision import image_parts
@@ -132,7 +133,7 @@ def test_csv_to_json_field_by_field(server, make_session):
     assert types.index("block.files") < types.index("block.finished")
     report = server.requests[1]["messages"][-1]["content"]
     assert "4 rows written" in report and "Files created: people.json (" in report
-    assert report.rstrip().endswith("Result: ok.")
+    assert report.rstrip().endswith(f"Result: ok.\n{ANSWER_CHECK}")
 
     # exports keep the output apart from the files line
     markdown = export_markdown(session.messages)

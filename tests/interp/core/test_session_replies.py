@@ -298,13 +298,36 @@ def test_a_reply_cut_by_a_dropped_connection_starts_over(server, make_session):
 
 # -- loops ----------------------------------------------------------------------------------
 
-def test_the_same_block_and_output_three_times_stops(server, make_session):
+def test_the_same_block_and_output_three_times_asks_for_the_answer_then_stops(server, make_session):
     server.default = py("print('same')")
     events = run(make_session(server, tools="off", max_turns=10), "loop")
     assert finished(events) == {"exit_code": exits.LOOP, "reason": "loop"}
-    assert len(of(events, "block.finished")) == 3 and len(server.requests) == 3
+    assert len(of(events, "block.finished")) == 3 and len(server.requests) == 4
+    assert notices(events, "info")[-1] == ("The model ran the same code with the same output 3 "
+                                           "times; asking it for its answer.")
     assert "same code with the same output 3 times" in notices(events, "warning")[0]
     assert "same code with the same output as your previous run" in told(server, 2)
+    assert told(server, 3).startswith("You have run the same code 3 times")
+    assert "Do not run code again" in told(server, 3)
+    assert len(of(events, "block.proposed")) == 3  # the fourth, the same again, is not run
+
+
+# Qwen2.5-Coder-1.5B through `interp --local -y -e "Use Python to compute 2**20 + 7 and tell me
+# the number."` (2026-11-27): a block, then the same code again as a JSON call written as text.
+QWEN_FIRST = ("To compute \\(2^{20} + 7\\) in Python and print the result, you can use the built-in "
+              "`pow` function for exponentiation and addition. Here's the code:\n\n```python\n"
+              "result = pow(2, 20, 7)\nprint(result)\n```\n\nWhen you run this code on the user's "
+              "machine, the output will be the result of \\(2^{20} + 7\\).")
+QWEN_AGAIN = ('```json\n{\n  "name": "execute",\n  "arguments": {\n    "language": "python",\n'
+              '    "code": "result = pow(2, 20, 7)\\nprint(result)"\n  }\n}\n```')
+
+
+def test_a_model_stuck_on_a_block_answers_when_asked(server, make_session):
+    server.script([QWEN_FIRST, QWEN_AGAIN, QWEN_AGAIN, "The number is 4."])
+    events = run(make_session(server, tools="off", max_turns=10), "2**20 + 7?")
+    assert finished(events) == {"exit_code": 0, "reason": "done"}
+    assert [m["final"] for m in of(events, "message")] == [False, False, False, True]
+    assert len(of(events, "block.finished")) == 3 and "Do not run code again" in told(server, 3)
 
 
 def test_the_same_block_with_new_output_goes_on(server, make_session):
@@ -327,4 +350,4 @@ def test_the_same_failing_block_three_times_stops_though_tracebacks_name_each_bl
         server, make_session):
     server.default = py("import missing_module_xyz")
     events = run(make_session(server, tools="off", max_turns=10), "loop")
-    assert finished(events)["exit_code"] == exits.LOOP and len(server.requests) == 3
+    assert finished(events)["exit_code"] == exits.LOOP and len(server.requests) == 4
