@@ -3,7 +3,10 @@
 Runs inside the user's python3, so it stays compatible with Python 3.8 and never imports
 matplotlib, pandas or numpy itself: it only uses them once the user's code has imported them.
 Each display is a JSON-ready dict {"kind", "text", "path", "data"} that the driver sends in its
-status line; languages.events.Display is the runner-side form.
+status line; languages.events.Display is the runner-side form. A saved figure's data holds
+what it plots (plot_summary, from _python_plots.py, whose source comes first); a figure the
+code saved itself (savefig) gives a "plot" display with no text, so the model is told nothing
+more than before and a reader of the block's record can still see what the file shows.
 """
 
 import builtins
@@ -11,6 +14,7 @@ import os
 import sys
 
 MAX_DISPLAYS = 100  # displays reported per block; later figures are still saved
+MAX_PLOTS = 20  # "plot" displays (figures the code saved itself) per block, not counted above
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"  # interp/core/png.py's; interp cannot be imported here
 SHOW_WARNINGS = (r"(?s).*non-interactive, and thus cannot be shown",
                  r"(?s).*non-GUI backend, so cannot show the figure")
@@ -113,6 +117,8 @@ class Displays(object):
         self.block = 0
         self.figures = 0
         self.omitted = 0
+        self.plots = 0
+        self.saving = False  # interp itself is saving a figure (not the user's savefig)
 
     def install(self):
         """Watch for pyplot being imported (it is patched then, never imported here)."""
@@ -133,6 +139,7 @@ class Displays(object):
         show.__doc__ = getattr(original, "__doc__", None)
         plt.show = show
         self.watch_savefig(sys.modules.get("matplotlib.figure"))
+        plot_watch_axes(sys.modules.get("matplotlib.axes"))
         import warnings
         for message in SHOW_WARNINGS:
             warnings.filterwarnings("ignore", message=message, category=UserWarning)
@@ -147,6 +154,8 @@ class Displays(object):
         def savefig(fig, *args, **kwargs):
             result = original(fig, *args, **kwargs)
             fig._interp_saved = True
+            if not self.saving:
+                self.saved_by_code(fig, args[0] if args else kwargs.get("fname"))
             return result
 
         savefig._interp_watch = True
@@ -154,9 +163,27 @@ class Displays(object):
         savefig.__doc__ = getattr(original, "__doc__", None)
         figure.savefig = savefig
 
+    def saved_by_code(self, figure, target):
+        """Note what a figure the code saved to a file plots (nothing for a file object)."""
+        if not isinstance(target, (str, bytes)) and not hasattr(target, "__fspath__"):
+            return
+        try:
+            path = os.path.abspath(os.fsdecode(os.fspath(target)))
+            summary = plot_summary(figure)
+        except Exception:  # a summary is never worth breaking the user's savefig
+            return
+        self.add({"kind": "plot", "text": "", "path": path, "data": {"plot": summary}})
+
+    def summarize(self, figure):
+        """What a figure plots, or None when it cannot be read."""
+        try:
+            return plot_summary(figure)
+        except Exception:
+            return None
+
     def begin(self, block):
         """Start collecting for a new block."""
-        self.block, self.items, self.figures, self.omitted = block, [], 0, 0
+        self.block, self.items, self.figures, self.omitted, self.plots = block, [], 0, 0, 0
         self.patch(sys.modules.get("matplotlib.pyplot"))
 
     def hook(self):
@@ -164,7 +191,12 @@ class Displays(object):
         return DisplayHook(self)
 
     def add(self, item):
-        if len(self.items) < MAX_DISPLAYS:
+        if item["kind"] == "plot":  # never listed as left out: the model is not told of them
+            if self.plots < MAX_PLOTS:
+                self.plots += 1
+                self.items.append(item)
+            return
+        if len(self.items) - self.plots < MAX_DISPLAYS:
             self.items.append(item)
         else:
             self.omitted += 1
@@ -200,6 +232,7 @@ class Displays(object):
         path = None
         try:
             path = self.claim()
+            self.saving = True
             figure.savefig(path, format="png")
             figure._interp_saved = False
         except Exception as exc:  # a bad plot or an unwritable folder: say so, keep going
@@ -211,10 +244,13 @@ class Displays(object):
             sys.stderr.write("[interp: figure %s could not be saved: %s: %s]\n"
                              % (number, type(exc).__name__, cut(str(exc), 300)))
             return
+        finally:
+            self.saving = False
         width, height = png_size(path)
         self.add({"kind": "image", "text": "[figure saved: %s]" % path, "path": path,
                   "data": {"format": "png", "mime": "image/png", "width": width,
-                           "height": height, "figure": number}})
+                           "height": height, "figure": number,
+                           "plot": self.summarize(figure)}})
 
     def close_figures(self):
         """Close the open figures without saving them (the block was interrupted)."""

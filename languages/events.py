@@ -8,6 +8,7 @@ from typing import Any
 
 from .escapes import strip_escapes
 from .output import CapturedOutput
+from .plots import Plot, plot_of
 
 
 @dataclass(frozen=True)
@@ -22,7 +23,10 @@ class Display:
     """Something the block showed besides its text: a saved figure or a rich value.
 
     kind "image": `path` is the absolute path of a PNG file; `data` is {"format": "png",
-    "mime": "image/png", "width", "height", "figure"} and `text` is "[figure saved: PATH]".
+    "mime": "image/png", "width", "height", "figure", "plot"} and `text` is "[figure saved: PATH]".
+    kind "plot": a figure the code saved itself (savefig): `path` is the file, `data` is
+    {"plot"}, `text` is empty (the model is told of the file as of any other). "plot" is the
+    bounded summary of what the figure shows; read it with `.plot`.
     kind "table": `text` is a bounded plain-text form (what the model is given); `data` is a
     bounded table for the renderer, or None when the value has no 2-D layout (draw `text`):
     {"type": "DataFrame" | "Series" | "ndarray", "shape": full shape, "columns": [str],
@@ -31,10 +35,15 @@ class Display:
     plus "index_names" (pandas), "name" (Series) or "dtype" (ndarray).
     """
 
-    kind: str  # "image" | "table"
+    kind: str  # "image" | "table" | "plot"
     text: str
     path: str | None = None
     data: dict[str, Any] | None = field(default=None, hash=False)
+
+    @property
+    def plot(self) -> Plot | None:
+        """What the figure plots (kinds, titles, labels, data), for a saved figure."""
+        return plot_of(self.data)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form (for --json and exports)."""

@@ -41,7 +41,7 @@ def _driver_source() -> str:
     """The display and IPython helpers followed by the driver, run as one -c program."""
     here = files(__package__)
     return "\n".join(here.joinpath(name).read_text(encoding="utf-8")
-                     for name in ("_python_tables.py", "_python_display.py", "_python_rewrite.py",
+                     for name in ("_python_tables.py", "_python_plots.py", "_python_display.py", "_python_rewrite.py",
                                   "_python_habits.py", "_python_driver.py"))
 
 

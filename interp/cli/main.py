@@ -127,7 +127,8 @@ def export_command(
 @app.command("eval")
 def eval_command(
     benchmark: str = typer.Argument(..., metavar="BENCHMARK",
-                                    help="humaneval, humaneval+, mbpp or mbpp+."),
+                                    help="tasks (interp's own benchmark), humaneval, "
+                                    "humaneval+, mbpp or mbpp+."),
     model: Optional[str] = typer.Option(None, "--model", help="Any litellm model string."),
     local: Optional[str] = typer.Option(None, "--local", metavar="[PATH.gguf]",
                                         help="Score a GGUF model run here by llama.cpp "
@@ -142,7 +143,9 @@ def eval_command(
     out: Optional[str] = typer.Option(None, "--out", metavar="DIR",
                                       help="Results folder (default ./interp-eval/MODEL)."),
     json_: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
-    turns: int = typer.Option(4, "--turns", help="self: model calls per problem."),
+    turns: Optional[int] = typer.Option(None, "--turns", "--max-turns",
+                                        help="self and tasks: model calls per problem (default "
+                                        "4; tasks: 8)."),
     data: Optional[str] = typer.Option(None, "--data", metavar="PATH",
                                        help="Problems in the EvalPlus JSONL format."),
     temperature: float = typer.Option(0.0, "--temperature", help="Sampling temperature."),

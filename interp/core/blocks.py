@@ -15,6 +15,7 @@ from typing import Any
 
 from languages import CapturedOutput, Display, Result
 from languages.escapes import strip_escapes
+from languages.plots import Plot
 
 RECORD_VERSION = 1
 RAN = frozenset({"ok", "error", "interrupted", "timeout", "died"})  # statuses of blocks that ran
@@ -114,6 +115,11 @@ class BlockRecord:
     def tables(self) -> list[Display]:
         """The rich values (tables) it showed."""
         return [d for d in self.displays if d.kind == "table"]
+
+    @property
+    def plots(self) -> dict[str, Plot]:
+        """What each figure file it saved (interp or the code itself) plots, by absolute path."""
+        return {d.path: plot for d in self.displays if d.path and (plot := d.plot) is not None}
 
     @property
     def truncated(self) -> bool:
@@ -226,6 +232,16 @@ def records_of(message: Mapping) -> list[BlockRecord] | None:
     if not isinstance(raw, list):
         return None
     return [r for r in map(BlockRecord.from_dict, raw) if r is not None]
+
+
+def plotted(messages: list[Mapping]) -> dict[str, Plot]:
+    """What each figure file saved in a conversation plots, by absolute path (the last save
+    of a path wins)."""
+    found: dict[str, Plot] = {}
+    for message in messages:
+        for record in records_of(message) or ():
+            found.update(record.plots)
+    return found
 
 
 def last_number(messages: list[Mapping]) -> int:

@@ -27,7 +27,7 @@ class EvalArgs:
     jobs: int = 1
     out: str | None = None
     json: bool = False
-    turns: int = 4
+    turns: int | None = None  # None: the benchmark's default (4 for HumanEval's self mode)
     data: str | None = None
     temperature: float = 0.0
     max_tokens: int = 1024
@@ -59,6 +59,11 @@ def run_eval_command(args: EvalArgs, cli: dict) -> int:
     """Run the benchmark; prints the table (or JSON); returns the exit status."""
     from interp.cli.settings import ConfigError, load_settings, no_model_help
 
+    if args.benchmark == "tasks":
+        from interp.eval.tasks.command import run_tasks_command
+
+        return run_tasks_command(args, cli)
+    args = replace(args, turns=4) if args.turns is None else args
     try:
         modes = parse_modes(args.feedback)
         if args.limit is not None and args.limit < 1 or args.jobs < 1 or args.turns < 1:

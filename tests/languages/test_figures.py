@@ -175,7 +175,10 @@ def test_a_figure_the_code_saved_itself_is_not_saved_again(tmp_path):
         events = list(runner.run("import matplotlib.pyplot as plt\nplt.plot([1, 2])\n"
                                  "plt.savefig('mine.png')"))
         assert events[-1].status == "ok", events[-1]
-        assert not [e for e in events if isinstance(e, Display)]
+        displays = [e for e in events if isinstance(e, Display)]
+        assert [(d.kind, d.text, d.path) for d in displays] == [
+            ("plot", "", str(tmp_path / "mine.png"))]  # what it plots; no figure saved again
+        assert events[-1].model_text() == ""
         assert (tmp_path / "mine.png").exists()
         assert not (tmp_path / "interp-output").exists()
         later = list(runner.run("plt.plot([3, 4])"))

@@ -134,3 +134,20 @@ def test_last_number_continues_records_and_counts_older_sessions():
               {"role": "tool", "_output": True, "tool_call_id": "c", "content": "Result: ok."}]
     assert last_number(legacy) == 3
     assert last_number([*legacy, *new]) == 5
+
+
+def test_what_saved_figures_plot_is_kept_and_read_back_by_path(python, tmp_path):
+    """A figure saved with savefig and one interp saved both carry their summary through the
+    record, the session file's JSON and plotted(), while the model's text stays as before."""
+    code = ("import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n"
+            "plt.bar(['a', 'b'], [1, 2]); plt.savefig('mine.png')\nplt.figure(); plt.plot([1, 2, 3])")
+    result = result_of(python, code, 1)
+    record = blocks.ran(1, "python", code, result)
+    mine = str(tmp_path / "mine.png")
+    assert set(record.plots) == {mine, *record.figures} and len(record.figures) == 1
+    assert record.plots[mine].series[0].items == {"a": 1.0, "b": 2.0}
+    assert record.plots[record.figures[0]].kinds == ("line",)
+    assert "mine.png" not in model_text(record) and "[figure saved:" in model_text(record)
+    messages = [json.loads(json.dumps(m)) for m in report_messages([record])]
+    assert blocks.plotted(messages) == record.plots
+    assert blocks.plotted([{"role": "user", "content": "no records"}]) == {}
