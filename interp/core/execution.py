@@ -138,7 +138,8 @@ class BlockExecution:
     def _report(self, records: list[blocks.BlockRecord]) -> None:
         """Tell the model what happened to each block (the messages keep the records)."""
         footer = self._loops.note() or next_step(records)
-        for message in with_footer(report_messages(records), footer):
+        plots = any(r.plots for r in records) and not self._supports_vision()
+        for message in with_footer(report_messages(records, plots), footer):
             self._add(message)
 
 

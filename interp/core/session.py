@@ -15,7 +15,8 @@ from interp.core import events as ev
 from interp.core import exits
 from interp.core import turns
 from interp.core.asking import ModelTurns
-from interp.core.attachments import check_attachable, describe_file
+from interp.core.attachments import attachment_notice, check_attachable, describe_file
+from interp.core.mentions import mentioned_files
 from interp.core.execution import BlockExecution
 from interp.core.system_prompt import system_prompt
 from interp.core.text import clean
@@ -31,6 +32,7 @@ class SessionConfig:
     tools: bool | str = "auto"  # auto | on | off (True: auto, False: off)
     runner: RunnerConfig = field(default_factory=RunnerConfig)
     report_files: bool = True  # snapshot the working directory around each block (block.files)
+    mentions: bool = False  # describe the working folder's files a task names (as /file does)
 
 
 @dataclass
@@ -74,6 +76,7 @@ class Session(ModelTurns, BlockExecution, turns.TurnChecks):
         self.exit_code = exits.OK
         self._denied = False  # a block was denied by policy and nothing has run since
         self.attachments: list[str] = []  # file descriptions for the next task (see attach)
+        self._attached: set[Path] = set()  # the files those describe
         self.notes: list[str] = []  # notes for the model, sent with the next task (see tell)
         self._block = blocks.last_number(self.messages)  # the last block number used
         self._vision: tuple[object, bool] | None = None  # (model, supports_vision), cached
@@ -95,9 +98,11 @@ class Session(ModelTurns, BlockExecution, turns.TurnChecks):
         if self.notes:  # before the request: a small model answers whatever comes last
             task = "\n\n".join([*self.notes, task])
             self.notes = []
+        if self.config.mentions:
+            yield from self._describe_mentions(task)
         if self.attachments:
             task = f"{task}\n\nAttached files:\n\n" + "\n\n".join(self.attachments)
-            self.attachments = []
+            self.attachments, self._attached = [], set()
         self._add({"role": "user", "content": task}, task=True)
         self._denied = False
         self._loops.reset()
@@ -119,7 +124,17 @@ class Session(ModelTurns, BlockExecution, turns.TurnChecks):
         resolved = check_attachable(Path(self._root(), Path(path).expanduser()))
         text = describe_file(resolved)
         self.attachments.append(text)
+        self._attached.add(resolved.resolve())
         return text
+
+    def _describe_mentions(self, task: str) -> Iterator[ev.Event]:
+        """Attach the files of the working folder that the task names (not attached yet)."""
+        for path in mentioned_files(task, self._root()):
+            if path not in self._attached:
+                self._attached.add(path)
+                self.attachments.append(describe_file(path))
+                yield ev.event(ev.NOTICE, level="info", text=attachment_notice(
+                    self.attachments[-1], "Named in the task, so described to the model:"))
 
     def tell(self, note: str) -> None:
         """Queue a note for the model (e.g. that runner state was not restored); it is put
