@@ -217,6 +217,7 @@ class Session(ModelTurns, BlockExecution, turns.TurnChecks):
                 yield ev.event(ev.NOTICE, level="warning", text="Reply interrupted.")
                 return exits.INTERRUPTED, "interrupted"
             steps = self._steps(reply)
+            yield from self._tools_after(reply)
             untagged = not steps and self._tag_nudge_due(reply)
             yield ev.event(ev.MESSAGE, role="assistant", text=reply.text,
                            final=not steps and turns.is_answer(reply) and not untagged,

@@ -12,7 +12,7 @@ from interp.core import events as ev
 from interp.core import exits
 from interp.core.steps import HOW_TO_CALL, HOW_TO_FENCE, Step, steps_from_reply, untagged_code
 from interp.core.system_prompt import system_prompt
-from interp.core.textcalls import valid_arguments
+from interp.core.textcalls import text_calls, valid_arguments
 from interp.models.base import Reply, Retrying
 
 TOOL_MODES = ("auto", "on", "off")
@@ -31,6 +31,8 @@ ANSWER_REQUEST = ("You have run the same code {n} times and it printed the same 
                   "time, so running it again will not help. Do not run code again: reply now "
                   "with your final answer to the task, stating the result from that output, "
                   "or say what is missing.")
+TEXT_CALLS_NOTICE = ("tools: off from now on ({} wrote its tool call as text; code runs from "
+                     "fenced blocks)")
 LOOP_NOTICE = "The model ran the same code with the same output {n} times; asking it for its answer."
 
 
@@ -60,6 +62,10 @@ def choose_tools(setting: bool | str, model) -> ToolChoice:
     support = known() if callable(known) else model.supports_tools()
     if support:
         return ToolChoice(True)
+    measured = getattr(model, "tool_note", None)  # why a model that could take it is not sent it
+    if measured:
+        return ToolChoice(False, f"tools: off ({measured}; code runs from fenced blocks; "
+                                 f"--tools on to send the tool anyway)")
     why = ("does not know whether" if support is None else "says")
     what = (f"{model.name} supports function calling" if support is None
             else f"{model.name} does not support function calling")
@@ -203,6 +209,18 @@ class TurnChecks:
             if choice.notice:
                 yield ev.event(ev.NOTICE, level="info", text=choice.notice)
         return self._tools[1].send
+
+    def _tools_after(self, reply: Reply) -> Iterator[ev.Event]:
+        """In auto mode, a model that answers the tool offer with a call written as text, never
+        having made a real call, is served by fenced blocks for the rest of the session (once,
+        said in one line): its text calls run either way, but the tool's schema and prompt
+        only cost it tokens."""
+        if tool_mode(self.config.tools) != "auto" or not self._modes()[0] or reply.tool_calls:
+            return
+        if not text_calls(reply.text) or any(m.get("tool_calls") for m in self.messages):
+            return
+        self._tools = (self.model, ToolChoice(False))
+        yield ev.event(ev.NOTICE, level="info", text=TEXT_CALLS_NOTICE.format(self.model.name))
 
     def _steps(self, reply: Reply) -> list[Step]:
         """What to run. With the tool offered, once the model has used it, only calls run."""

@@ -116,6 +116,71 @@ def test_an_unreadable_call_in_a_json_block_is_explained(server, make_session):
     assert of(events, "message")[0]["final"] is False
 
 
+# Qwen2.5-Coder-1.5B through `interp eval tasks --local` (2026-11-27, before issue 22), offered
+# the tool by its chat template: the call as JSON text in a json fence.
+QWEN_TEXT_CALL = ('```json\n{\n  "name": "execute",\n  "arguments": {\n    "language": "python",\n'
+                  '    "code": "import pandas as pd\\nstudents = pd.read_csv(\'students.csv\')\\n'
+                  'print(students[\'score\'].mean())"\n  }\n}\n```')
+
+
+def test_auto_mode_serves_a_model_that_writes_calls_as_text_by_fences(server, make_session):
+    (make_session.work / "students.csv").write_text("score\n60\n80\n")
+    server.script([QWEN_TEXT_CALL, "The mean is 70.", py("print(1)"), "Done."])
+    session = make_session(server, model="gpt-4o")  # litellm's map: takes tools
+    events = run(session, "mean score?")
+    assert "tools" in server.requests[0] and "tools" not in server.requests[1]
+    assert notices(events, "info")[-1] == ("tools: off from now on (openai/gpt-4o wrote its tool "
+                                           "call as text; code runs from fenced blocks)")
+    assert of(events, "block.finished")[0]["status"] == "ok" and "70.0" in told(server, 1)
+    assert "fenced code block with" in server.requests[1]["messages"][0]["content"]
+    events = run(session, "and print 1")  # fenced blocks run from now on
+    assert of(events, "block.finished")[0]["status"] == "ok" and notices(events) == []
+
+
+@pytest.mark.parametrize("tools,first", [("on", QWEN_TEXT_CALL),
+                                         ("auto", Reply(tool_calls=[{"name": "execute",
+                                                                     "arguments": CALL}]))])
+def test_the_tool_stays_for_on_and_for_a_model_that_has_called_it(server, make_session, tools,
+                                                                  first):
+    server.script([first, QWEN_TEXT_CALL, "Done."])
+    (make_session.work / "students.csv").write_text("score\n60\n80\n")
+    events = run(make_session(server, model="gpt-4o", tools=tools), "mean score?")
+    assert all("tools" in r for r in server.requests)
+    assert not any("from now on" in n for n in notices(events))
+
+
+# Qwen2.5-Coder-1.5B, asked in a fresh HOME to summarise sales.csv (issue 22): a JSON call of a
+# function that does not exist, which interp printed as the answer.
+QWEN_MADE_UP = ('```json\n{\n  "name": "summarise_sales",\n  "arguments": {\n    "file": '
+                '"sales.csv",\n    "chart": "revenue.png"\n  }\n}\n```')
+
+
+@pytest.mark.parametrize("tools", ["off", "on"])
+def test_a_call_of_a_made_up_function_is_not_the_answer(server, make_session, tools):
+    server.script([QWEN_MADE_UP, py("print(6 * 7)"), "It is 42."])
+    events = run(make_session(server, tools=tools), "summarise sales.csv")
+    assert of(events, "message")[0]["final"] is False
+    how = "call the `execute` tool" if tools == "on" else "write it in a fenced code block"
+    assert "\nThere is no function 'summarise_sales' here, so nothing ran; to run code, " in \
+        told(server, 1) and how in told(server, 1)
+    assert of(events, "block.finished")[0]["status"] == "ok"
+    assert finished(events) == {"exit_code": 0, "reason": "done"}
+
+
+def test_calls_the_server_parsed_out_of_the_text_run_in_fenced_mode(server, make_session):
+    """llama.cpp may turn a `<tool_call>` the model wrote into a tool call even when no tool
+    was offered; the reply was saved as '(empty reply)' and nothing ran."""
+    server.script([Reply(text="Let me check.", tool_calls=[{"name": "execute", "arguments": CALL}]),
+                   "It is 42."])
+    session = make_session(server, tools="off")
+    events = run(session, "6*7?")
+    assert of(events, "block.finished")[0]["status"] == "ok" and "42" in told(server)
+    saved = session.messages[2]
+    assert saved["role"] == "assistant" and "tool_calls" not in saved
+    assert saved["content"].startswith("Let me check.\n<tool_call>\n{\"name\": \"execute\"")
+    assert all("tool_calls" not in m for r in server.requests for m in r["messages"])
+
+
 def test_json_data_is_not_a_call(server, make_session):
     server.script(['Here:\n```json\n{"name": "Ada", "arguments": ["x"]}\n```'])
     events = run(make_session(server, tools="on"), "show json")
