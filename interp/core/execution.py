@@ -137,7 +137,7 @@ class BlockExecution:
 
     def _report(self, records: list[blocks.BlockRecord]) -> None:
         """Tell the model what happened to each block (the messages keep the records)."""
-        footer = self._loops.note() or next_step(records)
+        footer = self._loops.note() or next_step(records, self._task)
         plots = any(r.plots for r in records) and not self._supports_vision()
         for message in with_footer(report_messages(records, plots), footer):
             self._add(message)

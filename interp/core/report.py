@@ -61,15 +61,22 @@ def report_messages(records: list[BlockRecord], plots: bool = False) -> list[dic
     return messages
 
 
-ANSWER_CHECK = ("If this output answers the task, reply with your final answer now, stating the "
-                "result, and no code; otherwise continue.")
+TASK_CHARS = 300  # of the task restated after a report
+ANSWER_CHECK = ("If the output above answers it, reply to the user with the answer (the values "
+                "you found) and no code. If it does not, run more code.")
+FIX_REQUEST = "The code failed, so the task is not done yet. Fix the error and run the code again."
 
 
-def next_step(records: list[BlockRecord]) -> str | None:
-    """What the model is asked after its blocks' report: when the last block ran to the end,
-    whether its output answers the task (small models otherwise run the same code again)."""
-    ran = [r for r in records if r.ran]
-    return ANSWER_CHECK if ran and ran[-1] is records[-1] and ran[-1].status == "ok" else None
+def next_step(records: list[BlockRecord], task: str) -> str | None:
+    """What the model is asked after its blocks' report, with its task restated (small models
+    lose it behind long output): when the last block ran to the end, whether the output
+    answers the task (else they run the same code again, or answer "Result: ok."); when it
+    failed, to fix it (else they explain the error and stop)."""
+    last = records[-1] if records else None
+    if last is None or not last.ran or last.status in ("interrupted", "timeout"):
+        return None
+    restated = task if len(task) <= TASK_CHARS else task[:TASK_CHARS].rstrip() + "…"
+    return f"Your task: {restated}\n{ANSWER_CHECK if last.status == 'ok' else FIX_REQUEST}"
 
 
 def with_footer(messages: list[dict], footer: str | None) -> list[dict]:

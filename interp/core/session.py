@@ -85,11 +85,13 @@ class Session(ModelTurns, BlockExecution, turns.TurnChecks):
         self._empty_replies = 0  # in a row
         self._untagged_told = False  # told this task how to tag a fence
         self._stop_requested = False  # stop() was called during this task
+        self._task = ""  # the current task, as typed
 
     # -- public API -----------------------------------------------------------
     def run(self, task: str) -> Iterator[ev.Event]:
         """Work on a task until the model stops proposing code; ends with task.finished."""
         task = clean(task)
+        self._task = task  # as typed: restated to the model after each report
         if not self._started:
             self._started = True
             yield ev.event(ev.SESSION_STARTED, session_id=self.id, model=self.model.name,

@@ -133,7 +133,8 @@ def test_csv_to_json_field_by_field(server, make_session):
     assert types.index("block.files") < types.index("block.finished")
     report = server.requests[1]["messages"][-1]["content"]
     assert "4 rows written" in report and "Files created: people.json (" in report
-    assert report.rstrip().endswith(f"Result: ok.\n{ANSWER_CHECK}")
+    assert report.rstrip().endswith(
+        f"Result: ok.\nYour task: convert people.csv to people.json\n{ANSWER_CHECK}")
 
     # exports keep the output apart from the files line
     markdown = export_markdown(session.messages)
@@ -174,7 +175,7 @@ def test_attach_errors_and_relative_paths(server, make_session):
 
 def test_a_file_the_task_names_is_described_once(server, make_session):
     (make_session.work / "sales.csv").write_text("region,units\nNorth,3\nSouth,4\n")
-    session = make_session(server, mentions=True)
+    session = make_session(server, mentions=True, tools="off")
     session.attach("sales.csv")  # attached and named: described once
     events = run(session, "What is the total of units in sales.csv? And in missing.csv?")
     task = server.requests[0]["messages"][-1]["content"]
@@ -184,7 +185,7 @@ def test_a_file_the_task_names_is_described_once(server, make_session):
     task = server.requests[1]["messages"][-1]["content"]
     assert task.startswith("Now the mean of units in sales.csv.\n\nAttached files:\n\nFile: ")
     assert notices_of(events) == [f"Named in the task, so described to the model: "
-                                  f"{make_session.work / 'sales.csv'} (CSV (text), 35 B)."]
+                                  f"{make_session.work / 'sales.csv'} (CSV (text), 29 B)."]
     assert "File: " not in run_task_text(make_session(server, mentions=False), server,
                                          "sales.csv again")
 
