@@ -61,7 +61,7 @@ def report_messages(records: list[BlockRecord], plots: bool = False) -> list[dic
     return messages
 
 
-TASK_CHARS = 300  # of the task restated after a report
+TASK_CHARS = 300  # a longer task is not restated after a report
 ANSWER_CHECK = ("If the output above answers it, reply to the user with the answer (the values "
                 "you found) and no code. If it does not, run more code.")
 FIX_REQUEST = "The code failed, so the task is not done yet. Fix the error and run the code again."
@@ -75,8 +75,10 @@ def next_step(records: list[BlockRecord], task: str) -> str | None:
     last = records[-1] if records else None
     if last is None or not last.ran or last.status in ("interrupted", "timeout"):
         return None
-    restated = task if len(task) <= TASK_CHARS else task[:TASK_CHARS].rstrip() + "…"
-    return f"Your task: {restated}\n{ANSWER_CHECK if last.status == 'ok' else FIX_REQUEST}"
+    ask = ANSWER_CHECK if last.status == "ok" else FIX_REQUEST
+    if len(task) > TASK_CHARS or "\n" in task.strip():  # a long task is not repeated
+        return ask.replace("answers it", "answers your task")
+    return f"Your task: {task.strip()}\n{ask}"
 
 
 def with_footer(messages: list[dict], footer: str | None) -> list[dict]:
