@@ -50,11 +50,77 @@ def read_command():
 
 
 def print_error(exc, filename):
-    """Print a traceback that starts at the user's own code."""
+    """Print a traceback that starts at the user's own code and leaves out the frames inside
+    libraries (counted on one line, the one that raised kept), and causes raised only there."""
     tb = exc.__traceback__
     while tb is not None and tb.tb_frame.f_code.co_filename != filename:
         tb = tb.tb_next
-    traceback.print_exception(type(exc), exc, tb)
+    chain, seen, error = [(exc, tb, None)], {id(exc)}, exc
+    while True:
+        direct = error.__cause__ is not None
+        cause = error.__cause__ if direct else (
+            None if error.__suppress_context__ else error.__context__)
+        if cause is None or id(cause) in seen:
+            break
+        seen.add(id(cause))
+        frames = traceback.extract_tb(cause.__traceback__)
+        if frames and not any(own_frame(frame.filename) for frame in frames):
+            break  # raised and handled inside a library (pandas' KeyError from get_loc)
+        chain.append((cause, cause.__traceback__, direct))
+        error = cause
+    parts = []
+    for position in range(len(chain) - 1, -1, -1):
+        error, error_tb, _ = chain[position]
+        if error_tb is not None:
+            parts.append("Traceback (most recent call last):\n")
+            parts += compact_frames(traceback.extract_tb(error_tb))
+        parts += traceback.format_exception_only(type(error), error)
+        if position:
+            parts.append(CAUSED if chain[position][2] else DURING)
+    sys.stderr.write("".join(parts))
+
+
+CAUSED = "\nThe above exception was the direct cause of the following exception:\n\n"
+DURING = "\nDuring handling of the above exception, another exception occurred:\n\n"
+
+
+def own_frame(name):
+    """Whether a frame runs the user's code: a block, or a file of the working folder."""
+    if name.startswith("<"):
+        return name.startswith(("<block", "<stdin>", "<string>", "<ipython"))
+    try:
+        path = os.path.abspath(name)
+        return (path.startswith(os.getcwd() + os.sep) and "site-packages" not in path
+                and os.path.isfile(path))
+    except OSError:
+        return False
+
+
+def compact_frames(frames):
+    """The formatted frames: the user's as Python prints them (repeats collapsed), each run of
+    library frames as a line that counts them, and the last of the run."""
+    out, run, own = [], [], None
+    for frame in list(frames) + [None]:
+        mine = frame is not None and own_frame(frame.filename)
+        if run and (frame is None or mine != own):
+            if not own and len(run) > 1:
+                out.append("  [%d frame%s inside %s left out]\n" % (
+                    len(run) - 1, "s" * (len(run) > 2), library_name(run[-1].filename)))
+            out += traceback.format_list(run if own else run[-1:])
+            run = []
+        if frame is not None:
+            run.append(frame)
+            own = mine
+    return out
+
+
+def library_name(path):
+    """The package a library file belongs to: pandas for .../site-packages/pandas/core/x.py."""
+    parts = path.replace(os.sep, "/").split("/")
+    for marker in ("site-packages", "dist-packages"):
+        if marker in parts and parts.index(marker) + 1 < len(parts):
+            return parts[parts.index(marker) + 1].split(".")[0]
+    return "the Python library" if os.path.isabs(path) else parts[0]
 
 
 class Quitter(object):

@@ -97,7 +97,7 @@ def startup_notice(settings: Settings) -> str:
 
     threads = settings.local_threads or default_threads()
     return (f"Local model {settings.local_model} (llama.cpp, {threads} "
-            f"thread{'s' * (threads != 1)}); it loads with your first task.")
+            f"thread{'s' * (threads != 1)}); loading it now.")
 
 
 class ModelMaker:
@@ -126,6 +126,15 @@ class ModelMaker:
             self._local = LocalModel(LocalServer(local_config(settings),
                                                  self.on_status or loading_status()))
         return self._local
+
+    def preload(self) -> None:
+        """Start loading the local model, if this run made one, without waiting for it."""
+        if self._local is not None:
+            self._local.preload()
+
+    def loading(self) -> float | None:
+        """Seconds the local model has been loading in the background, or None."""
+        return self._local.loading() if self._local is not None else None
 
     def switch(self, name: str):
         """`/model NAME`: the model and a note on what was reset (see build.switch_model)."""

@@ -174,8 +174,10 @@ def run(settings: Settings, request: Request, models: ModelMaker | None = None) 
     line = _status_line(settings, task)
     if models.on_status is None:
         models.on_status = loading_status(line)
+    model = models()
+    models.preload()  # a local model loads while the runners start and the person types
     session, notices, warnings = build_session(settings, request, approver, store, registry,
-                                               models())
+                                               model)
     notices = chosen + notices
     for warning in warnings:
         _warn(warning)
@@ -190,7 +192,8 @@ def run(settings: Settings, request: Request, models: ModelMaker | None = None) 
         return interactive(session, state, notices, banner_model=settings.model,
                            history=data_dir() / "history",
                            make_model=models.switch,
-                           new_log=lambda: new_log(settings, store), keys=keys, status=line)
+                           new_log=lambda: new_log(settings, store), keys=keys, status=line,
+                           loading=models.loading)
     if settings.json:
         from interp.ui.jsonl import run_json
 

@@ -3,7 +3,9 @@ and the tokens it cost (mixed into Session, whose state it uses)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from dataclasses import replace
 
 from interp.core import events as ev
 from interp.core import turns
@@ -77,9 +79,29 @@ class ModelTurns:
                                "[reply cut off by an error]")
             raise
         reply = clean_reply(reply or Reply("".join(parts), (), None, None))
+        if reply.tool_calls and not tools:
+            reply = calls_as_text(reply)
         self._add(_assistant_message(reply) if not turns.is_empty(reply) else
                   {"role": "assistant", "content": turns.EMPTY_REPLY})  # APIs reject an empty one
         return reply
+
+
+def calls_as_text(reply: Reply) -> Reply:
+    """A reply whose tool calls the server parsed out of its text although no tool was offered
+    (llama.cpp does so with some chat templates), with the calls put back into the text as the
+    model wrote them: kept in the history, and run (or answered) as calls written as text."""
+    written = "\n".join(f"<tool_call>\n{json.dumps({'name': c.name, 'arguments': _loaded(c.arguments)})}"
+                        f"\n</tool_call>" for c in reply.tool_calls)
+    text = f"{reply.text.rstrip()}\n{written}" if reply.text.strip() else written
+    return replace(reply, text=text, tool_calls=())
+
+
+def _loaded(arguments: str):
+    """Arguments as the JSON value they spell, or the text when they spell none."""
+    try:
+        return json.loads(arguments)
+    except ValueError:
+        return arguments
 
 
 def _assistant_message(reply: Reply) -> dict:

@@ -89,14 +89,14 @@ def describe_files(paths: list[Path | str], *, max_preview_chars: int = 2000) ->
     return "Attached files:\n\n" + "\n\n".join(parts)
 
 
-def attachment_notice(description: str) -> str:
+def attachment_notice(description: str, verb: str = "Attached") -> str:
     """One line for the person from a describe_file description: "Attached PATH (TYPE, SIZE)"."""
     fields = dict(line.split(": ", 1) for line in description.splitlines()[:3] if ": " in line)
     if "File" not in fields:
         return description.splitlines()[0] if description else ""
     kind = fields.get("Type", "").split(";")[0]
     size = fields.get("Size", "").split(" (")[0]
-    return f"Attached {fields['File']} ({', '.join(p for p in (kind, size) if p)})."
+    return f"{verb} {fields['File']} ({', '.join(p for p in (kind, size) if p)})."
 
 
 def sniff(head: bytes) -> Sniff:

@@ -14,8 +14,11 @@ from interp.approval.decision import Decision, Proposal
 from interp.core import blocks
 from interp.core import events as ev
 from interp.core import workspace
-from interp.core.report import report_messages
+from interp.core.report import next_step, report_messages, with_footer
 from interp.core.steps import Step
+
+REPEAT_NOT_RUN = ("Not run: the same code already ran several times with the same output, and "
+                  "you were asked for your final answer instead.")
 
 
 class BlockExecution:
@@ -33,6 +36,9 @@ class BlockExecution:
             if stopped:
                 record = blocks.not_run(index, step.language, step.code, "skipped",
                                         "Not run: the user stopped the turn.", call_id=step.call_id)
+            elif self._loops.repeats_after_asking(step.language, step.code):
+                record = blocks.not_run(index, step.language, step.code, "skipped",
+                                        REPEAT_NOT_RUN, call_id=step.call_id)
             elif step.problem:
                 record, tell = blocks.not_run(index, step.language, step.code, "skipped",
                                               step.problem, call_id=step.call_id), True
@@ -143,7 +149,9 @@ class BlockExecution:
 
     def _report(self, records: list[blocks.BlockRecord]) -> None:
         """Tell the model what happened to each block (the messages keep the records)."""
-        for message in self._loops.noted(report_messages(records)):
+        footer = self._loops.note() or next_step(records, self._task)
+        plots = any(r.plots for r in records) and not self._supports_vision()
+        for message in with_footer(report_messages(records, plots), footer):
             self._add(message)
 
 

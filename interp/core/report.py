@@ -10,12 +10,14 @@ from languages import Result
 
 from interp.core.blocks import BLOCKS_KEY, BlockRecord
 from interp.core.fences import fence
+from interp.core.figures import plot_text
 
 
-def model_text(record: BlockRecord) -> str:
+def model_text(record: BlockRecord, plots: bool = False) -> str:
     """What the model is told about one block: for a block that ran, its bounded output (with
-    the text of each figure and table it showed), the files it changed, a hint for a missing
-    data package, and how it ended; for one that did not, why."""
+    the text of each figure and table it showed; `plots`: what each figure plots, for a model
+    that cannot see them), the files it changed, a hint for a missing data package, and how
+    it ended; for one that did not, why."""
     if record.declined or record.denied:
         return describe_decline(record.reason, policy=record.denied)
     if not record.ran:
@@ -29,31 +31,62 @@ def model_text(record: BlockRecord) -> str:
     if record.language == "python" and record.status != "ok" and (
             hint := missing_package_hint(text, record.python)):
         parts.append(hint)
+    if plots:
+        parts += [plot_text(path, plot) for path, plot in record.plots.items()]
     if record.files is not None and record.files.text:
         parts.append(record.files.text)
     parts.append(f"Result: {record.summary}.")
     return "\n".join(parts)
 
 
-def report_text(records: list[BlockRecord]) -> str:
+def report_text(records: list[BlockRecord], plots: bool = False) -> str:
     """The one message that reports a reply's fenced blocks: a header per block, then its text."""
-    return "\n\n".join(f"[Block {r.index}, {r.language or 'untagged'}]\n{model_text(r)}"
+    return "\n\n".join(f"[Block {r.index}, {r.language or 'untagged'}]\n{model_text(r, plots)}"
                         for r in records)
 
 
-def report_messages(records: list[BlockRecord]) -> list[dict]:
+def report_messages(records: list[BlockRecord], plots: bool = False) -> list[dict]:
     """The messages that tell the model about a reply's blocks: a tool result per execute call
-    and one user message for the fenced blocks. Each keeps the records of the blocks it
-    reports (under BLOCKS_KEY, never sent) and the figures to show a vision model."""
-    messages = [{"role": "tool", "tool_call_id": r.call_id, "content": model_text(r),
+    and one user message for the fenced blocks (`plots`: with what each figure plots, for a
+    model that cannot see them). Each keeps the records of the blocks it reports (under
+    BLOCKS_KEY, never sent) and the figures to show a vision model."""
+    messages = [{"role": "tool", "tool_call_id": r.call_id, "content": model_text(r, plots),
                  "_output": True, BLOCKS_KEY: [r.to_dict()], **_images(r.figures)}
                 for r in records if r.call_id is not None]
     plain = [r for r in records if r.call_id is None]
     if plain:
-        messages.append({"role": "user", "content": report_text(plain), "_output": True,
+        messages.append({"role": "user", "content": report_text(plain, plots), "_output": True,
                          BLOCKS_KEY: [r.to_dict() for r in plain],
                          **_images([p for r in plain for p in r.figures])})
     return messages
+
+
+TASK_CHARS = 300  # a longer task is not restated after a report
+ANSWER_CHECK = ("If the output above answers it, reply to the user with the answer (the values "
+                "you found) and no code. If it does not, run more code.")
+FIX_REQUEST = "The code failed, so the task is not done yet. Fix the error and run the code again."
+
+
+def next_step(records: list[BlockRecord], task: str) -> str | None:
+    """What the model is asked after its blocks' report, with its task restated (small models
+    lose it behind long output): when the last block ran to the end, whether the output
+    answers the task (else they run the same code again, or answer "Result: ok."); when it
+    failed, to fix it (else they explain the error and stop)."""
+    last = records[-1] if records else None
+    if last is None or not last.ran or last.status in ("interrupted", "timeout"):
+        return None
+    ask = ANSWER_CHECK if last.status == "ok" else FIX_REQUEST
+    if len(task) > TASK_CHARS or "\n" in task.strip():  # a long task is not repeated
+        return ask.replace("answers it", "answers your task")
+    return f"Your task: {task.strip()}\n{ask}"
+
+
+def with_footer(messages: list[dict], footer: str | None) -> list[dict]:
+    """The report messages with `footer` on a line of its own at the end of the last one."""
+    if not footer or not messages:
+        return messages
+    last = messages[-1]
+    return [*messages[:-1], dict(last, content=f"{last['content']}\n{footer}")]
 
 
 def _images(paths: list[str]) -> dict:

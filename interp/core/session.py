@@ -15,8 +15,9 @@ from interp.core import events as ev
 from interp.core import exits
 from interp.core import turns
 from interp.core.asking import ModelTurns
+from interp.core.attachments import attachment_notice, check_attachable, describe_file
 from interp.core.compaction import Compactor
-from interp.core.attachments import check_attachable, describe_file
+from interp.core.mentions import mentioned_files
 from interp.core.execution import BlockExecution
 from interp.core.instructions import Instructions, with_instructions
 from interp.core.system_prompt import system_prompt
@@ -35,6 +36,7 @@ class SessionConfig:
     report_files: bool = True  # snapshot the working directory around each block (block.files)
     instructions: Instructions | None = None  # AGENTS.md files, appended to the system prompt
     compact_at: float | None = 0.7  # share of the context window that starts a compaction
+    mentions: bool = False  # describe the working folder's files a task names (as /file does)
 
 
 @dataclass
@@ -78,6 +80,7 @@ class Session(ModelTurns, BlockExecution, turns.TurnChecks):
         self.exit_code = exits.OK
         self._denied = False  # a block was denied by policy and nothing has run since
         self.attachments: list[str] = []  # file descriptions for the next task (see attach)
+        self._attached: set[Path] = set()  # the files those describe
         self.notes: list[str] = []  # notes for the model, sent with the next task (see tell)
         self._block = blocks.last_number(self.messages)  # the last block number used
         self._vision: tuple[object, bool] | None = None  # (model, supports_vision), cached
@@ -87,11 +90,13 @@ class Session(ModelTurns, BlockExecution, turns.TurnChecks):
         self._untagged_told = False  # told this task how to tag a fence
         self._stop_requested = False  # stop() was called during this task
         self._compactor = Compactor(self.config.compact_at)
+        self._task = ""  # the current task, as typed
 
     # -- public API -----------------------------------------------------------
     def run(self, task: str) -> Iterator[ev.Event]:
         """Work on a task until the model stops proposing code; ends with task.finished."""
         task = clean(task)
+        self._task = task  # as typed: restated to the model after each report
         if not self._started:
             self._started = True
             yield ev.event(ev.SESSION_STARTED, session_id=self.id, model=self.model.name,
@@ -102,9 +107,11 @@ class Session(ModelTurns, BlockExecution, turns.TurnChecks):
         if self.notes:  # before the request: a small model answers whatever comes last
             task = "\n\n".join([*self.notes, task])
             self.notes = []
+        if self.config.mentions:
+            yield from self._describe_mentions(task)
         if self.attachments:
             task = f"{task}\n\nAttached files:\n\n" + "\n\n".join(self.attachments)
-            self.attachments = []
+            self.attachments, self._attached = [], set()
         self._add({"role": "user", "content": task}, task=True)
         self._denied = False
         self._loops.reset()
@@ -127,7 +134,17 @@ class Session(ModelTurns, BlockExecution, turns.TurnChecks):
         resolved = check_attachable(Path(self._root(), Path(path).expanduser()))
         text = describe_file(resolved)
         self.attachments.append(text)
+        self._attached.add(resolved.resolve())
         return text
+
+    def _describe_mentions(self, task: str) -> Iterator[ev.Event]:
+        """Attach the files of the working folder that the task names (not attached yet)."""
+        for path in mentioned_files(task, self._root()):
+            if path not in self._attached:
+                self._attached.add(path)
+                self.attachments.append(describe_file(path))
+                yield ev.event(ev.NOTICE, level="info", text=attachment_notice(
+                    self.attachments[-1], "Named in the task, so described to the model:"))
 
     def tell(self, note: str) -> None:
         """Queue a note for the model (e.g. that runner state was not restored); it is put
@@ -230,6 +247,7 @@ class Session(ModelTurns, BlockExecution, turns.TurnChecks):
                 yield ev.event(ev.NOTICE, level="warning", text="Reply interrupted.")
                 return exits.INTERRUPTED, "interrupted"
             steps = self._steps(reply)
+            yield from self._tools_after(reply)
             untagged = not steps and self._tag_nudge_due(reply)
             yield ev.event(ev.MESSAGE, role="assistant", text=reply.text,
                            final=not steps and turns.is_answer(reply) and not untagged,
@@ -246,6 +264,11 @@ class Session(ModelTurns, BlockExecution, turns.TurnChecks):
             if stopped:
                 return (yield from self._stopped())
             if self._loops.stuck:
+                if not self._loops.asked:
+                    yield ev.event(ev.NOTICE, level="info",
+                                   text=turns.LOOP_NOTICE.format(n=self._loops.limit))
+                    self._add(self._loops.ask_for_answer())
+                    continue
                 ending = self._loops.ending()
                 yield ev.event(ev.NOTICE, level=ending.level, text=ending.notice)
                 return ending.code, ending.reason

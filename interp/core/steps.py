@@ -177,7 +177,8 @@ def _step_from_text(call: TextCall, registry: Registry, tools: bool) -> Step:
     """A step from a call written as text; its result goes back as a plain message."""
     how = (HOW_TO_CALL if tools else HOW_TO_FENCE)
     if call.name not in ALIASES:
-        return Step("", "", None, f"Unknown tool {call.name!r} (written as text); {how}")
+        return Step("", "", None, f"There is no function {call.name!r} here, so nothing ran; "
+                    f"{how}")
     if call.arguments is None:
         return Step("", "", None, f"A tool call written as text could not be read, so nothing "
                     f"ran; {how}")

@@ -52,14 +52,37 @@ def text_calls(text: str) -> list[TextCall]:
     mistral = _MISTRAL.search(text)
     if mistral:
         return _from_tagged(mistral.group(1))
+    blocks = parse_blocks(text)
     calls: list[TextCall] = []
-    for block in parse_blocks(text):
+    for block in blocks:
         if block.language in _CALL_FENCES:
             calls += _from_json(block.code, strict=True)
     if calls:
         return calls
     bare = text.strip()
-    return _from_json(bare, strict=True) if bare[:1] in ("{", "[") else []
+    sole = blocks[0].code if len(blocks) == 1 and blocks[0].language in _CALL_FENCES and \
+        bare.startswith("```") and bare.endswith("```") else bare
+    if sole[:1] not in ("{", "["):
+        return []
+    return _from_json(sole, strict=True) or _made_up(sole)
+
+
+def _made_up(body: str) -> list[TextCall]:
+    """A reply that is nothing but a call of a function other than `execute`, written as JSON
+    ({"name": "summarise_sales", "arguments": {...}}): a call, so that it is not taken for the
+    answer (plain data such as {"name": "Ada"} has no arguments and is left alone)."""
+    value = _load(body)
+    items = value if isinstance(value, list) else [value]
+    calls = [_call_of(item) for item in items if _call_shaped(item)]
+    return calls if calls and len(calls) == len(items) else []
+
+
+def _call_shaped(item: Any) -> bool:
+    """A function call's shape: a name and its arguments, or OpenAI's {"function": {...}}."""
+    if isinstance(item, dict) and isinstance(item.get("function"), dict):
+        item = item["function"]
+    return isinstance(item, dict) and isinstance(item.get("name"), str) and any(
+        isinstance(item.get(key), (dict, str)) for key in _ARGUMENT_KEYS)
 
 
 def _from_tagged(body: str) -> list[TextCall]:

@@ -13,7 +13,7 @@ from interp.core import exits
 from interp.core.steps import (HOW_TO_CALL, HOW_TO_FENCE, Step, steps_from_reply, unrun_code_tag,
                                untagged_code)
 from interp.core.system_prompt import system_prompt
-from interp.core.textcalls import valid_arguments
+from interp.core.textcalls import text_calls, valid_arguments
 from interp.models.base import Reply, Retrying
 
 TOOL_MODES = ("auto", "on", "off")
@@ -27,8 +27,16 @@ UNTAGGED_NOTICE = ("The reply's code block has no language tag, so it was not ru
 TRANSCRIPT_NOTICE = ("The reply's ```{tag} block has no $ prompt, so it was shown as output, "
                      "not run; asking the model to tag it.")
 EMPTY_REPLY = "(empty reply)"  # stored for a reply with no text and no call
-REPEAT_NOTE = ("Note: this is the same code with the same output as your previous run. Running "
-               "it again will not change anything: try a different approach, or finish.")
+REPEAT_NOTE = ("Note: this is the same code with the same output as your previous run. Do not "
+               "run it again: if this output answers the task, reply with your final answer now "
+               "(stating the result, no code); otherwise try a different approach.")
+ANSWER_REQUEST = ("You have run the same code {n} times and it printed the same output each "
+                  "time, so running it again will not help. Do not run code again: reply now "
+                  "with your final answer to the task, stating the result from that output, "
+                  "or say what is missing.")
+TEXT_CALLS_NOTICE = ("tools: off from now on ({} wrote its tool call as text; code runs from "
+                     "fenced blocks)")
+LOOP_NOTICE = "The model ran the same code with the same output {n} times; asking it for its answer."
 
 
 def tool_mode(setting: bool | str) -> str:
@@ -57,6 +65,10 @@ def choose_tools(setting: bool | str, model) -> ToolChoice:
     support = known() if callable(known) else model.supports_tools()
     if support:
         return ToolChoice(True)
+    measured = getattr(model, "tool_note", None)  # why a model that could take it is not sent it
+    if measured:
+        return ToolChoice(False, f"tools: off ({measured}; code runs from fenced blocks; "
+                                 f"--tools on to send the tool anyway)")
     why = ("does not know whether" if support is None else "says")
     what = (f"{model.name} supports function calling" if support is None
             else f"{model.name} does not support function calling")
@@ -110,13 +122,17 @@ def cut_off_notice(reply: Reply) -> str | None:
 
 
 class LoopGuard:
-    """Counts runs of the same code with the same result in a row."""
+    """Counts runs of the same code with the same result in a row; once they reach the limit
+    the model is asked for its final answer (once a task), and only a further repeat stops."""
 
     def __init__(self, limit: int = REPEATS_TO_STOP) -> None:
         self.limit = limit
         self._last: str | None = None
+        self._code: tuple[str, str] | None = None  # (language, code) of the last block
         self.repeats = 0
         self._note = False  # the model is to be told of a repeat in the next report
+        self.asked = False  # the model was asked for its final answer this task
+        self.refused = False  # it then proposed the stuck code again, which was not run
 
     def saw(self, language: str, code: str, result) -> int:
         """Record a block that ran; returns how many times in a row it ran with this result."""
@@ -125,29 +141,42 @@ class LoopGuard:
             language, code.strip(), result.status, result.exit_code, result.error,
             out.text)).encode("utf-8", "replace")).hexdigest()
         self.repeats = self.repeats + 1 if key == self._last else 1
-        self._last = key
+        self._last, self._code = key, (language, code.strip())
         self._note = self.repeats == 2
         return self.repeats
 
-    def noted(self, messages: list[dict]) -> list[dict]:
-        """Report messages, the last one telling the model of a repeat (once) if there was one."""
-        if self._note and messages:
-            self._note = False
-            last = messages[-1]
-            messages = [*messages[:-1], dict(last, content=f"{last['content']}\n{REPEAT_NOTE}")]
-        return messages
+    def note(self) -> str | None:
+        """The note on a repeat for the next report (once), or None."""
+        if not self._note:
+            return None
+        self._note = False
+        return REPEAT_NOTE
 
     @property
     def stuck(self) -> bool:
-        return self.repeats >= self.limit
+        return self.repeats >= self.limit or self.refused
+
+    def repeats_after_asking(self, language: str, code: str) -> bool:
+        """Whether a proposed block is the stuck code again after the model was asked for its
+        answer: it is then not run, and the task stops."""
+        self.refused = self.refused or (self.asked and self._code == (language, code.strip()))
+        return self.refused
+
+    def ask_for_answer(self) -> dict:
+        """The message that asks a stuck model for its final answer (once a task)."""
+        self.asked = True
+        self.repeats = 0
+        return {"role": "user", "content": ANSWER_REQUEST.format(n=self.limit)}
 
     def ending(self) -> Ending:
         return Ending(exits.LOOP, "loop",
                       f"Stopped: the model ran the same code with the same output "
-                      f"{self.repeats} times in a row.", level="warning")
+                      f"{self.limit} times in a row, and again after it was asked for its "
+                      f"answer.", level="warning")
 
     def reset(self) -> None:
-        self._last, self.repeats, self._note = None, 0, False
+        self._last, self._code, self.repeats, self._note = None, None, 0, False
+        self.asked = self.refused = False
 
 
 def retry_event(item: Retrying) -> ev.Event:
@@ -183,6 +212,18 @@ class TurnChecks:
             if choice.notice:
                 yield ev.event(ev.NOTICE, level="info", text=choice.notice)
         return self._tools[1].send
+
+    def _tools_after(self, reply: Reply) -> Iterator[ev.Event]:
+        """In auto mode, a model that answers the tool offer with a call written as text, never
+        having made a real call, is served by fenced blocks for the rest of the session (once,
+        said in one line): its text calls run either way, but the tool's schema and prompt
+        only cost it tokens."""
+        if tool_mode(self.config.tools) != "auto" or not self._modes()[0] or reply.tool_calls:
+            return
+        if not text_calls(reply.text) or any(m.get("tool_calls") for m in self.messages):
+            return
+        self._tools = (self.model, ToolChoice(False))
+        yield ev.event(ev.NOTICE, level="info", text=TEXT_CALLS_NOTICE.format(self.model.name))
 
     def _steps(self, reply: Reply) -> list[Step]:
         """What to run. With the tool offered, once the model has used it, only calls run."""

@@ -36,14 +36,17 @@ def with_feedback(first_request: str, first_reply: str, feedback: str) -> str:
 
 
 def self_task(problem: Problem) -> str:
-    """The task interp's loop gets in `self` mode: only the prompt, never the hidden tests."""
+    """The task interp's loop gets in `self` mode: only the prompt, never the hidden tests.
+
+    It asks for code first and names no summary: told that it may finish with a summary, the
+    1.5B model answered "the function is implemented correctly" without writing it (4 of
+    HumanEval/0-7); asked this way it wrote the function in each of them."""
     if problem.family == "mbpp":
         what = f"Solve this problem in Python:\n\n{problem.prompt.strip()}"
+        check = "call it on the examples above"
     else:
-        what = (f"Implement `{problem.entry_point}`: below are its signature and docstring, and "
-                f"its body is missing.\n\n```\n{problem.prompt.strip()}\n```")
-    return (f"{what}\n\nWrite the whole function (with its imports) in a python code block, "
-            f"and in the same block call it on the examples from the docstring and print the "
-            f"results, so you can check them. Fix the code if a result is wrong. There are no "
-            f"other tests. Only after your code has run and the examples give the expected "
-            f"results, reply with a one-line summary and no code block.")
+        what = f"Complete this Python function:\n\n```python\n{problem.prompt.strip()}\n```"
+        check = "call it on the docstring's examples"
+    return (f"{what}\n\nWrite the complete function (signature, body and imports) in a python "
+            f"code block, and at the end of the same block {check} and print the results so "
+            f"you can check them.")

@@ -143,7 +143,8 @@ class LocalServer:
         self._status("loading", f"Loading the local model {name}" if crashed is None else
                      f"The local model server stopped (status {crashed}); loading {name} again")
         try:
-            record = self._read_announcement()
+            while self._info is None:
+                self._take_announcement(0.5)
         except KeyboardInterrupt:
             self._status("interrupted", f"Stopped waiting for {name} (it keeps loading)")
             raise
@@ -151,42 +152,52 @@ class LocalServer:
             self._status("failed", str(exc))
             self.stop(keep_log=True)
             raise
-        self._info = ServerInfo(record["address"], int(record.get("n_ctx") or 0),
-                                float(record.get("load_seconds") or 0.0),
-                                bool(record.get("supports_tools")), bool(record.get("vision")))
         self._status("ready", f"Local model {name} ready: context {self._info.n_ctx} tokens, "
                               f"{self.config.threads} thread{'s' * (self.config.threads != 1)}")
         return self._info
+
+    def loading(self) -> float | None:
+        """Seconds since a load started that has not finished yet (read without waiting), or
+        None when the model is loaded, failed to load (`wait()` says why) or never started."""
+        if self._proc is None or self._info is not None or self._proc.poll() is not None:
+            return None
+        try:
+            self._take_announcement(0)
+        except LocalServerError:
+            return None  # wait() meets the failure again and reports it
+        return None if self._info is not None else time.monotonic() - self._started
 
     def _status(self, phase: str, text: str) -> None:
         if self.on_status is not None:
             self.on_status(LoadStatus(phase, text, time.monotonic() - self._started))
 
-    def _read_announcement(self) -> dict:
-        """The child's one JSON line, within the load timeout."""
+    def _take_announcement(self, timeout: float) -> None:
+        """Read the child's one JSON line if it comes within `timeout` seconds (and the load
+        timeout); sets the server's info when it says the model is ready."""
         proc = self._proc
-        deadline = self._started + self.config.load_timeout
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise LocalServerError(f"the local model did not load within "
-                                       f"{self.config.load_timeout:g} s")
-            ready, _, _ = select.select([proc.stdout], [], [], min(left, 0.5))
-            if not ready:
-                continue
-            line = proc.stdout.readline()
-            if not line:
-                proc.wait(timeout=10)
-                raise LocalServerError(self._failure(f"the local model server exited "
-                                                     f"(status {proc.returncode}) while loading"))
-            try:
-                record = json.loads(line)
-            except ValueError:
-                continue  # not ours (a library printing to stdout)
-            if "ready" in record:
-                return record["ready"]
+        left = self._started + self.config.load_timeout - time.monotonic()
+        if left <= 0:
+            raise LocalServerError(f"the local model did not load within "
+                                   f"{self.config.load_timeout:g} s")
+        ready, _, _ = select.select([proc.stdout], [], [], min(left, timeout))
+        if not ready:
+            return
+        line = proc.stdout.readline()
+        if not line:
+            proc.wait(timeout=10)
+            raise LocalServerError(self._failure(f"the local model server exited "
+                                                 f"(status {proc.returncode}) while loading"))
+        try:
+            record = json.loads(line)
+        except ValueError:
+            return  # not ours (a library printing to stdout)
+        if "ready" not in record:
             raise LocalServerError(self._failure("the local model did not load",
                                                  str(record.get("error") or "")))
+        ready = record["ready"]
+        self._info = ServerInfo(ready["address"], int(ready.get("n_ctx") or 0),
+                                float(ready.get("load_seconds") or 0.0),
+                                bool(ready.get("supports_tools")), bool(ready.get("vision")))
 
     def _failure(self, what: str, fallback: str = "") -> str:
         """`what`, with llama.cpp's first error line and where its whole log is."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import stat
 import struct
 from collections.abc import Mapping
@@ -85,6 +86,18 @@ def resolve_model(explicit: str | None, environ: Mapping[str, str] | None = None
         return path.absolute()
     path = default_model_path(environ)
     return path if path.is_file() else None
+
+
+# Models that, offered the execute tool through their chat template, write the call as JSON
+# text instead (measured: Qwen2.5-Coder 0.5B and 1.5B Instruct on `interp eval tasks`, see the
+# README's "Tasks benchmark"); they get fenced code blocks, which they write reliably.
+_TEXT_CALLERS = re.compile(r"qwen2\.5[ _.-]?coder[ _.-]?(0\.5|1\.5|3)b", re.IGNORECASE)
+
+
+def writes_calls_as_text(name: str | None) -> bool:
+    """Whether a model (its GGUF name, or file name) is one measured to write tool calls as
+    text rather than making them."""
+    return bool(name) and _TEXT_CALLERS.search(name) is not None
 
 
 def read_gguf(path: Path) -> GGUFInfo:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from interp.models.base import LOCAL, ModelError, Reply
 from interp.models.litellm_model import LiteLLMModel
 from interp.models.local import LocalServer, LocalServerError
-from interp.models.local_files import ModelFileError, read_gguf
+from interp.models.local_files import ModelFileError, read_gguf, writes_calls_as_text
 
 REQUEST_TIMEOUT = 600.0  # seconds without a byte: a long prompt on a slow CPU takes minutes
 _HTTP_TIMEOUT = 30.0
@@ -55,9 +55,9 @@ class LocalModel:
         self._inner: LiteLLMModel | None = None
         try:
             header = read_gguf(server.config.model)
-            self._trained_context = header.context_length
+            self._trained_context, self._model_name = header.context_length, header.name
         except ModelFileError:
-            self._trained_context = None
+            self._trained_context, self._model_name = None, None
 
     def __repr__(self) -> str:
         return f"LocalModel({str(self.server.config.model)!r})"
@@ -101,6 +101,19 @@ class LocalModel:
         info = self.server.info
         return bool(info and info.supports_tools)
 
+    def tool_support(self) -> bool:
+        """Whether to offer the execute tool: what the chat template takes, unless the model
+        is one measured to write its calls as text (fenced blocks serve it better)."""
+        return self.tool_note is None and self.supports_tools()
+
+    @property
+    def tool_note(self) -> str | None:
+        """Why the tool is not offered to a model whose template takes it, or None."""
+        if not writes_calls_as_text(self._model_name or self.server.config.model.name):
+            return None
+        return (f"{self._model_name or 'this model'} writes its tool calls as text "
+                f"(measured with interp's task benchmark)")
+
     def supports_vision(self) -> bool:
         """Whether llama.cpp loaded a vision projector (never, as interp starts it)."""
         info = self.server.info
@@ -141,6 +154,17 @@ class LocalModel:
                      values.get("llamacpp:prompt_seconds_total", 0.0),
                      int(values.get("llamacpp:tokens_predicted_total", 0)),
                      values.get("llamacpp:tokens_predicted_seconds_total", 0.0))
+
+    def preload(self) -> None:
+        """Start loading the model now, in the background (the first request waits for it)."""
+        try:
+            self.server.start()
+        except LocalServerError:
+            pass  # the first request starts it again and reports why it fails
+
+    def loading(self) -> float | None:
+        """Seconds a background load has been running, or None when it is not loading."""
+        return self.server.loading()
 
     def close(self) -> None:
         """Stop the server."""

@@ -8,6 +8,8 @@ import subprocess
 import sys
 import tempfile
 import termios
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 from prompt_toolkit import PromptSession
@@ -21,6 +23,7 @@ from interp.approval.decision import RUN, ApprovalState, Decision, Proposal, dec
 from interp.approval.prefixes import prefix_rules
 from interp.ui.keys import Keys
 from interp.ui.sanitize import visible
+from interp.ui.status import SPINNER, elapsed
 
 _SUFFIX = {"python": ".py", "shell": ".sh", "javascript": ".js"}
 _QUESTION = "Run this {language} block? [y]es / [n]o / [e]dit / [a]lways: "
@@ -197,6 +200,24 @@ class SlashCompleter(Completer):
         for name in self.names:
             if name.startswith(text):
                 yield Completion(name, start_position=-len(text))
+
+
+def show_loading(prompt: PromptSession, loading: Callable[[], float | None] | None) -> None:
+    """Set up the prompt's next question to show a background model load below it (refreshed
+    twice a second) while the load lasts; no toolbar when nothing is loading."""
+    prompt.bottom_toolbar, prompt.refresh_interval = None, 0
+    if loading is None or loading() is None:
+        return
+    started = time.monotonic()
+
+    def toolbar() -> str:
+        seconds = loading()
+        if seconds is None:
+            return " local model ready"
+        spin = SPINNER[int((time.monotonic() - started) * 10) % len(SPINNER)]
+        return f" {spin} loading the local model · {elapsed(seconds)}"
+
+    prompt.bottom_toolbar, prompt.refresh_interval = toolbar, 0.5
 
 
 def task_prompt(history_path: Path | None, commands: list[str] = ()) -> PromptSession:

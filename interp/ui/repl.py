@@ -16,7 +16,7 @@ from interp.approval.decision import ApprovalState
 from interp.core.session import Session
 from interp.ui.drive import drive, interrupt_main
 from interp.ui.keys import Keys
-from interp.ui.questions import task_prompt
+from interp.ui.questions import show_loading, task_prompt
 from interp.ui.render import Renderer
 from interp.ui.status import StatusLine
 from interp.ui.slash import CommandContext, command_names, dispatch
@@ -29,10 +29,13 @@ def interactive(session: Session, state: ApprovalState, notices: list[str], *,
                 banner_model: str, history: Path | None,
                 make_model: Callable[[str], tuple[object, str | None]],
                 new_log: Callable[[], object], keys: Keys | None = None,
-                status: StatusLine | None = None) -> int:
+                status: StatusLine | None = None,
+                loading: Callable[[], float | None] | None = None) -> int:
     """Read tasks until /exit or Ctrl-D; returns 0. `make_model` builds the model /model
     switches to (and says what it reset), `new_log` the session file /reset starts; `keys`
-    is the keyboard watched while a task runs (Esc stops it); `status` the status line."""
+    is the keyboard watched while a task runs (Esc stops it); `status` the status line;
+    `loading` says how long a local model has been loading in the background (shown below
+    the prompt until it is ready)."""
     console = Console()
     renderer = Renderer(console, status=status)
     console.print(Text(f"interp {__version__} · model {banner_model} · /help for commands, "
@@ -44,6 +47,7 @@ def interactive(session: Session, state: ApprovalState, notices: list[str], *,
     try:
         while True:
             try:
+                show_loading(prompt, loading)
                 line = prompt.prompt("> ")
             except KeyboardInterrupt:
                 continue

@@ -232,6 +232,34 @@ def test_traceback_through_functions_defined_in_earlier_blocks(py, collect):
     assert "<string>" not in out and "_python_driver" not in out
 
 
+def test_traceback_leaves_out_library_frames_and_causes_raised_inside_them(py, collect):
+    """A pandas KeyError printed 30 lines of pandas internals and its chained cause: the small
+    model read none of it. The block's line, a count, the raising frame and the error stay."""
+    out, res = collect(py, "import json\njson.loads('{bad')\n")
+    lines = out.splitlines()
+    assert lines[0] == "Traceback (most recent call last):"
+    assert lines[1].startswith('  File "<block ') and lines[1].endswith(", line 2, in <module>")
+    assert lines[2] == "    json.loads('{bad')"
+    assert "frames inside the Python library left out]" in out and "decoder.py" in out
+    assert lines[-1].startswith("json.decoder.JSONDecodeError: Expecting property name")
+    assert out.count("Traceback") == 1 and "json/__init__.py" not in out
+
+    out, res = collect(py, "import pandas as pd\npd.DataFrame({'a': [1]})['Month']\n")
+    assert out.count("Traceback") == 1 and "direct cause" not in out
+    assert "pd.DataFrame({'a': [1]})['Month']" in out and out.rstrip().endswith("KeyError: 'Month'")
+    assert "frame" in out and "inside pandas left out]" in out and "_libs" not in out
+
+
+def test_traceback_keeps_causes_from_the_users_code_and_collapses_recursion(py, collect):
+    out, _ = collect(py, "try:\n    1/0\nexcept ZeroDivisionError:\n    undefined_name\n")
+    assert "ZeroDivisionError: division by zero" in out
+    assert "During handling of the above exception, another exception occurred" in out
+    out, _ = collect(py, "raise ValueError('x') from KeyError('y')\n")
+    assert out.startswith("KeyError: 'y'\n\nThe above exception was the direct cause")
+    out, _ = collect(py, "def rec(n):\n    return rec(n + 1)\nrec(0)\n")
+    assert "[Previous line repeated" in out and len(out.splitlines()) < 20
+
+
 def test_traceback_in_async_code(py, collect):
     out, res = collect(py, "import asyncio\nawait asyncio.sleep(0)\nraise KeyError('k')\n")
     assert res.status == "error" and "KeyError" in res.error

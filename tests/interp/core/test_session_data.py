@@ -20,6 +20,7 @@ import pytest
 from fake_openai import Reply
 from session_kit import of, py, run
 
+from interp.core.report import ANSWER_CHECK
 from interp.core.vision import MAX_IMAGES
 
 from interp.core.vision import image_parts
@@ -132,7 +133,8 @@ def test_csv_to_json_field_by_field(server, make_session):
     assert types.index("block.files") < types.index("block.finished")
     report = server.requests[1]["messages"][-1]["content"]
     assert "4 rows written" in report and "Files created: people.json (" in report
-    assert report.rstrip().endswith("Result: ok.")
+    assert report.rstrip().endswith(
+        f"Result: ok.\nYour task: convert people.csv to people.json\n{ANSWER_CHECK}")
 
     # exports keep the output apart from the files line
     markdown = export_markdown(session.messages)
@@ -171,6 +173,32 @@ def test_attach_errors_and_relative_paths(server, make_session):
     assert session.attachments == []
 
 
+def test_a_file_the_task_names_is_described_once(server, make_session):
+    (make_session.work / "sales.csv").write_text("region,units\nNorth,3\nSouth,4\n")
+    session = make_session(server, mentions=True, tools="off")
+    session.attach("sales.csv")  # attached and named: described once
+    events = run(session, "What is the total of units in sales.csv? And in missing.csv?")
+    task = server.requests[0]["messages"][-1]["content"]
+    assert task.count("File: ") == 1 and "Columns: 2 (comma-delimited)" in task
+    assert notices_of(events) == []  # attached by hand: no second notice
+    events = run(session, "Now the mean of units in sales.csv.")
+    task = server.requests[1]["messages"][-1]["content"]
+    assert task.startswith("Now the mean of units in sales.csv.\n\nAttached files:\n\nFile: ")
+    assert notices_of(events) == [f"Named in the task, so described to the model: "
+                                  f"{make_session.work / 'sales.csv'} (CSV (text), 29 B)."]
+    assert "File: " not in run_task_text(make_session(server, mentions=False), server,
+                                         "sales.csv again")
+
+
+def notices_of(events):
+    return [e["text"] for e in of(events, "notice")]
+
+
+def run_task_text(session, server, task):
+    run(session, task)
+    return server.requests[-1]["messages"][-1]["content"]
+
+
 # -- figures ------------------------------------------------------------------------------------
 
 CHART = '''\
@@ -200,8 +228,10 @@ def test_bar_chart_is_a_valid_png_and_the_model_is_told_its_path(server, make_se
     assert all("figure" not in name for f in of(events, "block.files") for name in f["created"])
 
     report = server.requests[1]["messages"][-1]
-    assert isinstance(report["content"], str)  # not a vision model: the path only
+    assert isinstance(report["content"], str)  # not a vision model: the path and what it plots
     assert f"[figure saved: {path}]" in report["content"]
+    assert (f"What {path} shows:\n- bar chart titled 'Sales by region'\n"
+            f"  - 4 bars: north 12, south 7, east 9, west 4") in report["content"]
     assert all_image_urls(server.requests[1]) == []
 
 
@@ -216,6 +246,7 @@ def test_figure_goes_to_a_vision_model_as_an_image_part(server, make_session, tm
     report = server.requests[1]["messages"][-1]
     assert report["role"] == "user"
     assert f"[figure saved: {path}]" in report["content"][0]["text"]
+    assert "shows:" not in report["content"][0]["text"]  # it sees the image instead
     urls = image_urls(report)
     assert len(urls) == 1 and urls[0].startswith("data:image/png;base64,")
     assert base64.b64decode(urls[0].split(",", 1)[1]) == Path(path).read_bytes()

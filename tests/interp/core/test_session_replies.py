@@ -116,6 +116,71 @@ def test_an_unreadable_call_in_a_json_block_is_explained(server, make_session):
     assert of(events, "message")[0]["final"] is False
 
 
+# Qwen2.5-Coder-1.5B through `interp eval tasks --local` (2026-11-27, before issue 22), offered
+# the tool by its chat template: the call as JSON text in a json fence.
+QWEN_TEXT_CALL = ('```json\n{\n  "name": "execute",\n  "arguments": {\n    "language": "python",\n'
+                  '    "code": "import pandas as pd\\nstudents = pd.read_csv(\'students.csv\')\\n'
+                  'print(students[\'score\'].mean())"\n  }\n}\n```')
+
+
+def test_auto_mode_serves_a_model_that_writes_calls_as_text_by_fences(server, make_session):
+    (make_session.work / "students.csv").write_text("score\n60\n80\n")
+    server.script([QWEN_TEXT_CALL, "The mean is 70.", py("print(1)"), "Done."])
+    session = make_session(server, model="gpt-4o")  # litellm's map: takes tools
+    events = run(session, "mean score?")
+    assert "tools" in server.requests[0] and "tools" not in server.requests[1]
+    assert notices(events, "info")[-1] == ("tools: off from now on (openai/gpt-4o wrote its tool "
+                                           "call as text; code runs from fenced blocks)")
+    assert of(events, "block.finished")[0]["status"] == "ok" and "70.0" in told(server, 1)
+    assert "fenced code block with" in server.requests[1]["messages"][0]["content"]
+    events = run(session, "and print 1")  # fenced blocks run from now on
+    assert of(events, "block.finished")[0]["status"] == "ok" and notices(events) == []
+
+
+@pytest.mark.parametrize("tools,first", [("on", QWEN_TEXT_CALL),
+                                         ("auto", Reply(tool_calls=[{"name": "execute",
+                                                                     "arguments": CALL}]))])
+def test_the_tool_stays_for_on_and_for_a_model_that_has_called_it(server, make_session, tools,
+                                                                  first):
+    server.script([first, QWEN_TEXT_CALL, "Done."])
+    (make_session.work / "students.csv").write_text("score\n60\n80\n")
+    events = run(make_session(server, model="gpt-4o", tools=tools), "mean score?")
+    assert all("tools" in r for r in server.requests)
+    assert not any("from now on" in n for n in notices(events))
+
+
+# Qwen2.5-Coder-1.5B, asked in a fresh HOME to summarise sales.csv (issue 22): a JSON call of a
+# function that does not exist, which interp printed as the answer.
+QWEN_MADE_UP = ('```json\n{\n  "name": "summarise_sales",\n  "arguments": {\n    "file": '
+                '"sales.csv",\n    "chart": "revenue.png"\n  }\n}\n```')
+
+
+@pytest.mark.parametrize("tools", ["off", "on"])
+def test_a_call_of_a_made_up_function_is_not_the_answer(server, make_session, tools):
+    server.script([QWEN_MADE_UP, py("print(6 * 7)"), "It is 42."])
+    events = run(make_session(server, tools=tools), "summarise sales.csv")
+    assert of(events, "message")[0]["final"] is False
+    how = "call the `execute` tool" if tools == "on" else "write it in a fenced code block"
+    assert "\nThere is no function 'summarise_sales' here, so nothing ran; to run code, " in \
+        told(server, 1) and how in told(server, 1)
+    assert of(events, "block.finished")[0]["status"] == "ok"
+    assert finished(events) == {"exit_code": 0, "reason": "done"}
+
+
+def test_calls_the_server_parsed_out_of_the_text_run_in_fenced_mode(server, make_session):
+    """llama.cpp may turn a `<tool_call>` the model wrote into a tool call even when no tool
+    was offered; the reply was saved as '(empty reply)' and nothing ran."""
+    server.script([Reply(text="Let me check.", tool_calls=[{"name": "execute", "arguments": CALL}]),
+                   "It is 42."])
+    session = make_session(server, tools="off")
+    events = run(session, "6*7?")
+    assert of(events, "block.finished")[0]["status"] == "ok" and "42" in told(server)
+    saved = session.messages[2]
+    assert saved["role"] == "assistant" and "tool_calls" not in saved
+    assert saved["content"].startswith("Let me check.\n<tool_call>\n{\"name\": \"execute\"")
+    assert all("tool_calls" not in m for r in server.requests for m in r["messages"])
+
+
 def test_json_data_is_not_a_call(server, make_session):
     server.script(['Here:\n```json\n{"name": "Ada", "arguments": ["x"]}\n```'])
     events = run(make_session(server, tools="on"), "show json")
@@ -345,13 +410,36 @@ def test_a_reply_cut_by_a_dropped_connection_starts_over(server, make_session):
 
 # -- loops ----------------------------------------------------------------------------------
 
-def test_the_same_block_and_output_three_times_stops(server, make_session):
+def test_the_same_block_and_output_three_times_asks_for_the_answer_then_stops(server, make_session):
     server.default = py("print('same')")
     events = run(make_session(server, tools="off", max_turns=10), "loop")
     assert finished(events) == {"exit_code": exits.LOOP, "reason": "loop"}
-    assert len(of(events, "block.finished")) == 3 and len(server.requests) == 3
+    assert len(of(events, "block.finished")) == 3 and len(server.requests) == 4
+    assert notices(events, "info")[-1] == ("The model ran the same code with the same output 3 "
+                                           "times; asking it for its answer.")
     assert "same code with the same output 3 times" in notices(events, "warning")[0]
     assert "same code with the same output as your previous run" in told(server, 2)
+    assert told(server, 3).startswith("You have run the same code 3 times")
+    assert "Do not run code again" in told(server, 3)
+    assert len(of(events, "block.proposed")) == 3  # the fourth, the same again, is not run
+
+
+# Qwen2.5-Coder-1.5B through `interp --local -y -e "Use Python to compute 2**20 + 7 and tell me
+# the number."` (2026-11-27): a block, then the same code again as a JSON call written as text.
+QWEN_FIRST = ("To compute \\(2^{20} + 7\\) in Python and print the result, you can use the built-in "
+              "`pow` function for exponentiation and addition. Here's the code:\n\n```python\n"
+              "result = pow(2, 20, 7)\nprint(result)\n```\n\nWhen you run this code on the user's "
+              "machine, the output will be the result of \\(2^{20} + 7\\).")
+QWEN_AGAIN = ('```json\n{\n  "name": "execute",\n  "arguments": {\n    "language": "python",\n'
+              '    "code": "result = pow(2, 20, 7)\\nprint(result)"\n  }\n}\n```')
+
+
+def test_a_model_stuck_on_a_block_answers_when_asked(server, make_session):
+    server.script([QWEN_FIRST, QWEN_AGAIN, QWEN_AGAIN, "The number is 4."])
+    events = run(make_session(server, tools="off", max_turns=10), "2**20 + 7?")
+    assert finished(events) == {"exit_code": 0, "reason": "done"}
+    assert [m["final"] for m in of(events, "message")] == [False, False, False, True]
+    assert len(of(events, "block.finished")) == 3 and "Do not run code again" in told(server, 3)
 
 
 def test_the_same_block_with_new_output_goes_on(server, make_session):
@@ -374,4 +462,4 @@ def test_the_same_failing_block_three_times_stops_though_tracebacks_name_each_bl
         server, make_session):
     server.default = py("import missing_module_xyz")
     events = run(make_session(server, tools="off", max_turns=10), "loop")
-    assert finished(events)["exit_code"] == exits.LOOP and len(server.requests) == 3
+    assert finished(events)["exit_code"] == exits.LOOP and len(server.requests) == 4

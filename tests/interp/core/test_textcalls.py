@@ -39,13 +39,28 @@ def test_a_made_up_name_with_the_execute_arguments_is_an_execute_call():
     args = {"language": "python", "code": "123456789 * 987654321"}
     text = "```json\n" + json.dumps({"name": "multiply", "arguments": args}, indent=2) + "\n```"
     assert text_calls(text) == [TextCall("execute", args, text_calls(text)[0].raw)]
-    config = '```json\n{"name": "config", "arguments": {"language": "en", "size": 3}}\n```'
-    assert text_calls(config) == []  # data that only shares a key is left alone
+    config = ('Here is the config:\n```json\n{"name": "config", "arguments": {"language": "en", '
+              '"size": 3}}\n```\nSave it as config.json.')
+    assert text_calls(config) == []  # data shown among prose, that only shares a key, is left alone
+
+
+@pytest.mark.parametrize("text", [
+    '```json\n{"name": "summarise_sales", "arguments": {"file": "sales.csv"}}\n```',
+    '{"name": "summarise_sales", "parameters": {"file": "sales.csv"}}',
+    '[{"type": "function", "function": {"name": "read_file", "arguments": "{\\"path\\": \\"a\\"}"}}]',
+])
+def test_a_reply_that_is_only_a_call_of_a_made_up_function_is_that_call(text):
+    """Qwen2.5-Coder-1.5B, asked to summarise sales.csv, answered only with a JSON call of a
+    function `summarise_sales` that does not exist; it must not become the answer."""
+    calls = text_calls(text)
+    assert len(calls) == 1 and calls[0].name in ("summarise_sales", "read_file")
 
 
 @pytest.mark.parametrize("text", [
     "Just an answer: 42.",
-    '```json\n{"name": "config", "arguments": {"a": 1}}\n```',
+    '```json\n{"name": "Ada", "age": 36}\n```',
+    '{"name": "Ada", "age": 36}',
+    'The call would be:\n```json\n{"name": "config", "arguments": {"a": 1}}\n```\nbut it is data.',
     '```python\nprint({"name": "execute", "arguments": {}})\n```',
     '```json\n[{"name": "execute", "arguments": {"code": "ls"}}, {"name": "other"}]\n```',
     "",

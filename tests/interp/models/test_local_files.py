@@ -10,8 +10,7 @@ import pytest
 
 from gguf_samples import _string, gguf, sample
 from interp.models.local_files import (DEFAULT_MODEL, ModelFileError, default_model_path,
-
-                                       models_dir, read_gguf, resolve_model)
+                                       models_dir, read_gguf, resolve_model, writes_calls_as_text)
 
 pytestmark = pytest.mark.fast  # pure units: no process, pty or server (see conftest.py)
 
@@ -92,3 +91,31 @@ def test_the_default_model_comes_from_the_hub_or_a_mirror():
         "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf")
     mirror = DEFAULT_MODEL.url({"HF_ENDPOINT": "http://127.0.0.1:9/"})
     assert mirror.startswith("http://127.0.0.1:9/Qwen/")
+
+
+def _named(tmp_path, name: str):
+    path = tmp_path / "model.gguf"
+    path.write_bytes(gguf([("general.architecture", 8, _string("qwen2")),
+                           ("qwen2.context_length", 4, struct.pack("<I", 4096)),
+                           ("general.name", 8, _string(name))]))
+    return path
+
+
+@pytest.mark.parametrize("name,fenced", [
+    ("Qwen2.5 Coder 1.5B Instruct GGUF", True), ("Qwen2.5 Coder 0.5B Instruct AWQ", True),
+    ("Qwen2.5 Coder 7B Instruct", False), ("Llama 3.2 1B Instruct", False)])
+def test_models_measured_to_write_calls_as_text_get_fenced_blocks(tmp_path, name, fenced):
+    """Qwen2.5-Coder 1.5B, offered the tool by its template, wrote every call as JSON text
+    (`interp eval tasks`); it is not offered the tool, and says why, without loading."""
+    from interp.core.turns import choose_tools
+    from interp.models.local import LocalConfig, LocalServer
+    from interp.models.local_model import LocalModel
+
+    assert writes_calls_as_text(name) is fenced
+    if fenced:
+        model = LocalModel(LocalServer(LocalConfig(_named(tmp_path, name), threads=1)))
+        choice = choose_tools("auto", model)
+        assert not choice.send and choice.notice == (
+            f"tools: off ({name} writes its tool calls as text (measured with interp's task "
+            f"benchmark); code runs from fenced blocks; --tools on to send the tool anyway)")
+        assert model.server.info is None  # nothing was loaded to decide

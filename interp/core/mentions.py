@@ -1,0 +1,36 @@
+"""Files a task names: `sales.csv` in "sum the units in sales.csv" is a file of the working
+folder, so the model is given its description (columns, first lines) as `/file` would, rather
+than guessing what it holds."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+MAX_MENTIONS = 3  # files described per task
+# A file name as people write one: word characters, dots, dashes and slashes, then an extension.
+_NAME = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-][\w.-]*\.[A-Za-z0-9]{1,6})(?![\w/-])")
+# Never sent unasked: what usually holds secrets.
+_SECRET = re.compile(r"(^|[._-])(env|secrets?|credentials?|passwords?|tokens?|keys?|id_rsa|"
+                     r"id_ed25519|netrc|npmrc|pypirc|pgpass)([._-]|$)|\.(pem|key|p12|pfx|kdbx)$",
+                     re.IGNORECASE)
+
+
+def mentioned_files(task: str, root: str | os.PathLike) -> list[Path]:
+    """The regular files inside `root` that `task` names, in order, each once (at most
+    MAX_MENTIONS); hidden files, files outside `root` and secret-looking names are left out."""
+    base = Path(root).resolve()
+    found: list[Path] = []
+    for match in _NAME.finditer(task):
+        name = match.group(1).rstrip(".")
+        if any(part.startswith(".") for part in Path(name).parts) or _SECRET.search(
+                Path(name).name):
+            continue
+        path = (base / name).resolve()
+        if path in found or base not in path.parents or not path.is_file():
+            continue
+        found.append(path)
+        if len(found) == MAX_MENTIONS:
+            break
+    return found

@@ -1,0 +1,49 @@
+"""Files a task names, described to the model as /file would."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from interp.core.mentions import MAX_MENTIONS, mentioned_files
+
+
+@pytest.fixture
+def folder(tmp_path):
+    for name in ("sales.csv", "report.py", "data/orders.json", ".env", "api_keys.txt",
+                 "server.pem", "notes.txt"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x\n")
+    os.mkfifo(tmp_path / "pipe.csv")
+    (tmp_path / "outside.csv").write_text("x\n")
+    return tmp_path
+
+
+def names(paths, root):
+    return [str(p.relative_to(root)) for p in paths]
+
+
+def test_names_in_order_each_once(folder):
+    task = "Sum units in sales.csv, fix report.py and read data/orders.json; then sales.csv again."
+    assert names(mentioned_files(task, folder), folder) == ["sales.csv", "report.py",
+                                                            "data/orders.json"]
+
+
+def test_what_is_never_described(folder):
+    task = ("Use .env, api_keys.txt, server.pem, pipe.csv, missing.csv, ../outside.csv, "
+            "https://example.com/page.html and the folder data.")
+    assert mentioned_files(task, folder / "data") == []
+    assert mentioned_files(task, folder) == []
+
+
+def test_at_most_a_few(folder):
+    for n in range(5):
+        (folder / f"f{n}.csv").write_text("a\n")
+    found = mentioned_files(" ".join(f"f{n}.csv" for n in range(5)), folder)
+    assert len(found) == MAX_MENTIONS
+
+
+def test_punctuation_and_quotes_around_a_name(folder):
+    task = 'What is in "notes.txt"? And (sales.csv), `report.py`.'
+    assert names(mentioned_files(task, folder), folder) == ["notes.txt", "sales.csv", "report.py"]
