@@ -102,7 +102,8 @@ def build_session(settings: Settings, request: Request, approver, store: Session
                     if settings.instructions and not request.resume else None)
     config = SessionConfig(max_turns=settings.max_turns, timeout=settings.timeout,
                            tools=settings.tools, runner=runner_config(settings),
-                           instructions=instructions, compact_at=settings.compact_at / 100)
+                           instructions=instructions, compact_at=settings.compact_at / 100,
+                           mentions=settings.mentions)
     notices, warnings = startup_notices(config.runner), []
     if instructions is not None and (said := instructions.notice()):
         notices.append(said)

@@ -31,7 +31,7 @@ FILE_KEYS = frozenset(
      "request_timeout", "idle_timeout", "max_tokens",
      "gateway_url", "gateway_token_env", "kernel_start_timeout",
      "local_model", "local_threads", "local_context", "local_temperature",
-     "instructions", "compact_at", "context_window", "checkpoints"}
+     "instructions", "compact_at", "context_window", "checkpoints", "mentions"}
 )
 RUNNERS_TABLE = "runners"  # [runners] LANGUAGE = "RUNNER" (see languages.jupyter_choice)
 # Never read from config.toml, with the reason the user is told.
@@ -97,6 +97,7 @@ class Settings:
     local_temperature: float | None = None  # None = llama.cpp's default
     checkpoints: bool = True  # record the folder before each block (/rewind)
     instructions: bool = True  # read AGENTS.md files into the system prompt
+    mentions: bool = True  # describe the files a task names to the model (as /file does)
     compact_at: int = 70  # compact the conversation at this % of the context window; 0: never
     context_window: int | None = None  # tokens, for a model interp cannot ask (None: asked)
     warnings: tuple[str, ...] = field(default=(), compare=False)
@@ -113,7 +114,7 @@ _TYPES: dict[str, type] = {
     "runners": tuple, "gateway_url": str, "gateway_token_env": str, "kernel_start_timeout": float,
     "local_model": str, "local_threads": int, "local_context": int, "local_temperature": float,
     "checkpoints": bool,
-    "instructions": bool, "compact_at": int, "context_window": int,
+    "instructions": bool, "compact_at": int, "context_window": int, "mentions": bool,
 }
 TOOL_MODES = ("auto", "on", "off")
 _TRUE = frozenset({"1", "true", "yes", "on"})

@@ -36,7 +36,7 @@ class SessionConfig:
     report_files: bool = True  # snapshot the working directory around each block (block.files)
     instructions: Instructions | None = None  # AGENTS.md files, appended to the system prompt
     compact_at: float | None = 0.7  # share of the context window that starts a compaction
-    mentions: bool = False  # describe the working folder's files a task names (as /file does)
+    mentions: bool = True  # describe the working folder's files a task names (as /file does)
 
 
 @dataclass

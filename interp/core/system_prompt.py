@@ -18,7 +18,8 @@ directory and exported variables carry over between runs in the same language.
 outputs are what you expected before building on them. Standard input is not available to \
 your code.
 - Save charts and files to disk rather than opening windows.
-- When the task is done, reply with a short summary{done}.
+- When the task is done, reply with the answer: the numbers, names or files you found, \
+stated in words{done}.
 
 The user's machine:
 - OS: {os}
