@@ -88,6 +88,8 @@ class Session(ModelTurns, BlockExecution, turns.TurnChecks):
         self._loops = turns.LoopGuard()
         self._empty_replies = 0  # in a row
         self._untagged_told = False  # told this task how to tag a fence
+        self._run_asked = False  # asked this task to run the code it names a language for
+        self._task_block = self._block  # the last block number before this task
         self._stop_requested = False  # stop() was called during this task
         self._compactor = Compactor(self.config.compact_at)
         self._task = ""  # the current task, as typed
@@ -116,7 +118,8 @@ class Session(ModelTurns, BlockExecution, turns.TurnChecks):
         self._denied = False
         self._loops.reset()
         self._empty_replies = 0
-        self._untagged_told = False
+        self._untagged_told = self._run_asked = False
+        self._task_block = self._block
         self._stop_requested = False
         code, reason = yield from self._loop()
         yield from self._saving_stopped()
@@ -249,11 +252,16 @@ class Session(ModelTurns, BlockExecution, turns.TurnChecks):
             steps = self._steps(reply)
             yield from self._tools_after(reply)
             untagged = not steps and self._tag_nudge_due(reply)
+            unrun = None if steps or untagged else self._run_nudge_due(reply)
             yield ev.event(ev.MESSAGE, role="assistant", text=reply.text,
-                           final=not steps and turns.is_answer(reply) and not untagged,
+                           final=not steps and turns.is_answer(reply) and not untagged
+                           and not unrun,
                            blocks=[{"index": self._block + n, "language": step.language}
                                    for n, step in enumerate(steps, 1) if step.fenced])
             yield self._turn_event(turn, reply)
+            if unrun:
+                yield from self._ask_to_run(unrun)
+                continue
             if not steps:
                 ending = yield from self._no_steps(reply, untagged)
                 if ending is None:

@@ -167,6 +167,45 @@ def test_a_call_of_a_made_up_function_is_not_the_answer(server, make_session, to
     assert finished(events) == {"exit_code": 0, "reason": "done"}
 
 
+# Qwen2.5-Coder-1.5B via `interp --local -y -e "Use Python to compute 2**20 + 7 and tell me
+# the number."` (issue 22): an answer from memory, and a wrong one (2**20 + 7 is 1048583).
+QWEN_GUESS = "2**20 + 7 = 1048575 + 7 = 1048582"
+
+
+@pytest.mark.parametrize("tools", ["off", "on"])
+def test_a_task_that_names_a_language_is_not_answered_without_code(server, make_session, tools):
+    server.script([QWEN_GUESS, py("print(2**20 + 7)"), "2**20 + 7 is 1048583."])
+    events = run(make_session(server, tools=tools),
+                 "Use Python to compute 2**20 + 7 and tell me the number.")
+    assert [m["final"] for m in of(events, "message")] == [False, False, True]
+    assert "The task asks to use Python and the model answered without running code; asking " \
+        "it to run the code." in notices(events)
+    how = "call the `execute` tool" if tools == "on" else "write it in a fenced code block"
+    assert told(server, 1).startswith("The task asks to use Python, and no code has run yet.")
+    assert how in told(server, 1)
+    assert of(events, "block.finished")[0]["status"] == "ok"
+    assert finished(events) == {"exit_code": 0, "reason": "done"}
+
+
+def test_the_model_is_asked_to_run_code_once_a_task(server, make_session):
+    server.script([QWEN_GUESS, "No code is needed: it is 1048583.",
+                   QWEN_GUESS, "No code is needed: it is 1048583."])
+    session = make_session(server, tools="off")
+    for _ in range(2):
+        events = run(session, "Use Python to compute 2**20 + 7 and tell me the number.")
+        assert [m["final"] for m in of(events, "message")] == [False, True]
+        assert finished(events) == {"exit_code": 0, "reason": "done"}
+    assert len(server.requests) == 4
+
+
+@pytest.mark.parametrize("task", ["What is 2**20 + 7?", "What is Python's GIL?"])
+def test_a_task_that_names_no_language_to_use_takes_the_answer(server, make_session, task):
+    server.script([QWEN_GUESS])
+    events = run(make_session(server, tools="off"), task)
+    assert [m["final"] for m in of(events, "message")] == [True]
+    assert len(server.requests) == 1
+
+
 def test_calls_the_server_parsed_out_of_the_text_run_in_fenced_mode(server, make_session):
     """llama.cpp may turn a `<tool_call>` the model wrote into a tool call even when no tool
     was offered; the reply was saved as '(empty reply)' and nothing ran."""
