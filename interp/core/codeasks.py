@@ -1,11 +1,11 @@
-"""Tasks that ask for code by name: "Use Python to compute 2**20 + 7" answered from memory
-(a small model's `1048582`) is not what the person asked for, so the model is asked, once a
-task, to run the code."""
+"""Answers that should have come from code: "Use Python to compute 2**20 + 7" answered from
+memory (a small model's `1048582`), or a question about sales.csv answered from the preview of
+its first lines. The model is asked, once a task, to run the code."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 # How people name a language in a task, beyond the runners' own names.
@@ -14,35 +14,40 @@ _ALIASES = {"python3": "python", "py": "python", "bash": "shell", "sh": "shell",
             "node.js": "javascript", "js": "javascript"}
 _ASKS = re.compile(r"\b(?:use|using|with|in|run|write|by running)\s+(?:a\s+|some\s+)?"
                    r"([a-z][\w.+-]*[\w+])", re.IGNORECASE)
-RUN_REQUEST = ("The task asks to use {written}, and no code has run yet. {how} Then answer "
-               "from its output. If no code is needed after all, say so.")
-RUN_NOTICE = ("The task asks to use {written} and the model answered without running code; "
-              "asking it to run the code.")
 
 
 @dataclass(frozen=True)
-class Asked:
-    """A language a task asks for: the runner's name and the word the person wrote."""
+class RunRequest:
+    """Why an answer given without code is not taken yet: `why` starts both the model's
+    request and the person's line."""
 
-    language: str
-    written: str
+    why: str
 
     def request(self, how: str) -> str:
-        """The message that asks the model to run the code; `how`: how code runs here."""
-        return RUN_REQUEST.format(written=self.written, how=how[:1].upper() + how[1:])
+        """The message that asks the model to run code; `how`: how code runs here."""
+        return (f"{self.why}, and no code has run yet. {how[:1].upper()}{how[1:]} Then answer "
+                "from its output. If no code is needed after all, say so.")
 
     def notice(self) -> str:
         """The line the person sees."""
-        return RUN_NOTICE.format(written=self.written)
+        return f"{self.why}, and the model answered without running code; asking it to run the code."
 
 
-def language_asked(task: str, languages: Iterable[str]) -> Asked | None:
-    """The runner language the task tells the model to use ("use Python", "with bash",
-    "in Node"), or None."""
+def language_asked(task: str, languages: Iterable[str]) -> RunRequest | None:
+    """A request when the task tells the model to use one of `languages` ("use Python",
+    "with bash", "in Node"), else None."""
     known = {name.lower() for name in languages}
     for match in _ASKS.finditer(task):
         word = match.group(1)
-        language = _ALIASES.get(word.lower(), word.lower())
-        if language in known:
-            return Asked(language, word)
+        if _ALIASES.get(word.lower(), word.lower()) in known:
+            return RunRequest(f"The task asks to use {word}")
     return None
+
+
+def previewed(names: Sequence[str]) -> RunRequest | None:
+    """A request when the task's files were described to the model (a preview of their first
+    lines), else None."""
+    if not names:
+        return None
+    listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    return RunRequest(f"Only a preview of {listed} was shown to you")

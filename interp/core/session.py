@@ -90,6 +90,7 @@ class Session(ModelTurns, BlockExecution, turns.TurnChecks):
         self._untagged_told = False  # told this task how to tag a fence
         self._run_asked = False  # asked this task to run the code it names a language for
         self._task_block = self._block  # the last block number before this task
+        self._previewed: list[str] = []  # files of this task described to the model (mentions)
         self._stop_requested = False  # stop() was called during this task
         self._compactor = Compactor(self.config.compact_at)
         self._task = ""  # the current task, as typed
@@ -99,6 +100,7 @@ class Session(ModelTurns, BlockExecution, turns.TurnChecks):
         """Work on a task until the model stops proposing code; ends with task.finished."""
         task = clean(task)
         self._task = task  # as typed: restated to the model after each report
+        self._previewed = []
         if not self._started:
             self._started = True
             yield ev.event(ev.SESSION_STARTED, session_id=self.id, model=self.model.name,
@@ -146,6 +148,7 @@ class Session(ModelTurns, BlockExecution, turns.TurnChecks):
             if path not in self._attached:
                 self._attached.add(path)
                 self.attachments.append(describe_file(path))
+                self._previewed.append(os.path.relpath(path, self._root()))
                 yield ev.event(ev.NOTICE, level="info", text=attachment_notice(
                     self.attachments[-1], "Named in the task, so described to the model:"))
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from interp.core import events as ev
 from interp.core import exits
-from interp.core.codeasks import Asked, language_asked
+from interp.core.codeasks import RunRequest, language_asked, previewed
 from interp.core.steps import (HOW_TO_CALL, HOW_TO_FENCE, Step, steps_from_reply, unrun_code_tag,
                                untagged_code)
 from interp.core.system_prompt import system_prompt
@@ -242,14 +242,16 @@ class TurnChecks:
         the model was not told this task how to tag one (then the reply is no answer yet)."""
         return not self._untagged_told and self._modes()[1] and untagged_code(reply.text)
 
-    def _run_nudge_due(self, reply: Reply) -> Asked | None:
-        """The language the task asked for by name, when the model answered it without any
-        code this task and was not asked yet to run it (then the reply is no answer yet)."""
+    def _run_nudge_due(self, reply: Reply) -> RunRequest | None:
+        """Why the model should run code first, when it answered a task that names a language
+        to use, or whose files it saw only previewed, without any code this task, and was not
+        asked yet (then the reply is no answer yet)."""
         if self._run_asked or self._block > self._task_block or not is_answer(reply):
             return None
-        return language_asked(self._task, self.registry.names())
+        return (language_asked(self._task, self.registry.names())
+                or previewed(self._previewed))
 
-    def _ask_to_run(self, asked: Asked) -> Iterator[ev.Event]:
+    def _ask_to_run(self, asked: RunRequest) -> Iterator[ev.Event]:
         """Ask the model (once a task: see _run_nudge_due) to run the code the task asked for."""
         self._run_asked = True
         yield ev.event(ev.NOTICE, level="info", text=asked.notice())

@@ -1,22 +1,22 @@
-"""Which language a task asks for by name."""
+"""Answers that should have come from code: a language the task names, files only previewed."""
 
 import pytest
 
-from interp.core.codeasks import Asked, language_asked
+from interp.core.codeasks import RunRequest, language_asked, previewed
 
 pytestmark = pytest.mark.fast
 LANGUAGES = ["python", "shell", "javascript"]
 
 
-@pytest.mark.parametrize("task,asked", [
-    ("Use Python to compute 2**20 + 7 and tell me the number.", Asked("python", "Python")),
-    ("Count the lines of notes.txt with bash.", Asked("shell", "bash")),
-    ("In Node.js, print the 30th Fibonacci number.", Asked("javascript", "Node.js")),
-    ("write a python3 script that sums data.csv", Asked("python", "python3")),
-    ("Using JS, parse this date", Asked("javascript", "JS")),
+@pytest.mark.parametrize("task,word", [
+    ("Use Python to compute 2**20 + 7 and tell me the number.", "Python"),
+    ("Count the lines of notes.txt with bash.", "bash"),
+    ("In Node.js, print the 30th Fibonacci number.", "Node.js"),
+    ("write a python3 script that sums data.csv", "python3"),
+    ("Using JS, parse this date", "JS"),
 ])
-def test_a_named_language_is_found(task, asked):
-    assert language_asked(task, LANGUAGES) == asked
+def test_a_named_language_is_found(task, word):
+    assert language_asked(task, LANGUAGES) == RunRequest(f"The task asks to use {word}")
 
 
 @pytest.mark.parametrize("task", ["What is 2**20 + 7?", "What is Python's GIL?",
@@ -26,8 +26,17 @@ def test_no_language_to_use(task):
     assert language_asked(task, LANGUAGES) is None
 
 
+def test_previewed_files_are_named():
+    assert previewed([]) is None
+    assert previewed(["sales.csv"]).why == "Only a preview of sales.csv was shown to you"
+    assert previewed(["a.csv", "b.csv", "c.json"]).why == \
+        "Only a preview of a.csv, b.csv and c.json was shown to you"
+
+
 def test_the_request_says_how_code_runs_here():
-    request = Asked("python", "Python").request("to run code, write it in a fenced block.")
-    assert request == ("The task asks to use Python, and no code has run yet. To run code, "
-                       "write it in a fenced block. Then answer from its output. If no code is "
-                       "needed after all, say so.")
+    asked = RunRequest("The task asks to use Python")
+    assert asked.request("to run code, write it in a fenced block.") == (
+        "The task asks to use Python, and no code has run yet. To run code, write it in a "
+        "fenced block. Then answer from its output. If no code is needed after all, say so.")
+    assert asked.notice() == ("The task asks to use Python, and the model answered without "
+                              "running code; asking it to run the code.")

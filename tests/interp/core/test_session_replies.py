@@ -178,7 +178,7 @@ def test_a_task_that_names_a_language_is_not_answered_without_code(server, make_
     events = run(make_session(server, tools=tools),
                  "Use Python to compute 2**20 + 7 and tell me the number.")
     assert [m["final"] for m in of(events, "message")] == [False, False, True]
-    assert "The task asks to use Python and the model answered without running code; asking " \
+    assert "The task asks to use Python, and the model answered without running code; asking " \
         "it to run the code." in notices(events)
     how = "call the `execute` tool" if tools == "on" else "write it in a fenced code block"
     assert told(server, 1).startswith("The task asks to use Python, and no code has run yet.")
