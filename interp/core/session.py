@@ -112,7 +112,7 @@ class Session(ModelTurns, BlockExecution, turns.TurnChecks):
             task = "\n\n".join([*self.notes, task])
             self.notes = []
         if self.config.mentions:
-            yield from self._describe_mentions(task)
+            yield from self._describe_mentions(self._task)  # what the person typed, not notes
         if self.attachments:
             task = f"{task}\n\nAttached files:\n\n" + "\n\n".join(self.attachments)
             self.attachments, self._attached = [], set()

@@ -210,6 +210,15 @@ def test_an_answer_from_a_files_preview_is_asked_to_run_code_once(server, make_s
     assert [m["final"] for m in of(events, "message")] == [True]
 
 
+def test_files_named_only_in_interps_notes_are_not_described(server, make_session):
+    (make_session.work / "a.txt").write_text("one\n")
+    session = make_session(server, mentions=True, tools="off")
+    session.tell("The user rewound the working folder: a.txt went back.")
+    events = run(session, "what now")
+    assert "File: " not in server.requests[0]["messages"][-1]["content"]
+    assert notices_of(events) == [] and len(server.requests) == 1
+
+
 def notices_of(events):
     return [e["text"] for e in of(events, "notice")]
 

@@ -179,7 +179,7 @@ def test_the_words_the_model_was_given_do_not_matter(run, fenced, tool_form, mon
                 message["content"] = "Résultat : ça a marché. Output: ``` Result: nope."
     after = [(export_markdown(m), export_notebook(m)) for m in (fenced, tool_form)]
     assert after == before
-    monkeypatch.setattr(report, "model_text", lambda record: "[[reworded]]")
+    monkeypatch.setattr(report, "model_text", lambda record, *_, **__: "[[reworded]]")
     record = run("python", "print('same')")
     reworded = report_messages([record])
     assert reworded[0]["content"] == f"[Block {record.index}, python]\n[[reworded]]"
