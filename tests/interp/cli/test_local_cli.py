@@ -180,16 +180,16 @@ def test_declining_the_download_says_what_to_do(local_pty):
 
 # -- a session on the local model ---------------------------------------------------------------
 @needs_xllamacpp
-def test_interactive_session_loads_on_the_first_task_and_tokens_shows_speed(
+def test_interactive_session_loads_at_start_and_tokens_shows_speed(
         local_pty, smol_gguf, own_copy):
     model = own_copy(smol_gguf)
     term = local_pty("--local", str(model), "--max-turns", "1",
                env={"INTERP_LOCAL_CONTEXT": "2048", "INTERP_LOCAL_THREADS": "1"})
     term.expect(r"model local")
-    term.expect(loose("(llama.cpp, 1 thread); it loads with your first task."))
+    term.expect(loose("(llama.cpp, 1 thread); loading it now."))
     assert f"{model} (llama.cpp" in flat(term.text)  # a long path may be folded
     term.prompt()
-    assert servers_for(model) == []  # lazily: nothing runs before the first task
+    assert _find_server(model)  # loading while the person types: before the first task
     term.line("Say hello.")
     term.expect(loose(f"Local model {model.name} ready: context 2048 tokens, 1 thread (loaded in"),
                 guard=180)
