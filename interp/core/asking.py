@@ -43,10 +43,10 @@ class ModelTurns:
             self.totals.cost_known = False
         else:
             self.totals.cost += usage.cost
-        return ev.event(ev.TURN_COMPLETED, turn=turn,
-                        usage={"prompt_tokens": usage.prompt_tokens,
-                               "completion_tokens": usage.completion_tokens} if usage else None,
-                        cost=usage.cost if usage else None)
+        return ev.TurnCompleted(turn=turn,
+                                usage={"prompt_tokens": usage.prompt_tokens,
+                                       "completion_tokens": usage.completion_tokens} if usage else None,
+                                cost=usage.cost if usage else None)
 
     def _save_partial(self, text: str, note: str) -> None:
         if text:
@@ -55,7 +55,7 @@ class ModelTurns:
     def _ask(self, turn: int) -> Iterator[ev.Event]:
         if self._compactor.due(self):  # between turns, never among a reply's blocks
             yield from self.compact(auto=True)
-        yield ev.event(ev.MODEL_REQUEST, turn=turn, model=self.model.name)
+        yield ev.ModelRequest(turn=turn, model=self.model.name)
         tools = [EXECUTE_TOOL] if (yield from self._tool_choice()) else None  # may load a model
         reply, parts = None, []
         try:
@@ -67,7 +67,7 @@ class ModelTurns:
                     yield turns.retry_event(item)
                 else:
                     parts.append(item)
-                    yield ev.event(ev.MESSAGE_DELTA, text=item)
+                    yield ev.MessageDelta(text=item)
                 if self._stop_requested:  # stop(): the rest of the reply is not awaited
                     raise KeyboardInterrupt
         except KeyboardInterrupt:

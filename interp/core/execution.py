@@ -42,7 +42,7 @@ class BlockExecution:
             elif step.problem:
                 record, tell = blocks.not_run(index, step.language, step.code, "skipped",
                                               step.problem, call_id=step.call_id), True
-                yield ev.event(ev.NOTICE, level="warning", text=step.problem)
+                yield ev.Notice(level="warning", text=step.problem)
             else:
                 record, ran, stopped = yield from self._approve_and_run(index, step)
                 tell = tell or ran
@@ -53,16 +53,16 @@ class BlockExecution:
 
     def _approve_and_run(self, index: int, step: Step) -> Iterator[ev.Event]:
         """Ask about one block and run it if approved; returns (record, tell_model, stop)."""
-        yield ev.event(ev.BLOCK_PROPOSED, index=index, language=step.language, code=step.code)
+        yield ev.BlockProposed(index=index, language=step.language, code=step.code)
         if self.checkpoints is not None:  # starts recording while the person reads the block
             yield from _notices(self.checkpoints.prepare(self))
         decision = self._decide(Proposal(index, step.language, step.code))
         if decision.notice:
-            yield ev.event(ev.NOTICE, level=decision.notice_level, text=decision.notice)
+            yield ev.Notice(level=decision.notice_level, text=decision.notice)
         if not decision.run:
-            policy = {"policy": True} if decision.policy else {}
             self._denied = self._denied or decision.policy
-            yield ev.event(ev.BLOCK_DECLINED, index=index, reason=decision.reason, **policy)
+            yield ev.BlockDeclined(index=index, reason=decision.reason,
+                                   policy=bool(decision.policy))
             status = "denied" if decision.policy else "declined"
             record = blocks.not_run(index, step.language, step.code, status, decision.reason,
                                     call_id=step.call_id)
@@ -72,14 +72,13 @@ class BlockExecution:
             self.always.add(step.language)
         code = decision.code if decision.code is not None else step.code
         edited = decision.edited(step.code)
-        yield ev.event(ev.BLOCK_APPROVED, index=index, language=step.language, code=code,
-                       edited=edited)
+        yield ev.BlockApproved(index=index, language=step.language, code=code, edited=edited)
         result, files = yield from self._execute(index, step.language, code)
         python = None if result.ok else _python_of(self._runners.get(step.language))
         self._loops.saw(step.language, code, result)
         record = blocks.ran(index, step.language, code, result, files=files, python=python,
                             proposed=step.code if edited else None, call_id=step.call_id)
-        yield ev.event(ev.BLOCK_FINISHED, index=index, **ev.finished_data(record))
+        yield ev.BlockFinished.of(index, record)
         return record, True, False
 
     def _decide(self, proposal: Proposal) -> Decision:
@@ -107,7 +106,7 @@ class BlockExecution:
                 result = _not_run()
             for item in () if self._stop_requested else runner.run(code, block=index):
                 if isinstance(item, Output):
-                    yield ev.event(ev.BLOCK_OUTPUT, index=index, text=item.text)
+                    yield ev.BlockOutput(index=index, text=item.text)
                     if self._stop_requested:  # stopped just as the block started
                         runner.interrupt()
                 elif isinstance(item, Result):
@@ -117,10 +116,10 @@ class BlockExecution:
         finally:
             self._current = None
         for display in result.displays:
-            yield ev.event(ev.BLOCK_DISPLAY, index=index, **ev.display_data(display))
+            yield ev.display_event(index, display)
         if result.background:  # processes it left running (languages/background.py)
-            yield ev.event(ev.BLOCK_BACKGROUND, index=index,
-                           processes=[p.to_dict() for p in result.background])
+            yield ev.BlockBackground(index=index,
+                                     processes=[p.to_dict() for p in result.background])
         files = None
         after = workspace.snapshot(root) if before is not None else None
         if guard is not None:
@@ -130,9 +129,9 @@ class BlockExecution:
             if changes:
                 files = blocks.FileChanges(tuple(changes.created), tuple(changes.modified),
                                            tuple(changes.deleted), workspace.describe(changes, root))
-                yield ev.event(ev.BLOCK_FILES, index=index, created=changes.created,
-                               modified=changes.modified, deleted=changes.deleted,
-                               text=files.text)
+                yield ev.BlockFiles(index=index, created=changes.created,
+                                     modified=changes.modified, deleted=changes.deleted,
+                                     text=files.text)
         return result, files
 
     def _runner(self, language: str):
@@ -157,7 +156,7 @@ class BlockExecution:
 
 def _notices(lines: list[str]) -> Iterator[ev.Event]:
     for text in lines:
-        yield ev.event(ev.NOTICE, level="warning", text=text)
+        yield ev.Notice(level="warning", text=text)
 
 
 def _python_of(runner) -> str | None:

@@ -99,7 +99,7 @@ class Session(ModelTurns, BlockExecution, turns.TurnChecks):
         self._task = task  # as typed: restated to the model after each report
         if not self._started:
             self._started = True
-            yield ev.event(ev.SESSION_STARTED, session_id=self.id, model=self.model.name,
+            yield ev.SessionStarted(session_id=self.id, model=self.model.name,
                            cwd=self.config.runner.cwd or os.getcwd(), resumed=len(self.messages) > 1,
                            instructions=self.config.instructions.paths
                            if self.config.instructions is not None else [])
@@ -123,7 +123,7 @@ class Session(ModelTurns, BlockExecution, turns.TurnChecks):
         if code == exits.OK and self._denied:
             code, reason = exits.POLICY, "denied by policy"
         self.exit_code = code
-        yield ev.event(ev.TASK_FINISHED, exit_code=code, reason=reason)
+        yield ev.TaskFinished(exit_code=code, reason=reason)
 
     def attach(self, path: str | os.PathLike) -> str:
         """Queue a file for the next task; returns its description (path, size, type, preview).
@@ -143,7 +143,7 @@ class Session(ModelTurns, BlockExecution, turns.TurnChecks):
             if path not in self._attached:
                 self._attached.add(path)
                 self.attachments.append(describe_file(path))
-                yield ev.event(ev.NOTICE, level="info", text=attachment_notice(
+                yield ev.Notice(level="info", text=attachment_notice(
                     self.attachments[-1], "Named in the task, so described to the model:"))
 
     def tell(self, note: str) -> None:
@@ -189,7 +189,7 @@ class Session(ModelTurns, BlockExecution, turns.TurnChecks):
             self.checkpoints.close()
         if self.log is not None:
             self.log.close()
-        return ev.event(ev.SESSION_FINISHED, session_id=self.id, exit_code=self.exit_code)
+        return ev.SessionFinished(session_id=self.id, exit_code=self.exit_code)
 
     def attach_log(self, log) -> None:
         """Start saving to `log`, writing the conversation so far."""
@@ -240,19 +240,19 @@ class Session(ModelTurns, BlockExecution, turns.TurnChecks):
             try:
                 reply = yield from self._ask(turn)
             except ModelError as exc:
-                yield ev.event(ev.NOTICE, level="error", text=str(exc), kind=exc.kind)
+                yield ev.Notice(level="error", text=str(exc), kind=exc.kind)
                 return exits.MODEL_ERROR, "model error"
             except KeyboardInterrupt:
                 self.tell(STOPPED_NOTE)
-                yield ev.event(ev.NOTICE, level="warning", text="Reply interrupted.")
+                yield ev.Notice(level="warning", text="Reply interrupted.")
                 return exits.INTERRUPTED, "interrupted"
             steps = self._steps(reply)
             yield from self._tools_after(reply)
             untagged = not steps and self._tag_nudge_due(reply)
-            yield ev.event(ev.MESSAGE, role="assistant", text=reply.text,
-                           final=not steps and turns.is_answer(reply) and not untagged,
-                           blocks=[{"index": self._block + n, "language": step.language}
-                                   for n, step in enumerate(steps, 1) if step.fenced])
+            yield ev.Message(role="assistant", text=reply.text,
+                             final=not steps and turns.is_answer(reply) and not untagged,
+                             blocks=[{"index": self._block + n, "language": step.language}
+                                     for n, step in enumerate(steps, 1) if step.fenced])
             yield self._turn_event(turn, reply)
             if not steps:
                 ending = yield from self._no_steps(reply, untagged)
@@ -265,23 +265,23 @@ class Session(ModelTurns, BlockExecution, turns.TurnChecks):
                 return (yield from self._stopped())
             if self._loops.stuck:
                 if not self._loops.asked:
-                    yield ev.event(ev.NOTICE, level="info",
+                    yield ev.Notice(level="info",
                                    text=turns.LOOP_NOTICE.format(n=self._loops.limit))
                     self._add(self._loops.ask_for_answer())
                     continue
                 ending = self._loops.ending()
-                yield ev.event(ev.NOTICE, level=ending.level, text=ending.notice)
+                yield ev.Notice(level=ending.level, text=ending.notice)
                 return ending.code, ending.reason
             if not carry_on:
                 return exits.OK, "declined"
-        yield ev.event(ev.NOTICE, level="warning",
+        yield ev.Notice(level="warning",
                        text=f"Stopped after {self.config.max_turns} model calls (--max-turns).")
         return exits.MAX_TURNS, "max turns reached"
 
     def _stopped(self) -> Iterator[ev.Event]:
         """End a turn the user stopped; the model is told with the next task."""
         self.tell(STOPPED_NOTE)
-        yield ev.event(ev.NOTICE, level="warning", text=STOPPED_NOTICE)
+        yield ev.Notice(level="warning", text=STOPPED_NOTICE)
         return exits.INTERRUPTED, "stopped by the user"
 
     # -- helpers --------------------------------------------------------------
@@ -289,7 +289,7 @@ class Session(ModelTurns, BlockExecution, turns.TurnChecks):
         """A warning, once, when the conversation's file could no longer be written."""
         lost = getattr(self.log, "take_failure", lambda: None)()
         if lost:
-            yield ev.event(ev.NOTICE, level="warning", text=lost)
+            yield ev.Notice(level="warning", text=lost)
 
     def _root(self) -> str:
         """The session's working directory."""

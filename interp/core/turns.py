@@ -181,8 +181,8 @@ class LoopGuard:
 
 def retry_event(item: Retrying) -> ev.Event:
     """The model.retry event for a retry the model reports."""
-    return ev.event(ev.MODEL_RETRY, attempt=item.attempt, max_attempts=item.max_attempts,
-                    delay=item.delay, reason=item.reason, text=item.text, restart=item.restart)
+    return ev.ModelRetry(attempt=item.attempt, max_attempts=item.max_attempts,
+                         delay=item.delay, reason=item.reason, text=item.text, restart=item.restart)
 
 
 def valid_calls(messages: list[dict]) -> list[dict]:
@@ -210,7 +210,7 @@ class TurnChecks:
             choice = choose_tools(self.config.tools, self.model)
             self._tools = (self.model, choice)
             if choice.notice:
-                yield ev.event(ev.NOTICE, level="info", text=choice.notice)
+                yield ev.Notice(level="info", text=choice.notice)
         return self._tools[1].send
 
     def _tools_after(self, reply: Reply) -> Iterator[ev.Event]:
@@ -223,7 +223,7 @@ class TurnChecks:
         if not text_calls(reply.text) or any(m.get("tool_calls") for m in self.messages):
             return
         self._tools = (self.model, ToolChoice(False))
-        yield ev.event(ev.NOTICE, level="info", text=TEXT_CALLS_NOTICE.format(self.model.name))
+        yield ev.Notice(level="info", text=TEXT_CALLS_NOTICE.format(self.model.name))
 
     def _steps(self, reply: Reply) -> list[Step]:
         """What to run. With the tool offered, once the model has used it, only calls run."""
@@ -245,7 +245,7 @@ class TurnChecks:
         """Tell the model (once a task: see _tag_nudge_due) how to run code."""
         self._untagged_told = True
         tag = unrun_code_tag(reply.text) or ""
-        yield ev.event(ev.NOTICE, level="info",
+        yield ev.Notice(level="info",
                        text=TRANSCRIPT_NOTICE.format(tag=tag) if tag else UNTAGGED_NOTICE)
         how = HOW_TO_CALL if self._modes()[0] else HOW_TO_FENCE
         what = (f"```{tag} block in your reply has no `$ ` prompt, so it was shown as output "
@@ -262,7 +262,7 @@ class TurnChecks:
         if ending is None and is_empty(reply):
             self._empty_replies += 1
             if self._empty_replies == 1:
-                yield ev.event(ev.NOTICE, level="warning",
+                yield ev.Notice(level="warning",
                                text=f"{self.model.name} sent an empty reply; asking it to go on.")
                 self._add({"role": "user", "content": EMPTY_NUDGE})
                 return None
@@ -271,10 +271,10 @@ class TurnChecks:
             yield from self._tell_how_to_tag(reply)
             return None
         if ending is not None:
-            yield ev.event(ev.NOTICE, level=ending.level, text=ending.notice)
+            yield ev.Notice(level=ending.level, text=ending.notice)
             return ending.code, ending.reason
         if note := cut_off_notice(reply):
-            yield ev.event(ev.NOTICE, level="warning", text=note)
+            yield ev.Notice(level="warning", text=note)
         return exits.OK, "done"
 
     def _with_tool_prompt(self, messages: list[dict]) -> list[dict]:
