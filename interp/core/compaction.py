@@ -116,8 +116,9 @@ def plan(messages: list[dict], window: int | None, keep_all: bool = True) -> Pla
 
 
 class Compactor:
-    """Compacts one session's conversation (its `messages`, `model`, `payload()` and
-    `totals`); `share` of the context window starts it by itself."""
+    """Compacts one session's conversation (a SessionState, interp/core/state.py: its
+    `messages`, `model`, `totals` and `stop_requested`); `share` of the context window
+    starts it by itself."""
 
     def __init__(self, share: float | None) -> None:
         self.share = share
@@ -161,8 +162,8 @@ class Compactor:
             if auto:
                 self._blocked_task = _task_index(messages)
             yield ev.Notice(level="warning",
-                           text=f"Could not compact the conversation: {exc}; "
-                                f"{'older outputs are trimmed instead' if auto else 'nothing changed'}.")
+                            text=f"Could not compact the conversation: {exc}; "
+                                 f"{'older outputs are trimmed instead' if auto else 'nothing changed'}.")
             return None
         self._last_size = len(messages) + 1
         self._report = dict(auto=auto, summarized=len(found.summarized), kept=found.kept,
@@ -207,7 +208,7 @@ def _ask(session, messages: list[dict]) -> Reply:
                 parts = [] if item.restart else parts
             else:
                 parts.append(item)
-            if getattr(session, "_stop_requested", False):
+            if session.stop_requested:
                 raise KeyboardInterrupt
     except ModelError as exc:
         raise CompactionError(f"the model could not write the summary ({exc})") from None

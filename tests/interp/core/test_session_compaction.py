@@ -150,8 +150,10 @@ def test_no_window_no_automatic_compaction():
         def context_window(self):
             return None
 
-    session = Session.__new__(Session)
-    session.messages, session.model = [{"role": "system", "content": "s"}], Unknown()
     from interp.core.compaction import Compactor
+    from interp.core.state import SessionConfig, SessionState
+
+    session = SessionState(Unknown(), SessionConfig(), registry=None,
+                           messages=[{"role": "system", "content": "s"}])
 
     assert not Compactor(0.7).due(session) and not Compactor(None).due(session)
