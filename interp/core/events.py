@@ -39,6 +39,8 @@ class Event:
 
 @dataclass(frozen=True, kw_only=True)
 class SessionStarted(Event):
+    """The first event of a session."""
+
     type: ClassVar[str] = "session.started"
     session_id: str | None
     model: str = ""
@@ -67,6 +69,8 @@ class MessageDelta(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class Message(Event):
+    """The model's reply, once it has all arrived."""
+
     type: ClassVar[str] = "message"
     role: str = "assistant"
     text: str
@@ -76,6 +80,8 @@ class Message(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class BlockProposed(Event):
+    """A block the model proposed, before the approver is asked."""
+
     type: ClassVar[str] = "block.proposed"
     index: int
     language: str
@@ -84,6 +90,8 @@ class BlockProposed(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class BlockApproved(Event):
+    """A block about to run."""
+
     type: ClassVar[str] = "block.approved"
     index: int
     language: str
@@ -93,6 +101,8 @@ class BlockApproved(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class BlockDeclined(Event):
+    """A block that does not run."""
+
     type: ClassVar[str] = "block.declined"
     omitted_unset: ClassVar[frozenset[str]] = frozenset({"policy"})
     index: int
@@ -102,6 +112,8 @@ class BlockDeclined(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class BlockOutput(Event):
+    """A chunk of what a running block printed."""
+
     type: ClassVar[str] = "block.output"
     index: int
     text: str  # a chunk, as produced
@@ -142,6 +154,8 @@ class BlockBackground(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class BlockFinished(Event):
+    """How a block ended."""
+
     type: ClassVar[str] = "block.finished"
     index: int
     status: str
@@ -166,6 +180,8 @@ class BlockFinished(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class TurnCompleted(Event):
+    """A model call's tokens and cost."""
+
     type: ClassVar[str] = "turn.completed"
     turn: int
     usage: dict[str, int] | None = None  # prompt_tokens, completion_tokens
@@ -174,6 +190,8 @@ class TurnCompleted(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class Notice(Event):
+    """One line for the person."""
+
     type: ClassVar[str] = "notice"
     omitted_unset: ClassVar[frozenset[str]] = frozenset({"kind"})
     level: str  # info | warning | error
@@ -221,6 +239,8 @@ class ContextCompacted(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class TaskFinished(Event):
+    """The task's end."""
+
     type: ClassVar[str] = "task.finished"
     exit_code: int
     reason: str
@@ -228,6 +248,8 @@ class TaskFinished(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class SessionFinished(Event):
+    """The last event of a session."""
+
     type: ClassVar[str] = "session.finished"
     session_id: str | None
     exit_code: int
