@@ -211,9 +211,9 @@ def _one_round(litellm, session, server, model, turns: int) -> tuple[float, ...]
     if len(requests) != turns + 1 or len(finished) != turns:
         raise RuntimeError(f"expected {turns + 1} requests and {turns} blocks, "
                            f"got {len(requests)} and {len(finished)}")
-    if any(e.data["status"] != "ok" for e in finished):
+    if any(e.status != "ok" for e in finished):
         raise RuntimeError("a block failed")
-    runner = sum(e.data["duration"] for e in finished)
+    runner = sum(e.duration for e in finished)
     # Cross-check: the very same requests through raw litellm.completion, same arguments.
     server.script([BLOCK] * turns + ["Done."])
     t = time.perf_counter()

@@ -33,11 +33,11 @@ def run(session: Session, task: str, on_event=None) -> list[ev.Event]:
 
 
 def of(events, kind):
-    return [e.data for e in events if e.type == kind]
+    return [e.body() for e in events if e.type == kind]
 
 
 def finished(events):
-    return events[-1].data
+    return events[-1].body()
 
 
 def contents(request: dict) -> list[str]:

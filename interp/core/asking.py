@@ -1,5 +1,5 @@
-"""The model-asking half of the conversation loop: what the model is sent, its streamed reply,
-and the tokens it cost (mixed into Session, whose state it uses)."""
+"""Asking the model, a part of the conversation loop: what the model is sent, its streamed
+reply, and the tokens it cost."""
 
 from __future__ import annotations
 
@@ -11,55 +11,66 @@ from interp.core import events as ev
 from interp.core import turns
 from interp.core.compaction import view
 from interp.core.payload import build_payload, has_images
+from interp.core.state import SessionState
 from interp.core.steps import EXECUTE_TOOL
+from interp.core.system_prompt import system_prompt
 from interp.core.text import clean_reply
 from interp.core.textcalls import valid_arguments
+from interp.core.turns import TurnChecks
 from interp.models.base import ModelError, Reply, Retrying
 
 
-class ModelTurns:
-    """Asking the model for the next reply."""
+class ModelAsker:
+    """Asks the model for the next reply: what it is sent, its streamed reply (added to the
+    conversation in `state`) and the tokens it cost; `checks` decides whether the execute
+    tool is offered."""
+
+    def __init__(self, state: SessionState, checks: TurnChecks) -> None:
+        self.state = state
+        self.checks = checks
+        self._vision: tuple[object, bool] | None = None  # (model, supports_vision), cached
 
     def payload(self, tools: bool = False) -> list[dict]:
         """The messages the model is sent next: trimmed to its window, figures attached
         (`tools`: with the system prompt for the execute tool)."""
-        history = view(self.messages)  # after a compaction: the summary and what came since
-        messages = build_payload(history, self.model,
-                                 self._supports_vision() if has_images(history) else False)
+        history = view(self.state.messages)  # after a compaction: the summary and what came since
+        messages = build_payload(history, self.state.model,
+                                 self.supports_vision() if has_images(history) else False)
         messages = turns.valid_calls(messages)
         return self._with_tool_prompt(messages) if tools else messages
 
-    def _supports_vision(self) -> bool:
-        if self._vision is None or self._vision[0] is not self.model:
-            self._vision = (self.model, bool(self.model.supports_vision()))
+    def supports_vision(self) -> bool:
+        """Whether the model takes images (asked once per model)."""
+        model = self.state.model
+        if self._vision is None or self._vision[0] is not model:
+            self._vision = (model, bool(model.supports_vision()))
         return self._vision[1]
 
-    def _turn_event(self, turn: int, reply: Reply) -> ev.Event:
-        usage = reply.usage
+    def turn_event(self, turn: int, reply: Reply) -> ev.TurnCompleted:
+        """The turn.completed event; the reply's tokens and cost are added to the totals."""
+        usage, totals = reply.usage, self.state.totals
         if usage is not None:
-            self.totals.prompt_tokens += usage.prompt_tokens
-            self.totals.completion_tokens += usage.completion_tokens
+            totals.prompt_tokens += usage.prompt_tokens
+            totals.completion_tokens += usage.completion_tokens
         if usage is None or usage.cost is None:  # a reply without usage has no known cost
-            self.totals.cost_known = False
+            totals.cost_known = False
         else:
-            self.totals.cost += usage.cost
-        return ev.event(ev.TURN_COMPLETED, turn=turn,
-                        usage={"prompt_tokens": usage.prompt_tokens,
-                               "completion_tokens": usage.completion_tokens} if usage else None,
-                        cost=usage.cost if usage else None)
+            totals.cost += usage.cost
+        return ev.TurnCompleted(turn=turn,
+                                usage={"prompt_tokens": usage.prompt_tokens,
+                                       "completion_tokens": usage.completion_tokens} if usage else None,
+                                cost=usage.cost if usage else None)
 
-    def _save_partial(self, text: str, note: str) -> None:
-        if text:
-            self._add({"role": "assistant", "content": f"{text}\n{note}"})
-
-    def _ask(self, turn: int) -> Iterator[ev.Event]:
-        if self._compactor.due(self):  # between turns, never among a reply's blocks
-            yield from self.compact(auto=True)
-        yield ev.event(ev.MODEL_REQUEST, turn=turn, model=self.model.name)
-        tools = [EXECUTE_TOOL] if (yield from self._tool_choice()) else None  # may load a model
+    def ask(self, turn: int) -> Iterator[ev.Event]:
+        """Stream the model's next reply as events; returns the Reply (added to the
+        conversation). KeyboardInterrupt when stopped, ModelError when the call failed (what
+        arrived is kept either way)."""
+        state = self.state
+        yield ev.ModelRequest(turn=turn, model=state.model.name)
+        tools = [EXECUTE_TOOL] if (yield from self.checks.tool_choice()) else None  # may load a model
         reply, parts = None, []
         try:
-            for item in self.model.stream(self.payload(tools=bool(tools)), tools):
+            for item in state.model.stream(self.payload(tools=bool(tools)), tools):
                 if isinstance(item, Reply):
                     reply = item
                 elif isinstance(item, Retrying):
@@ -67,8 +78,8 @@ class ModelTurns:
                     yield turns.retry_event(item)
                 else:
                     parts.append(item)
-                    yield ev.event(ev.MESSAGE_DELTA, text=item)
-                if self._stop_requested:  # stop(): the rest of the reply is not awaited
+                    yield ev.MessageDelta(text=item)
+                if state.stop_requested:  # stop(): the rest of the reply is not awaited
                     raise KeyboardInterrupt
         except KeyboardInterrupt:
             self._save_partial("".join(parts), "[reply interrupted by the user]")
@@ -81,9 +92,23 @@ class ModelTurns:
         reply = clean_reply(reply or Reply("".join(parts), (), None, None))
         if reply.tool_calls and not tools:
             reply = calls_as_text(reply)
-        self._add(_assistant_message(reply) if not turns.is_empty(reply) else
+        state.add(_assistant_message(reply) if not turns.is_empty(reply) else
                   {"role": "assistant", "content": turns.EMPTY_REPLY})  # APIs reject an empty one
         return reply
+
+    def _save_partial(self, text: str, note: str) -> None:
+        if text:
+            self.state.add({"role": "assistant", "content": f"{text}\n{note}"})
+
+    def _with_tool_prompt(self, messages: list[dict]) -> list[dict]:
+        """The payload with interp's system prompt in its execute-tool form."""
+        state = self.state
+        if not messages or messages[0].get("role") != "system" or \
+                state.messages[0].get("_prompt") != "interp":
+            return messages
+        prompt = system_prompt(state.registry.names(), state.config.runner.cwd,
+                               state.registry.model_notes(), tools=True)
+        return [dict(messages[0], content=prompt), *messages[1:]]
 
 
 def calls_as_text(reply: Reply) -> Reply:

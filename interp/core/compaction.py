@@ -116,8 +116,9 @@ def plan(messages: list[dict], window: int | None, keep_all: bool = True) -> Pla
 
 
 class Compactor:
-    """Compacts one session's conversation (its `messages`, `model`, `payload()` and
-    `totals`); `share` of the context window starts it by itself."""
+    """Compacts one session's conversation (a SessionState, interp/core/state.py: its
+    `messages`, `model`, `totals` and `stop_requested`); `share` of the context window
+    starts it by itself."""
 
     def __init__(self, share: float | None) -> None:
         self.share = share
@@ -147,11 +148,10 @@ class Compactor:
         window = model.context_window()
         found = plan(messages, window, keep_all=auto)  # on request: all but the last block
         if found is None:
-            yield ev.event(ev.NOTICE, level="info", text="Nothing to compact yet.")
+            yield ev.Notice(level="info", text="Nothing to compact yet.")
             return None
         before = _tokens(session)
-        yield ev.event(ev.CONTEXT_COMPACTING, auto=auto, messages=len(found.summarized),
-                       focus=focus)
+        yield ev.ContextCompacting(auto=auto, messages=len(found.summarized), focus=focus)
         entries = view_entries(messages)
         task = entries[found.task_position][1] if found.task_position is not None else None
         shown = sorted(found.summarized + ([found.task_position] if task is not None else []))
@@ -161,9 +161,9 @@ class Compactor:
         except CompactionError as exc:
             if auto:
                 self._blocked_task = _task_index(messages)
-            yield ev.event(ev.NOTICE, level="warning",
-                           text=f"Could not compact the conversation: {exc}; "
-                                f"{'older outputs are trimmed instead' if auto else 'nothing changed'}.")
+            yield ev.Notice(level="warning",
+                            text=f"Could not compact the conversation: {exc}; "
+                                 f"{'older outputs are trimmed instead' if auto else 'nothing changed'}.")
             return None
         self._last_size = len(messages) + 1
         self._report = dict(auto=auto, summarized=len(found.summarized), kept=found.kept,
@@ -174,7 +174,7 @@ class Compactor:
 
     def done(self, session) -> ev.Event:
         """The context.compacted event, once the summary message is in the conversation."""
-        return ev.event(ev.CONTEXT_COMPACTED, **self._report, tokens_after=_tokens(session))
+        return ev.ContextCompacted(**self._report, tokens_after=_tokens(session))
 
     def _summary(self, session, text: str, window: int | None, focus: str | None,
                  before: int) -> tuple[str, int]:
@@ -208,7 +208,7 @@ def _ask(session, messages: list[dict]) -> Reply:
                 parts = [] if item.restart else parts
             else:
                 parts.append(item)
-            if getattr(session, "_stop_requested", False):
+            if session.stop_requested:
                 raise KeyboardInterrupt
     except ModelError as exc:
         raise CompactionError(f"the model could not write the summary ({exc})") from None

@@ -1,85 +1,112 @@
-"""The block-running half of the conversation loop: approve each block of a reply, run it in
-its language's runner, and report what happened (mixed into Session, whose state it uses)."""
+"""Running a reply's blocks, a part of the conversation loop: approve each block, run it in
+its language's runner, and report what happened."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 
 from languages import Output, Result, RunnerError
 from languages.output import CapturedOutput
 
-from interp.approval.decision import Decision, Proposal
+from interp.approval.decision import Approver, Decision, Proposal
 from interp.core import blocks
 from interp.core import events as ev
 from interp.core import workspace
 from interp.core.report import next_step, report_messages, with_footer
+from interp.core.state import SessionState
 from interp.core.steps import Step
+from interp.core.turns import LoopGuard
 
 REPEAT_NOT_RUN = ("Not run: the same code already ran several times with the same output, and "
                   "you were asked for your final answer instead.")
 
 
-class BlockExecution:
-    """Approving and running the steps of a reply, one block at a time."""
+class BlockExecutor:
+    """Runs the steps of a reply, one block at a time: asks `approver` (unless the language
+    is always allowed), runs the block in its language's runner (started once, kept for its
+    state), and adds the report to the conversation in `state`. `loops` spots code run again
+    and again; `supports_vision` says whether figures reach the model as images."""
 
-    checkpoints = None  # records the folder around each block (interp.checkpoints), or None
+    def __init__(self, state: SessionState, approver: Approver, loops: LoopGuard,
+                 supports_vision: Callable[[], bool]) -> None:
+        self.state = state
+        self.approver = approver
+        self.loops = loops
+        self.supports_vision = supports_vision
+        self.checkpoints = None  # records the folder around each block (interp.checkpoints)
+        self.always: set[str] = set()  # languages the person allowed for the session
+        self.runners: dict[str, object] = {}  # one per language
+        self.current = None  # the runner of the block that is running
+        self.denied = False  # a block was denied by policy and nothing has run since
 
-    def _act(self, steps: list[Step]) -> Iterator[ev.Event]:
+    def act(self, steps: list[Step]) -> Iterator[ev.Event]:
         """Approve and run each step in order; returns (stopped, tell_model)."""
+        state = self.state
         records, tell, stopped = [], False, False
         for step in steps:
-            self._block += 1
-            index = self._block
-            stopped = stopped or self._stop_requested
+            state.block += 1
+            index = state.block
+            stopped = stopped or state.stop_requested
             if stopped:
                 record = blocks.not_run(index, step.language, step.code, "skipped",
                                         "Not run: the user stopped the turn.", call_id=step.call_id)
-            elif self._loops.repeats_after_asking(step.language, step.code):
+            elif self.loops.repeats_after_asking(step.language, step.code):
                 record = blocks.not_run(index, step.language, step.code, "skipped",
                                         REPEAT_NOT_RUN, call_id=step.call_id)
             elif step.problem:
                 record, tell = blocks.not_run(index, step.language, step.code, "skipped",
                                               step.problem, call_id=step.call_id), True
-                yield ev.event(ev.NOTICE, level="warning", text=step.problem)
+                yield ev.Notice(level="warning", text=step.problem)
             else:
                 record, ran, stopped = yield from self._approve_and_run(index, step)
                 tell = tell or ran
-                stopped = stopped or self._stop_requested
+                stopped = stopped or state.stop_requested
             records.append(record)
         self._report(records)
         return stopped, tell and not stopped
 
+    def interrupt(self) -> None:
+        """Interrupt the block that is running, if any (thread- and signal-safe)."""
+        runner = self.current
+        if runner is not None:
+            runner.interrupt()
+
+    def stop_runners(self) -> None:
+        """Stop every runner (a later block starts a fresh one)."""
+        for runner in self.runners.values():
+            runner.stop()
+        self.runners.clear()
+
     def _approve_and_run(self, index: int, step: Step) -> Iterator[ev.Event]:
         """Ask about one block and run it if approved; returns (record, tell_model, stop)."""
-        yield ev.event(ev.BLOCK_PROPOSED, index=index, language=step.language, code=step.code)
+        yield ev.BlockProposed(index=index, language=step.language, code=step.code)
         if self.checkpoints is not None:  # starts recording while the person reads the block
-            yield from _notices(self.checkpoints.prepare(self))
+            yield from _notices(self.checkpoints.prepare(self.state))
         decision = self._decide(Proposal(index, step.language, step.code))
         if decision.notice:
-            yield ev.event(ev.NOTICE, level=decision.notice_level, text=decision.notice)
+            yield ev.Notice(level=decision.notice_level, text=decision.notice)
         if not decision.run:
-            policy = {"policy": True} if decision.policy else {}
-            self._denied = self._denied or decision.policy
-            yield ev.event(ev.BLOCK_DECLINED, index=index, reason=decision.reason, **policy)
+            self.denied = self.denied or decision.policy
+            yield ev.BlockDeclined(index=index, reason=decision.reason,
+                                   policy=bool(decision.policy))
             status = "denied" if decision.policy else "declined"
             record = blocks.not_run(index, step.language, step.code, status, decision.reason,
                                     call_id=step.call_id)
             return record, decision.reason is not None, decision.stop
-        self._denied = False
+        self.denied = False
         if decision.always:
             self.always.add(step.language)
         code = decision.code if decision.code is not None else step.code
         edited = decision.edited(step.code)
-        yield ev.event(ev.BLOCK_APPROVED, index=index, language=step.language, code=code,
-                       edited=edited)
+        yield ev.BlockApproved(index=index, language=step.language, code=code, edited=edited)
         result, files = yield from self._execute(index, step.language, code)
-        python = None if result.ok else _python_of(self._runners.get(step.language))
-        self._loops.saw(step.language, code, result)
+        python = None if result.ok else _python_of(self.runners.get(step.language))
+        self.loops.saw(step.language, code, result)
         record = blocks.ran(index, step.language, code, result, files=files, python=python,
                             proposed=step.code if edited else None, call_id=step.call_id)
-        yield ev.event(ev.BLOCK_FINISHED, index=index, **ev.finished_data(record))
+        yield ev.BlockFinished.of(index, record)
         return record, True, False
 
     def _decide(self, proposal: Proposal) -> Decision:
@@ -92,72 +119,74 @@ class BlockExecution:
 
     def _execute(self, index: int, language: str, code: str) -> Iterator[ev.Event]:
         """Run a block; returns (result, the files it changed or None)."""
-        root = self._root()
+        state = self.state
+        root = state.root()
         guard = self.checkpoints
-        before = workspace.snapshot(root) if self.config.report_files or guard else None
+        before = workspace.snapshot(root) if state.config.report_files or guard else None
         if guard is not None:
-            yield from _notices(guard.before_block(self, index, language, before))
+            yield from _notices(guard.before_block(state, index, language, before))
         try:
-            fresh = language not in self._runners
+            fresh = language not in self.runners
             runner = self._runner(language)
-            self._current = runner
+            self.current = runner
             if fresh:  # a first start is slow: a block stopped meanwhile must not run
                 runner.start()
-            if self._stop_requested:
+            if state.stop_requested:
                 result = _not_run()
-            for item in () if self._stop_requested else runner.run(code, block=index):
+            for item in () if state.stop_requested else runner.run(code, block=index):
                 if isinstance(item, Output):
-                    yield ev.event(ev.BLOCK_OUTPUT, index=index, text=item.text)
-                    if self._stop_requested:  # stopped just as the block started
+                    yield ev.BlockOutput(index=index, text=item.text)
+                    if state.stop_requested:  # stopped just as the block started
                         runner.interrupt()
                 elif isinstance(item, Result):
                     result = item
         except RunnerError as exc:
             result = _failed_start(str(exc))
         finally:
-            self._current = None
+            self.current = None
         for display in result.displays:
-            yield ev.event(ev.BLOCK_DISPLAY, index=index, **ev.display_data(display))
+            yield ev.display_event(index, display)
         if result.background:  # processes it left running (languages/background.py)
-            yield ev.event(ev.BLOCK_BACKGROUND, index=index,
-                           processes=[p.to_dict() for p in result.background])
+            yield ev.BlockBackground(index=index,
+                                     processes=[p.to_dict() for p in result.background])
         files = None
         after = workspace.snapshot(root) if before is not None else None
         if guard is not None:
-            yield from _notices(guard.after_block(self, index, after))
-        if after is not None and self.config.report_files:
+            yield from _notices(guard.after_block(state, index, after))
+        if after is not None and state.config.report_files:
             changes = _without_figures(workspace.changes(before, after), root, result)
             if changes:
                 files = blocks.FileChanges(tuple(changes.created), tuple(changes.modified),
                                            tuple(changes.deleted), workspace.describe(changes, root))
-                yield ev.event(ev.BLOCK_FILES, index=index, created=changes.created,
-                               modified=changes.modified, deleted=changes.deleted,
-                               text=files.text)
+                yield ev.BlockFiles(index=index, created=changes.created,
+                                    modified=changes.modified, deleted=changes.deleted,
+                                    text=files.text)
         return result, files
 
     def _runner(self, language: str):
-        if language not in self._runners:  # the block timeout reaches runners only this way
-            config = replace(self.config.runner, timeout=self.config.timeout,
-                             spool_dir=self._spool_dir())
-            self._runners[language] = self.registry.create(language, config)
-        return self._runners[language]
+        if language not in self.runners:  # the block timeout reaches runners only this way
+            config = self.state.config
+            runner_config = replace(config.runner, timeout=config.timeout,
+                                    spool_dir=self._spool_dir())
+            self.runners[language] = self.state.registry.create(language, runner_config)
+        return self.runners[language]
 
     def _spool_dir(self) -> str | None:
         """Where full-output spool files go: with the saved session when there is one."""
-        folder = getattr(self.log, "spool_dir", None)
-        return os.fspath(folder) if folder is not None else self.config.runner.spool_dir
+        folder = getattr(self.state.log, "spool_dir", None)
+        return os.fspath(folder) if folder is not None else self.state.config.runner.spool_dir
 
     def _report(self, records: list[blocks.BlockRecord]) -> None:
         """Tell the model what happened to each block (the messages keep the records)."""
-        footer = self._loops.note() or next_step(records, self._task)
-        plots = any(r.plots for r in records) and not self._supports_vision()
+        footer = self.loops.note() or next_step(records, self.state.task)
+        plots = any(r.plots for r in records) and not self.supports_vision()
         for message in with_footer(report_messages(records, plots), footer):
-            self._add(message)
+            self.state.add(message)
 
 
 def _notices(lines: list[str]) -> Iterator[ev.Event]:
     for text in lines:
-        yield ev.event(ev.NOTICE, level="warning", text=text)
+        yield ev.Notice(level="warning", text=text)
 
 
 def _python_of(runner) -> str | None:

@@ -13,7 +13,7 @@ from interp.core import exits
 from interp.core.codeasks import RunRequest, language_asked, previewed
 from interp.core.steps import (HOW_TO_CALL, HOW_TO_FENCE, Step, steps_from_reply, unrun_code_tag,
                                untagged_code)
-from interp.core.system_prompt import system_prompt
+from interp.core.state import SessionState
 from interp.core.textcalls import text_calls, valid_arguments
 from interp.models.base import Reply, Retrying
 
@@ -182,8 +182,8 @@ class LoopGuard:
 
 def retry_event(item: Retrying) -> ev.Event:
     """The model.retry event for a retry the model reports."""
-    return ev.event(ev.MODEL_RETRY, attempt=item.attempt, max_attempts=item.max_attempts,
-                    delay=item.delay, reason=item.reason, text=item.text, restart=item.restart)
+    return ev.ModelRetry(attempt=item.attempt, max_attempts=item.max_attempts,
+                         delay=item.delay, reason=item.reason, text=item.text, restart=item.restart)
 
 
 def valid_calls(messages: list[dict]) -> list[dict]:
@@ -202,104 +202,110 @@ def valid_calls(messages: list[dict]) -> list[dict]:
 
 
 class TurnChecks:
-    """The Session's checks on each turn (mixed into Session, whose state they use): which
-    tool mode, what runs from a reply, and replies that are not answers."""
+    """The checks the loop makes on each turn: which tool mode, what runs from a reply, and
+    replies that are not answers. Reads and adds to the conversation in `state`."""
 
-    def _tool_choice(self) -> Iterator[ev.Event]:
+    def __init__(self, state: SessionState) -> None:
+        self.state = state
+        self.tools: tuple[object, ToolChoice] | None = None  # per model, decided once
+        self.empty_replies = 0  # in a row
+        self.untagged_told = False  # told this task how to tag a fence
+        self.run_asked = False  # asked this task to run code before answering
+        self.task_block = state.block  # the last block number before this task
+        self.previewed: list[str] = []  # this task's files described to the model (mentions)
+
+    def new_task(self) -> None:
+        """Forget this task's counts."""
+        self.empty_replies, self.untagged_told, self.run_asked = 0, False, False
+        self.task_block = self.state.block
+
+    def tool_choice(self) -> Iterator[ev.Event]:
         """Whether to send the execute tool to this model; says once why not, when it matters."""
-        if self._tools is None or self._tools[0] is not self.model:
-            choice = choose_tools(self.config.tools, self.model)
-            self._tools = (self.model, choice)
+        model = self.state.model
+        if self.tools is None or self.tools[0] is not model:
+            choice = choose_tools(self.state.config.tools, model)
+            self.tools = (model, choice)
             if choice.notice:
-                yield ev.event(ev.NOTICE, level="info", text=choice.notice)
-        return self._tools[1].send
+                yield ev.Notice(level="info", text=choice.notice)
+        return self.tools[1].send
 
-    def _tools_after(self, reply: Reply) -> Iterator[ev.Event]:
+    def tools_after(self, reply: Reply) -> Iterator[ev.Event]:
         """In auto mode, a model that answers the tool offer with a call written as text, never
         having made a real call, is served by fenced blocks for the rest of the session (once,
         said in one line): its text calls run either way, but the tool's schema and prompt
         only cost it tokens."""
-        if tool_mode(self.config.tools) != "auto" or not self._modes()[0] or reply.tool_calls:
+        if tool_mode(self.state.config.tools) != "auto" or not self.modes()[0] or reply.tool_calls:
             return
-        if not text_calls(reply.text) or any(m.get("tool_calls") for m in self.messages):
+        if not text_calls(reply.text) or any(m.get("tool_calls") for m in self.state.messages):
             return
-        self._tools = (self.model, ToolChoice(False))
-        yield ev.event(ev.NOTICE, level="info", text=TEXT_CALLS_NOTICE.format(self.model.name))
+        self.tools = (self.state.model, ToolChoice(False))
+        yield ev.Notice(level="info", text=TEXT_CALLS_NOTICE.format(self.state.model.name))
 
-    def _steps(self, reply: Reply) -> list[Step]:
+    def steps(self, reply: Reply) -> list[Step]:
         """What to run. With the tool offered, once the model has used it, only calls run."""
-        tools, fenced = self._modes()
-        return steps_from_reply(reply, self.registry, fenced=fenced, tools=tools)
+        tools, fenced = self.modes()
+        return steps_from_reply(reply, self.state.registry, fenced=fenced, tools=tools)
 
-    def _modes(self) -> tuple[bool, bool]:
+    def modes(self) -> tuple[bool, bool]:
         """(the tool is offered, fenced blocks run): once the model has used the tool, only
         its calls run."""
-        tools = bool(self._tools is not None and self._tools[1].send)
-        return tools, not (tools and any(m.get("tool_calls") for m in self.messages))
+        tools = bool(self.tools is not None and self.tools[1].send)
+        return tools, not (tools and any(m.get("tool_calls") for m in self.state.messages))
 
-    def _tag_nudge_due(self, reply: Reply) -> bool:
+    def tag_nudge_due(self, reply: Reply) -> bool:
         """Whether the reply's code sits in a fence without a language tag, fences run, and
         the model was not told this task how to tag one (then the reply is no answer yet)."""
-        return not self._untagged_told and self._modes()[1] and untagged_code(reply.text)
+        return not self.untagged_told and self.modes()[1] and untagged_code(reply.text)
 
-    def _run_nudge_due(self, reply: Reply) -> RunRequest | None:
+    def run_nudge_due(self, reply: Reply) -> RunRequest | None:
         """Why the model should run code first, when it answered a task that names a language
         to use, or whose files it saw only previewed, without any code this task, and was not
         asked yet (then the reply is no answer yet)."""
-        if self._run_asked or self._block > self._task_block or not is_answer(reply):
+        if self.run_asked or self.state.block > self.task_block or not is_answer(reply):
             return None
-        return (language_asked(self._task, self.registry.names())
-                or previewed(self._previewed))
+        return (language_asked(self.state.task, self.state.registry.names())
+                or previewed(self.previewed))
 
-    def _ask_to_run(self, asked: RunRequest) -> Iterator[ev.Event]:
-        """Ask the model (once a task: see _run_nudge_due) to run the code the task asked for."""
-        self._run_asked = True
-        yield ev.event(ev.NOTICE, level="info", text=asked.notice())
-        self._add({"role": "user", "content": asked.request(
-            HOW_TO_CALL if self._modes()[0] else HOW_TO_FENCE)})
+    def ask_to_run(self, asked: RunRequest) -> Iterator[ev.Event]:
+        """Ask the model (once a task: see run_nudge_due) to run code before answering."""
+        self.run_asked = True
+        yield ev.Notice(level="info", text=asked.notice())
+        self.state.add({"role": "user", "content": asked.request(
+            HOW_TO_CALL if self.modes()[0] else HOW_TO_FENCE)})
 
     def _tell_how_to_tag(self, reply: Reply) -> Iterator[ev.Event]:
-        """Tell the model (once a task: see _tag_nudge_due) how to run code."""
-        self._untagged_told = True
+        """Tell the model (once a task: see tag_nudge_due) how to run code."""
+        self.untagged_told = True
         tag = unrun_code_tag(reply.text) or ""
-        yield ev.event(ev.NOTICE, level="info",
-                       text=TRANSCRIPT_NOTICE.format(tag=tag) if tag else UNTAGGED_NOTICE)
-        how = HOW_TO_CALL if self._modes()[0] else HOW_TO_FENCE
+        yield ev.Notice(level="info",
+                        text=TRANSCRIPT_NOTICE.format(tag=tag) if tag else UNTAGGED_NOTICE)
+        how = HOW_TO_CALL if self.modes()[0] else HOW_TO_FENCE
         what = (f"```{tag} block in your reply has no `$ ` prompt, so it was shown as output "
                 f"and not run" if tag else "code block in your reply has no language tag, so it "
                 "was not run")
-        self._add({"role": "user", "content": f"The {what}: {how} If it was not meant to run, "
-                   f"say so."})
+        self.state.add({"role": "user", "content": f"The {what}: {how} If it was not meant to "
+                        f"run, say so."})
 
-    def _no_steps(self, reply: Reply, untagged: bool) -> Iterator[ev.Event]:
+    def no_steps(self, reply: Reply, untagged: bool) -> Iterator[ev.Event]:
         """A reply with nothing to run: the answer, or not one (refused or blocked, empty, or
-        code in an untagged fence (`untagged`, from _tag_nudge_due): the model is asked once
+        code in an untagged fence (`untagged`, from tag_nudge_due): the model is asked once
         more). Returns (exit code, reason), or None to go on."""
-        ending = blocked(reply, self.model.name)
+        name = self.state.model.name
+        ending = blocked(reply, name)
         if ending is None and is_empty(reply):
-            self._empty_replies += 1
-            if self._empty_replies == 1:
-                yield ev.event(ev.NOTICE, level="warning",
-                               text=f"{self.model.name} sent an empty reply; asking it to go on.")
-                self._add({"role": "user", "content": EMPTY_NUDGE})
+            self.empty_replies += 1
+            if self.empty_replies == 1:
+                yield ev.Notice(level="warning",
+                                text=f"{name} sent an empty reply; asking it to go on.")
+                self.state.add({"role": "user", "content": EMPTY_NUDGE})
                 return None
-            ending = empty_ending(self.model.name)
+            ending = empty_ending(name)
         if ending is None and untagged:
             yield from self._tell_how_to_tag(reply)
             return None
         if ending is not None:
-            yield ev.event(ev.NOTICE, level=ending.level, text=ending.notice)
+            yield ev.Notice(level=ending.level, text=ending.notice)
             return ending.code, ending.reason
         if note := cut_off_notice(reply):
-            yield ev.event(ev.NOTICE, level="warning", text=note)
+            yield ev.Notice(level="warning", text=note)
         return exits.OK, "done"
-
-    def _with_tool_prompt(self, messages: list[dict]) -> list[dict]:
-        """The payload with interp's system prompt in its execute-tool form."""
-        if not messages or messages[0].get("role") != "system" or \
-                self.messages[0].get("_prompt") != "interp":
-            return messages
-        prompt = system_prompt(self.registry.names(), self.config.runner.cwd,
-                               self.registry.model_notes(), tools=True)
-        return [dict(messages[0], content=prompt), *messages[1:]]
-

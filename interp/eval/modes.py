@@ -117,10 +117,10 @@ def _self(problem: Problem, model: Model, config: ModeConfig) -> Outcome:
         blocks, error = [], None
         try:
             for event in session.run(self_task(problem)):
-                if event.type == ev.BLOCK_APPROVED and event.data.get("language") == "python":
-                    blocks.append(event.data["code"])
-                elif event.type == ev.NOTICE and event.data.get("level") == "error":
-                    error = event.data.get("text")
+                if isinstance(event, ev.BlockApproved) and event.language == "python":
+                    blocks.append(event.code)
+                elif isinstance(event, ev.Notice) and event.level == "error":
+                    error = event.text
         finally:
             session.close()
     spend.add_totals(session.totals)

@@ -18,7 +18,7 @@ from interp.core import exits
 from interp.core.session import Session
 from interp.ui.keys import Keys
 
-_MODEL_PHASE_ENDS = frozenset({ev.MESSAGE, ev.NOTICE, ev.BLOCK_PROPOSED, ev.TASK_FINISHED})
+_MODEL_PHASE_ENDS = (ev.Message, ev.Notice, ev.BlockProposed, ev.TaskFinished)
 
 
 class TurnControl:
@@ -33,9 +33,9 @@ class TurnControl:
 
     def observe(self, item: ev.Event) -> None:
         """Note the phase an event starts or ends."""
-        if item.type == ev.MODEL_REQUEST:
+        if isinstance(item, ev.ModelRequest):
             self.waiting_for_model = True
-        elif item.type in _MODEL_PHASE_ENDS:
+        elif isinstance(item, _MODEL_PHASE_ENDS):
             self.waiting_for_model = False
 
     def on_sigint(self, signum=None, frame=None) -> None:
@@ -100,8 +100,8 @@ def drive(session: Session, task: str, on_event: Callable[[ev.Event], None],
                 finally:
                     control.in_session = False
                 control.observe(item)
-                if item.type == ev.TASK_FINISHED:
-                    code = item.data["exit_code"]
+                if isinstance(item, ev.TaskFinished):
+                    code = item.exit_code
                 try:
                     on_event(item)
                 except KeyboardInterrupt:

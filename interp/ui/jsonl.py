@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 
 from interp.core import events as ev
 from interp.core.session import Session
@@ -25,29 +26,29 @@ def run_json(session: Session, task: str, notices: list[str], secrets: list[str]
         sys.stdout.flush()
 
     def emit(item: ev.Event) -> None:
-        index = item.data.get("index")
-        if item.type == ev.BLOCK_OUTPUT:
-            stream = streams.setdefault(index, OutputFilter(redactor.secrets, sanitize=False))
-            item = ev.event(item.type, **dict(item.data, text=stream.feed(item.data["text"])))
-            if not item.data["text"]:
+        if isinstance(item, ev.BlockOutput):
+            stream = streams.setdefault(item.index,
+                                        OutputFilter(redactor.secrets, sanitize=False))
+            item = replace(item, text=stream.feed(item.text))
+            if not item.text:
                 return
-        elif item.type == ev.BLOCK_FINISHED and index in streams:
-            if rest := streams.pop(index).flush():
-                write(ev.event(ev.BLOCK_OUTPUT, index=index, text=rest))
-        if item.type not in ev.JSON_HIDDEN:
+        elif isinstance(item, ev.BlockFinished) and item.index in streams:
+            if rest := streams.pop(item.index).flush():
+                write(ev.BlockOutput(index=item.index, text=rest))
+        if item.json:
             write(item)
-        if item.type == ev.SESSION_STARTED:
+        if isinstance(item, ev.SessionStarted):
             flush_notices()
 
     def flush_notices() -> None:  # start-up notices follow session.started, the first line
         while pending:
             write(pending.pop(0))
 
-    pending = [ev.event(ev.NOTICE, level="info", text=text) for text in notices]
+    pending = [ev.Notice(level="info", text=text) for text in notices]
     try:
         code = drive(session, task, emit, keys)
     finally:
         flush_notices()
         final = session.close()
-    emit(ev.event(final.type, **dict(final.data, exit_code=code)))
+    emit(replace(final, exit_code=code))
     return code

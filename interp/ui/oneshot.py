@@ -25,13 +25,13 @@ def run_oneshot(session: Session, task: str, notices: list[str], secrets: list[s
     console = Console(stderr=True)
     renderer = Renderer(console, show_final=False, secrets=secrets, status=status)
     for text in notices:
-        renderer.handle(ev.event(ev.NOTICE, level="info", text=text))
+        renderer.handle(ev.Notice(level="info", text=text))
     answers: list[str] = []
 
     def on_event(item: ev.Event) -> None:
         renderer.handle(item)
-        if item.type == ev.MESSAGE and item.data.get("final"):
-            answers.append(item.data.get("text") or "")
+        if isinstance(item, ev.Message) and item.final:
+            answers.append(item.text or "")
 
     try:
         code = drive(session, task, on_event, keys)

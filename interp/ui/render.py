@@ -21,7 +21,7 @@ from interp.ui.tables import files_line
 from interp.ui.usage import Tally, compacted_line, reply_line
 
 MAX_FILES_TEXT = 2000  # characters of a block.files line
-UNSHOWN = frozenset({ev.SESSION_STARTED, ev.SESSION_FINISHED})  # nothing to show for these
+UNSHOWN = frozenset({ev.SessionStarted, ev.SessionFinished})  # nothing to show for these
 
 
 class Renderer:
@@ -62,24 +62,24 @@ class Renderer:
 
     def handle(self, event: ev.Event) -> None:
         """Show one event; UnknownEvent for a type this renderer has no way to show."""
-        if event.type in UNSHOWN:
+        if type(event) in UNSHOWN:
             return
-        handler = self._handlers().get(event.type)
+        handler = self._handlers().get(type(event))
         if handler is None:
             raise ev.UnknownEvent(f"the terminal cannot show event type {event.type!r}")
-        handler(event.data)
+        handler(event)
 
-    def _handlers(self) -> dict[str, Callable[[dict], None]]:
+    def _handlers(self) -> dict[type[ev.Event], Callable]:
         return {
-            ev.MODEL_REQUEST: self._on_model_request, ev.MODEL_RETRY: self._on_model_retry,
-            ev.MESSAGE_DELTA: self._on_message_delta, ev.MESSAGE: self._on_message,
-            ev.TURN_COMPLETED: self._on_turn_completed, ev.TASK_FINISHED: self._on_task_finished,
-            ev.NOTICE: self._on_notice, ev.BLOCK_PROPOSED: self._on_block_proposed,
-            ev.BLOCK_APPROVED: self._on_block_approved, ev.BLOCK_DECLINED: self._on_block_declined,
-            ev.BLOCK_OUTPUT: self._on_block_output, ev.BLOCK_FINISHED: self._on_block_finished,
-            ev.BLOCK_DISPLAY: self._on_block_display, ev.BLOCK_FILES: self._on_block_files,
-            ev.CONTEXT_COMPACTING: self._on_compacting, ev.CONTEXT_COMPACTED: self._on_compacted,
-            ev.BLOCK_BACKGROUND: self._on_block_background,
+            ev.ModelRequest: self._on_model_request, ev.ModelRetry: self._on_model_retry,
+            ev.MessageDelta: self._on_message_delta, ev.Message: self._on_message,
+            ev.TurnCompleted: self._on_turn_completed, ev.TaskFinished: self._on_task_finished,
+            ev.Notice: self._on_notice, ev.BlockProposed: self._on_block_proposed,
+            ev.BlockApproved: self._on_block_approved, ev.BlockDeclined: self._on_block_declined,
+            ev.BlockOutput: self._on_block_output, ev.BlockFinished: self._on_block_finished,
+            ev.BlockDisplay: self._on_block_display, ev.BlockFiles: self._on_block_files,
+            ev.ContextCompacting: self._on_compacting, ev.ContextCompacted: self._on_compacted,
+            ev.BlockBackground: self._on_block_background,
         }
 
     def stop(self) -> None:
@@ -102,37 +102,37 @@ class Renderer:
         return self.scrub(safe_text(text))
 
     # -- the model ----------------------------------------------------------------------
-    def _on_model_request(self, data: dict) -> None:
-        self._model = self._clean(str(data.get("model") or "the model")).replace("\n", " ")
+    def _on_model_request(self, event: ev.ModelRequest) -> None:
+        self._model = self._clean(str(event.model or "the model")).replace("\n", " ")
         self._phase = "model"
         self.status.start(f"waiting for {self._model}")
 
-    def _on_model_retry(self, data: dict) -> None:
-        text = self._clean(str(data.get("text") or "retrying the model")).replace("\n", " ")
-        if data.get("restart") and self._stream.text:  # what streamed is shown; it starts over
+    def _on_model_retry(self, event: ev.ModelRetry) -> None:
+        text = self._clean(str(event.text or "retrying the model")).replace("\n", " ")
+        if event.restart and self._stream.text:  # what streamed is shown; it starts over
             self._stream.close()
             self.print(Text("(the reply was cut off and starts over)", style="dim"))
-        lasting = data.get("reason") == "bad_request"  # a provider handed to litellm: kept
+        lasting = event.reason == "bad_request"  # a provider handed to litellm: kept
         if self.status.enabled and self.status.active and not lasting:
             self.status.note(text)
         elif text != self._retry:
             self.print(Text(text, style="dim"))
         self._retry = text
 
-    def _on_message_delta(self, data: dict) -> None:
+    def _on_message_delta(self, event: ev.MessageDelta) -> None:
         if not self._stream.text:
             self.status.update(f"receiving from {self._model}")
             self.status.note(None)
-        self._stream.feed(data["text"])
+        self._stream.feed(event.text)
 
-    def _on_message(self, data: dict) -> None:
-        printed, rest = self._end_model_phase(data.get("text") or "")
-        if data.get("final") and not self.show_final:
+    def _on_message(self, event: ev.Message) -> None:
+        printed, rest = self._end_model_phase(event.text or "")
+        if event.final and not self.show_final:
             return
         if printed.strip():  # its first paragraphs were printed as they came
             self.print()
         if rest.strip() or not printed.strip():
-            self.print(reply_markdown(rest, data.get("blocks")))
+            self.print(reply_markdown(rest, event.blocks))
 
     def _end_model_phase(self, text: str | None = None) -> tuple[str, str]:
         """Erase the preview and the status; returns what of the reply (`text`, else what
@@ -144,17 +144,17 @@ class Renderer:
         self._phase, self._retry = "", ""
         return printed, rest
 
-    def _on_turn_completed(self, data: dict) -> None:
-        usage, cost = data.get("usage"), data.get("cost")
+    def _on_turn_completed(self, event: ev.TurnCompleted) -> None:
+        usage, cost = event.usage, event.cost
         self.tally.add(usage, cost)
         self.print(Text(reply_line(usage, cost, self.tally), style="dim"))
 
-    def _on_task_finished(self, data: dict) -> None:
+    def _on_task_finished(self, event: ev.TaskFinished) -> None:
         self.stop()
 
-    def _on_notice(self, data: dict) -> None:
-        if self._phase == "model" and not self._stream.text and data.get("level") == "info":
-            self.print(Text(self._clean(data["text"]), style="cyan"))  # e.g. the tools mode
+    def _on_notice(self, event: ev.Notice) -> None:
+        if self._phase == "model" and not self._stream.text and event.level == "info":
+            self.print(Text(self._clean(event.text), style="cyan"))  # e.g. the tools mode
             return
         if self._phase == "model":  # a reply cut off (stop, error): keep what came
             printed, rest = self._end_model_phase()
@@ -162,30 +162,29 @@ class Renderer:
                 if printed.strip():
                     self.print()
                 self.print(markdown(rest))
-        style = {"error": "bold red", "warning": "yellow"}.get(data.get("level"), "cyan")
-        self.print(Text(self._clean(data["text"]), style=style))
+        style = {"error": "bold red", "warning": "yellow"}.get(event.level, "cyan")
+        self.print(Text(self._clean(event.text), style=style))
 
-    def _on_compacting(self, data: dict) -> None:
+    def _on_compacting(self, event: ev.ContextCompacting) -> None:
         self.status.start("compacting the conversation (the model writes a summary)")
 
-    def _on_compacted(self, data: dict) -> None:
+    def _on_compacted(self, event: ev.ContextCompacted) -> None:
         self.status.stop()
-        self.print(Text(self.scrub(safe_text(compacted_line(data))), style="dim"))
+        self.print(Text(self.scrub(safe_text(compacted_line(event.body()))), style="dim"))
 
     # -- blocks -------------------------------------------------------------------------
-    def _on_block_proposed(self, data: dict) -> None:
+    def _on_block_proposed(self, event: ev.BlockProposed) -> None:
         self.status.stop()
-        self.print(code_panel(data["language"], self.scrub(data["code"]),
-                              f"block {data['index']}"))
+        self.print(code_panel(event.language, self.scrub(event.code), f"block {event.index}"))
 
-    def _on_block_approved(self, data: dict) -> None:
-        if data.get("edited"):
-            self.print(code_panel(data["language"], self.scrub(data["code"]), "edited code"))
+    def _on_block_approved(self, event: ev.BlockApproved) -> None:
+        if event.edited:
+            self.print(code_panel(event.language, self.scrub(event.code), "edited code"))
         self._output = OutputFilter(self._redactor.secrets)
         self._view = self._new_view()
         self._deferred = []
-        language = safe_text(str(data.get("language") or "")).replace("\n", " ")
-        self.status.start(f"running {language} block {data.get('index')}")
+        language = safe_text(str(event.language or "")).replace("\n", " ")
+        self.status.start(f"running {language} block {event.index}")
 
     def _new_view(self) -> OutputView:
         live = self._live_line if self.status.enabled else None
@@ -198,17 +197,17 @@ class Renderer:
         width = self.status.size()[0] - 1
         self.status.preview([fit(line.expandtabs(), width)] if line else [])
 
-    def _on_block_declined(self, data: dict) -> None:
-        reason = f": {data['reason']}" if data.get("reason") else ""
-        what, style = ("denied by policy", "red") if data.get("policy") else ("declined", "yellow")
+    def _on_block_declined(self, event: ev.BlockDeclined) -> None:
+        reason = f": {event.reason}" if event.reason else ""
+        what, style = ("denied by policy", "red") if event.policy else ("declined", "yellow")
         self.print(Text(self.scrub(safe_text(f"{what}{reason}")), style=style))
 
-    def _on_block_output(self, data: dict) -> None:
+    def _on_block_output(self, event: ev.BlockOutput) -> None:
         if self._output is None:
             self._output = OutputFilter(self._redactor.secrets)
         if self._view is None:
             self._view = self._new_view()
-        self._view.feed(self._output.feed(data["text"]))
+        self._view.feed(self._output.feed(event.text))
 
     def _write_output(self, text: str) -> None:
         with self.status.hidden():
@@ -235,16 +234,16 @@ class Renderer:
             self._write_output("".join(line + "\n" for line in collapsed.tail))
         return bool(collapsed.left_out and spool_path)
 
-    def _on_block_finished(self, data: dict) -> None:
-        told = self._end_output(data.get("spool_path"))
+    def _on_block_finished(self, event: ev.BlockFinished) -> None:
+        told = self._end_output(event.spool_path)
         self.status.stop()
         deferred, self._deferred = self._deferred, []
         for item in deferred:  # the view is closed now: they are shown
             self.handle(item)
-        style = "green" if data["status"] == "ok" else "red"
-        line = f"{'✓' if data['status'] == 'ok' else '✗'} {data['summary']} ({data['duration']:.2f} s)"
-        if data.get("truncated") and not told:
-            line += f"; long output saved to {data['spool_path']}"
+        style = "green" if event.status == "ok" else "red"
+        line = f"{'✓' if event.status == 'ok' else '✗'} {event.summary} ({event.duration:.2f} s)"
+        if event.truncated and not told:
+            line += f"; long output saved to {event.spool_path}"
         self.print(Text(self.scrub(safe_text(line)), style=style))
 
     def _defer(self, event: ev.Event) -> bool:
@@ -260,27 +259,27 @@ class Renderer:
             self._deferred.append(event)
         return view.collapsed
 
-    def _on_block_display(self, data: dict) -> None:
-        if self._defer(ev.event(ev.BLOCK_DISPLAY, **data)):
+    def _on_block_display(self, event: ev.BlockDisplay) -> None:
+        if self._defer(event):
             return
         with self.status.hidden():
-            DisplayPainter(self.console, self.scrub, self.image_protocol).show(data)
+            DisplayPainter(self.console, self.scrub, self.image_protocol).show(event.body())
 
-    def _on_block_background(self, data: dict) -> None:
-        if self._defer(ev.event(ev.BLOCK_BACKGROUND, **data)):
+    def _on_block_background(self, event: ev.BlockBackground) -> None:
+        if self._defer(event):
             return
-        for item in data.get("processes") or ():
+        for item in event.processes or ():
             output = f"; output: {item['output']}" if item.get("output") else ""
             line = (f"Left running: pid {item.get('pid')} {item.get('command')}{output} "
                     f"(/ps lists, /kill stops)")
             self.print(Text(self.scrub(safe_text(line)).replace("\n", " "), style="dim"))
 
-    def _on_block_files(self, data: dict) -> None:
-        if self._defer(ev.event(ev.BLOCK_FILES, **data)):
+    def _on_block_files(self, event: ev.BlockFiles) -> None:
+        if self._defer(event):
             return
-        text = data.get("text")
+        text = event.text
         if not isinstance(text, str) or not text:
-            text = files_line(data)
+            text = files_line(event.body())
         if not text:
             return
         text = self.scrub(safe_text(text[:MAX_FILES_TEXT])).replace("\n", " ")

@@ -41,7 +41,7 @@ def interactive(session: Session, state: ApprovalState, notices: list[str], *,
     console.print(Text(f"interp {__version__} · model {banner_model} · /help for commands, "
                        f"Ctrl-D to exit", style="dim"))
     for text in notices:
-        renderer.handle(ev.event(ev.NOTICE, level="info", text=text))
+        renderer.handle(ev.Notice(level="info", text=text))
     ctx = CommandContext(session, state, console, make_model, new_log, keys)
     prompt = task_prompt(history, command_names())
     try:

@@ -125,14 +125,14 @@ def _compact(ctx: CommandContext, arg: str) -> None:
     from interp.ui.usage import compacted_line
 
     for item in ctx.session.compact(arg or None):
-        if item.type == ev.CONTEXT_COMPACTING:
+        if isinstance(item, ev.ContextCompacting):
             ctx.console.print(Text("Compacting: the model writes a summary of the earlier "
                                    "conversation…", style="dim"))
-        elif item.type == ev.CONTEXT_COMPACTED:
-            ctx.console.print(Text(compacted_line(item.data)))
-        elif item.type == ev.NOTICE:
-            ctx.console.print(Text(item.data["text"],
-                                   style="yellow" if item.data.get("level") != "info" else ""))
+        elif isinstance(item, ev.ContextCompacted):
+            ctx.console.print(Text(compacted_line(item.body())))
+        elif isinstance(item, ev.Notice):
+            ctx.console.print(Text(item.text,
+                                   style="yellow" if item.level != "info" else ""))
 
 
 def _ps(ctx: CommandContext, arg: str) -> None:

@@ -64,12 +64,12 @@ def _run(task: Task, model: Model, config: TaskConfig, model_name: str,
     answer, code, reason, notice = "", None, "", None
     try:
         for event in session.run(task.sentence):
-            if event.type == ev.MESSAGE and event.data.get("final"):
-                answer = event.data.get("text") or ""
-            elif event.type == ev.NOTICE and event.data.get("level") == "error":
-                notice = event.data.get("text")
-            elif event.type == ev.TASK_FINISHED:
-                code, reason = event.data.get("exit_code"), event.data.get("reason") or ""
+            if isinstance(event, ev.Message) and event.final:
+                answer = event.text or ""
+            elif isinstance(event, ev.Notice) and event.level == "error":
+                notice = event.text
+            elif isinstance(event, ev.TaskFinished):
+                code, reason = event.exit_code, event.reason or ""
     finally:
         session.close()
     messages = session.messages

@@ -287,13 +287,13 @@ def test_session_reports_policy_denial_and_exits_4(session_with, tmp_path):
         pol = policy(deny=["bash: rm *"])
         session = session_with(server, PolicyApprover(pol, None, ApprovalState(True, pol)))
         events = run_task(session, "make and remove a file")
-        declined = [e.data for e in events if e.type == "block.declined"]
+        declined = [e.body() for e in events if e.type == "block.declined"]
         assert declined == [{"index": 1, "policy": True,
                              "reason": "the deny rule `bash: rm *` matched `rm -rf gone.txt`"}]
         assert not marker.exists()
         told = server.requests[-1]["messages"][-1]["content"]
         assert "denied by policy" in told and "bash: rm *" in told and "rm -rf gone.txt" in told
-        assert events[-1].data == {"exit_code": EXIT_POLICY, "reason": "denied by policy"}
+        assert events[-1].body() == {"exit_code": EXIT_POLICY, "reason": "denied by policy"}
         # a later block that runs clears it: the task finished after all
         server.script(["```bash\necho fine\n```", "Done."])
-        assert run_task(session, "something else")[-1].data["exit_code"] == 0
+        assert run_task(session, "something else")[-1].exit_code == 0

@@ -426,7 +426,7 @@ def test_attach_log_writes_the_conversation_so_far(server, make_session, tmp_pat
     store = SessionStore(tmp_path / "sessions")
     session.attach_log(store.create({"model": "m"}))
     assert store.load(session.id) == session.messages
-    assert session.close().data["session_id"] == session.id
+    assert session.close().session_id == session.id
 
 
 def test_unanswered_tool_calls_get_a_result_before_the_next_task(server, make_session):

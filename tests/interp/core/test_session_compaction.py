@@ -112,7 +112,7 @@ def test_a_summary_too_long_twice_leaves_the_trimming_as_before(server, make_ses
     assert any(t.startswith("Could not compact the conversation: the summary was still longer")
                and "older outputs are trimmed instead" in t for t in warning)
     assert not of(events, ev.CONTEXT_COMPACTED) and not any(KEY in m for m in session.messages)
-    assert events[-1].data["exit_code"] == 0
+    assert events[-1].exit_code == 0
     last = server.requests[-1]["messages"]
     assert any(m.get("content") == TRIMMED for m in last)  # context.py's trimming, as before
 
@@ -125,17 +125,17 @@ def test_a_model_error_while_summarising_is_a_notice_and_the_task_goes_on(server
     events = run(session, "print some numbers")
     warning = [n["text"] for n in of(events, ev.NOTICE) if n["level"] == "warning"]
     assert any("the model could not write the summary" in t for t in warning)
-    assert events[-1].data["exit_code"] == 0 and of(events, ev.MESSAGE)[-1]["text"] == "Done."
+    assert events[-1].exit_code == 0 and of(events, ev.MESSAGE)[-1]["text"] == "Done."
 
 
 def test_compact_on_request_with_a_focus(server, make_session):
     session = make_session(server)  # a window interp does not know: only on request
-    assert [e.data["text"] for e in session.compact()] == ["Nothing to compact yet."]
+    assert [e.text for e in session.compact()] == ["Nothing to compact yet."]
     server.script([numbers(0), "Printed.", SUMMARY])
     run(session, "print some numbers")
     events = list(session.compact("the CSV columns"))
     assert [e.type for e in events] == [ev.CONTEXT_COMPACTING, ev.CONTEXT_COMPACTED]
-    assert not events[1].data["auto"] and events[1].data["focus"] == "the CSV columns"
+    assert not events[1].auto and events[1].focus == "the CSV columns"
     ask = server.requests[-1]["messages"][-1]["content"]
     assert "Pay most attention to: the CSV columns." in ask
     assert session.payload()[1]["content"] == f"{PREFIX}{SUMMARY}\n\nprint some numbers"
@@ -150,8 +150,10 @@ def test_no_window_no_automatic_compaction():
         def context_window(self):
             return None
 
-    session = Session.__new__(Session)
-    session.messages, session.model = [{"role": "system", "content": "s"}], Unknown()
     from interp.core.compaction import Compactor
+    from interp.core.state import SessionConfig, SessionState
+
+    session = SessionState(Unknown(), SessionConfig(), registry=None,
+                           messages=[{"role": "system", "content": "s"}])
 
     assert not Compactor(0.7).due(session) and not Compactor(None).due(session)

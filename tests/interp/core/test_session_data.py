@@ -129,7 +129,7 @@ def test_csv_to_json_field_by_field(server, make_session):
     assert files == [{"index": 1, "created": ["people.json"], "modified": [], "deleted": [],
                       "text": files[0]["text"]}]
     assert files[0]["text"].startswith("Files created: people.json (")
-    types = [e.type for e in events if e.data.get("index") == 1]
+    types = [e.type for e in events if getattr(e, "index", None) == 1]
     assert types.index("block.files") < types.index("block.finished")
     report = server.requests[1]["messages"][-1]["content"]
     assert "4 rows written" in report and "Files created: people.json (" in report
@@ -251,7 +251,7 @@ def test_bar_chart_is_a_valid_png_and_the_model_is_told_its_path(server, make_se
     assert shown["text"] == f"[figure saved: {path}]"
     assert file_png_size(path) == (640, 480)  # matplotlib's default 6.4 x 4.8 in at 100 dpi
     assert shown["data"]["width"] == 640 and shown["data"]["height"] == 480
-    types = [e.type for e in events if e.data.get("index") == 1]
+    types = [e.type for e in events if getattr(e, "index", None) == 1]
     assert types.index("block.display") < types.index("block.finished")
     # the figure is reported once, as a display, not again as a created file
     assert all("figure" not in name for f in of(events, "block.files") for name in f["created"])

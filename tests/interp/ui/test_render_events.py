@@ -3,7 +3,9 @@ silently showing nothing (a renamed event once stopped being shown without a sou
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from io import StringIO
+from typing import ClassVar
 
 import pytest
 from rich.console import Console
@@ -14,6 +16,12 @@ from interp.ui.render import UNSHOWN, Renderer
 pytestmark = pytest.mark.fast  # pure units: no process, pty or server (see conftest.py)
 
 
+@dataclass(frozen=True, kw_only=True)
+class Typo(ev.Event):
+    type: ClassVar[str] = "block.outptu"
+    text: str
+
+
 def renderer() -> tuple[Renderer, StringIO]:
     out = StringIO()
     return Renderer(Console(file=out, width=80, color_system=None)), out
@@ -21,7 +29,7 @@ def renderer() -> tuple[Renderer, StringIO]:
 
 def test_every_event_type_is_shown_or_deliberately_not():
     shown = set(renderer()[0]._handlers())
-    assert shown | UNSHOWN == ev.TYPES
+    assert {kind.type for kind in shown | UNSHOWN} == ev.TYPES
     assert not shown & UNSHOWN
 
 
@@ -30,7 +38,7 @@ def test_an_unknown_event_type_fails_loudly():
         ev.event("task.finishd", exit_code=0)
     view, _ = renderer()
     with pytest.raises(ev.UnknownEvent, match="block.outptu"):
-        view.handle(ev.Event("block.outptu", {"text": "lost"}))
+        view.handle(Typo(text="lost"))
 
 
 def test_known_events_are_drawn_and_session_bounds_are_silent():

@@ -1,0 +1,101 @@
+"""What the parts of a Session share: its settings, the conversation (and the file it is saved
+to) and the facts of the task at hand."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from languages import Registry, RunnerConfig
+
+from interp.core.instructions import Instructions
+from interp.core.text import clean
+from interp.models.base import Model
+
+
+@dataclass(frozen=True)
+class SessionConfig:
+    """Settings of one conversation."""
+
+    max_turns: int = 20
+    timeout: float | None = 600.0
+    tools: bool | str = "auto"  # auto | on | off (True: auto, False: off)
+    runner: RunnerConfig = field(default_factory=RunnerConfig)
+    report_files: bool = True  # snapshot the working directory around each block (block.files)
+    instructions: Instructions | None = None  # AGENTS.md files, appended to the system prompt
+    compact_at: float | None = 0.7  # share of the context window that starts a compaction
+    mentions: bool = True  # describe the working folder's files a task names (as /file does)
+
+
+@dataclass
+class Totals:
+    """Tokens and cost so far."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float = 0.0
+    cost_known: bool = True
+
+
+@dataclass
+class SessionState:
+    """The record a Session's parts (asking.py, execution.py, turns.py) read and write."""
+
+    model: Model
+    config: SessionConfig
+    registry: Registry
+    messages: list[dict] = field(default_factory=list)
+    log: object | None = None  # the saved conversation (interp.storage), or None
+    id: str | None = None
+    totals: Totals = field(default_factory=Totals)
+    task: str = ""  # the current task, as typed
+    block: int = 0  # the last block number used
+    stop_requested: bool = False  # stop() was called during this task
+    log_reset: bool = False  # reset() happened; the log learns of it before the next message
+
+    def add(self, message: dict, task: bool = False) -> None:
+        """Append a message to the conversation and to its file (`task`: the user's task)."""
+        message = clean(message)
+        if task:
+            message = dict(message, _task=True)
+        self.messages.append(message)
+        if self.log is not None:
+            if self.log_reset:
+                self.log_reset = False
+                self.log.append_reset()
+                for earlier in self.messages[:-1]:
+                    self.log.append_message(earlier)
+            self.log.append_message(message)
+
+    def root(self) -> str:
+        """The session's working directory."""
+        return self.config.runner.cwd or os.getcwd()
+
+    def undo(self) -> int:
+        """Drop the last task and everything after it; returns how many messages."""
+        tasks = [i for i, m in enumerate(self.messages) if m.get("_task")]
+        if not tasks:
+            return 0
+        dropped = len(self.messages) - tasks[-1]
+        del self.messages[tasks[-1]:]
+        if self.log is not None:
+            self.log.append_undo(dropped)
+        return dropped
+
+    def answer_dangling_calls(self) -> None:
+        """Give every tool call of the last assistant message a result (APIs reject it otherwise).
+
+        Calls are left unanswered when a turn was cut short (Ctrl-C while events were handled) or
+        the process died mid-block and the conversation was resumed."""
+        for i in range(len(self.messages) - 1, -1, -1):
+            message = self.messages[i]
+            if message.get("role") == "tool":
+                continue
+            if message.get("role") != "assistant" or not message.get("tool_calls"):
+                return
+            answered = {m.get("tool_call_id") for m in self.messages[i + 1:]}
+            for call in message["tool_calls"]:
+                if call.get("id") not in answered:
+                    self.add({"role": "tool", "tool_call_id": call.get("id"), "_output": True,
+                              "content": "Not run or not finished: the turn was interrupted."})
+            return
