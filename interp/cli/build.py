@@ -17,7 +17,7 @@ from interp.core.session import Session, SessionConfig
 from interp.errors import UsageError
 from interp.models.litellm_model import LiteLLMModel
 from interp.secrets import gateway_token_env, runner_env_remove_for, secrets_of
-from interp.storage.sessions import SessionStore
+from interp.storage.conversations import ConversationStore
 
 
 def build_policy(settings: Settings, registry) -> Policy:
@@ -94,7 +94,7 @@ def _missing_keys(model: str) -> list[str]:
     return [str(key) for key in missing or [] if isinstance(key, str)]
 
 
-def build_session(settings: Settings, request: Request, approver, store: SessionStore,
+def build_session(settings: Settings, request: Request, approver, store: ConversationStore,
                   registry=None, model=None) -> tuple[Session, list[str], list[str]]:
     """The session (with `model`, default make_model(settings)), resumed if asked; also
     returns notices to show first and warnings."""
@@ -185,7 +185,7 @@ def startup_notices(config: RunnerConfig) -> list[str]:
     return notices
 
 
-def new_log(settings: Settings, store: SessionStore):
+def new_log(settings: Settings, store: ConversationStore):
     """A new session file."""
     return store.create({"model": settings.model, "cwd": os.getcwd()}, secrets_of(settings))
 

@@ -18,10 +18,10 @@ def list_sessions(every_directory: bool = False) -> int:
     import os
 
     from interp.cli.settings import data_dir
-    from interp.storage.sessions import SessionStore
+    from interp.storage.conversations import ConversationStore
 
     here = os.getcwd()
-    rows = SessionStore(data_dir() / "sessions").list(cwd=None if every_directory else here)
+    rows = ConversationStore(data_dir() / "sessions").list(cwd=None if every_directory else here)
     if not rows:
         print("No saved conversations yet." if every_directory else
               f"No saved conversations started in {here}. `interp sessions --all` lists "
@@ -74,9 +74,9 @@ def export_session(session_id: str, fmt: str | None, output: str | None) -> int:
     from interp.cli.settings import data_dir
     from interp.errors import UsageError
     from interp.storage.export import EXTENSIONS, ExportError, export_format, render_export
-    from interp.storage.sessions import SessionStore, StoreError
+    from interp.storage.conversations import ConversationStore, StoreError
 
-    store = SessionStore(data_dir() / "sessions")
+    store = ConversationStore(data_dir() / "sessions")
     try:
         name = export_format(fmt, output if output not in (None, "-") else "export.md")
         sid = find_session(store, session_id, os.getcwd())
