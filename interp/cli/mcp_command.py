@@ -7,7 +7,7 @@ import sys
 import traceback
 from dataclasses import dataclass, replace
 
-from interp.cli.settings import ConfigError, Settings, data_dir, load_settings
+from interp.config.settings import ConfigError, Settings, data_dir, load_settings
 from interp.core import exits
 from interp.errors import UsageError
 

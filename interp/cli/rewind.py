@@ -38,7 +38,7 @@ def rewind_cli(args: RewindArgs) -> int:
     """Run `interp rewind`; returns its exit status."""
     from interp.checkpoints.rewind import Rewinder, RewindError
     from interp.cli.resume import find_session
-    from interp.cli.settings import data_dir
+    from interp.config.settings import data_dir
     from interp.errors import UsageError
     from interp.storage.conversations import ConversationStore, StoreError
 

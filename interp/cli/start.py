@@ -7,13 +7,14 @@ import sys
 import traceback
 from dataclasses import replace
 
-from interp.cli.settings import ConfigError, Settings, data_dir, load_settings, no_model_help
 from interp.cli.build import (Request, attach_files, build_policy, build_session, choose_runners,
                               new_log)
-from interp.cli.local import (LOCAL, ModelMaker, loading_status, no_key_found, prepare_local,
-                              startup_notice)
+from interp.config.local import loading_status, no_key_found, prepare_local, startup_notice
+from interp.config.models import ModelMaker
+from interp.config.settings import ConfigError, Settings, data_dir, load_settings, no_model_help
 from interp.core import exits
 from interp.errors import UsageError
+from interp.models.base import LOCAL
 
 
 def _fail(message: str, code: int) -> int:
