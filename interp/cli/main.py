@@ -9,14 +9,14 @@ from typing import Optional
 import typer
 
 from interp import __version__
-from interp.cli.options import VALUE_FLAGS, settings_options
+from interp.cli.flags import VALUE_FLAGS, settings_flags
 from interp.core import exits
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None, context_settings={"help_option_names": ["-h", "--help"]},
                   help="A local terminal agent: a model proposes code, you approve it, it runs.")
 
 
-SETTINGS: dict = {}  # where a command's settings flags stand (see interp.cli.options)
+SETTINGS: dict = {}  # where a command's settings flags stand (see interp.cli.flags)
 MCP_HELP = {"auto_approve": "Run blocks no rule stops without asking.",
             "pass_env": "Let runners see this variable even if it holds a model key "
                         "(repeatable)."}
@@ -29,7 +29,7 @@ def _version(value: bool) -> None:
 
 
 @app.callback(invoke_without_command=True)
-@settings_options()
+@settings_flags()
 def main_command(
     ctx: typer.Context,
     exec_: Optional[str] = typer.Option(None, "-e", "--exec", help="Run one task and exit."),
@@ -105,7 +105,7 @@ def rewind_command(
 
 
 @app.command("eval")
-@settings_options("model", "local_model", "api_base", "api_key", help={
+@settings_flags("model", "local_model", "api_base", "api_key", help={
     "local_model": "Score a GGUF model run here by llama.cpp (default: the downloaded one); "
                    "needs interp[local]."})
 def eval_command(
@@ -139,7 +139,7 @@ def eval_command(
 
 
 @app.command("mcp")
-@settings_options("auto_approve", "timeout", "sandbox", "network", "pass_env", "python",
+@settings_flags("auto_approve", "timeout", "sandbox", "network", "pass_env", "python",
                   "output_dir", "runners", "gateway_url", "debug", help=MCP_HELP)
 def mcp_command(
     http: bool = typer.Option(False, "--http", help="Serve Streamable HTTP on 127.0.0.1 with a "

@@ -1,7 +1,7 @@
 """Every setting, declared once: its type, default, flags, and checks.
 
 One `Option` drives the `Settings` field, the `INTERP_*` variable, the config.toml key, the
-check of its value (`settings.py`) and its flags on the command line (`interp/cli/options.py`).
+check of its value (`settings.py`) and its flags on the command line (`interp/cli/flags.py`).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The settings' flags as Typer options, made from their declarations (interp.config.options).
 
-A command decorated with `settings_options(...)` gets the flags of those settings where its
+A command decorated with `settings_flags(...)` gets the flags of those settings where its
 `cli` parameter stands, and receives their values as `cli`: setting name -> value, None when
 the flag was not given (a switch sets its value; it wins over the same setting's value flag).
 """
@@ -52,7 +52,7 @@ def _value(option: Option, given: dict[str, Any]) -> Any:
     return value
 
 
-def settings_options(*names: str, help: dict[str, str] | None = None) -> Callable:
+def settings_flags(*names: str, help: dict[str, str] | None = None) -> Callable:
     """Add the flags of the settings `names` (default: every setting with flags) to a Typer
     command; `help` words a flag differently for this command (setting name -> help)."""
     chosen = [BY_NAME[name] for name in names or WITH_FLAGS]
