@@ -1,6 +1,6 @@
 """Approval rules: which code blocks run without asking, need a question, or are refused.
 
-Rules live in the ``[approval]`` table of config.toml (``interp.cli.settings.default_config_path()``)::
+Rules live in the ``[approval]`` table of config.toml (``interp.config.settings.default_config_path()``)::
 
     [approval]
     mode = "ask"                      # ask | auto: what happens when no rule matches

@@ -201,7 +201,7 @@ class Checkpoints:
                 language: str | None) -> None:
         """Write the state (or why there is none) to the session file, if there is one."""
         from interp.checkpoints.history import Mark
-        from interp.storage.sessions import StoreError
+        from interp.storage.conversations import StoreError
 
         log = getattr(session, "log", None)
         if log is None:

@@ -147,7 +147,7 @@ class Rewinder:
 
     def carry_out(self, plan: Plan, to_block: int | None, log, *, kept: tuple[str, ...] = (),
                   conversation: bool = False) -> tuple[Applied, RewindMark]:
-        """Put the files back and record the rewind in `log` (a SessionLog, or None); Ctrl-C
+        """Put the files back and record the rewind in `log` (a ConversationLog, or None); Ctrl-C
         waits until every file is back (half a rewind would be worse than none)."""
         try:
             with _uninterrupted():

@@ -11,13 +11,13 @@ from languages.limits import DEFAULT_MEMORY_MB, DEFAULT_PROCESSES
 from interp.approval.policy import Policy, registry_resolver
 from interp.approval.rules import RulesError
 from interp.cli.resume import resume
-from interp.cli.settings import Settings, config_dir, default_config_path
+from interp.config.models import make_model
+from interp.config.settings import Settings, config_dir, default_config_path
 from interp.core.instructions import load_instructions
 from interp.core.session import Session, SessionConfig
 from interp.errors import UsageError
-from interp.models.litellm_model import LiteLLMModel
 from interp.secrets import gateway_token_env, runner_env_remove_for, secrets_of
-from interp.storage.sessions import SessionStore
+from interp.storage.conversations import ConversationStore
 
 
 def build_policy(settings: Settings, registry) -> Policy:
@@ -38,63 +38,7 @@ class Request:
     files: tuple[str, ...] = ()  # --file: attached to the task (the first one, interactively)
 
 
-def make_model(settings: Settings, name: str | None = None, *,
-               endpoint: bool = True) -> LiteLLMModel:
-    """A litellm model for the settings (litellm itself loads on first use); without
-    `endpoint`, the configured API base and key are left out."""
-    from interp.models.window import with_window
-
-    return with_window(LiteLLMModel(name or settings.model,
-                                    api_base=settings.api_base if endpoint else None,
-                                    api_key=settings.api_key if endpoint else None,
-                                    request_timeout=settings.request_timeout,
-                                    idle_timeout=settings.idle_timeout,
-                                    max_tokens=settings.max_tokens), settings.context_window)
-
-
-def provider_of(model: str) -> str | None:
-    """The litellm provider of a model name (`openai` for `gpt-4o`), or None if unknown."""
-    from interp.models.loader import load_litellm
-
-    try:
-        provider = load_litellm().get_llm_provider(model)[1]
-    except Exception:  # litellm raises assorted errors for names it cannot place
-        return None
-    return provider or None
-
-
-def switch_model(settings: Settings, name: str) -> tuple[LiteLLMModel, str | None]:
-    """The model `/model NAME` switches to, and a note on what was reset, if anything.
-
-    The configured API base and key belong to the configured model's provider: they are
-    kept for models of that provider and never sent to another one."""
-    if not (settings.api_base or settings.api_key):
-        return make_model(settings, name), None
-    ours, theirs = provider_of(settings.model), provider_of(name)
-    if ours is not None and ours == theirs:
-        return make_model(settings, name), None
-    what = " and ".join(part for part, value in (("API base", settings.api_base),
-                                                  ("API key", settings.api_key)) if value)
-    verb = "are" if " and " in what else "is"
-    missing = _missing_keys(name)
-    note = (f"The {what} given for {ours or settings.model} {verb} not sent to "
-            f"{theirs or name}; it uses its own settings"
-            + (f" (set {' or '.join(missing)})" if missing else "") + ".")
-    return make_model(settings, name, endpoint=False), note
-
-
-def _missing_keys(model: str) -> list[str]:
-    """The environment variables litellm wants for the model and does not find."""
-    from interp.models.loader import load_litellm
-
-    try:
-        missing = load_litellm().validate_environment(model=model).get("missing_keys")
-    except Exception:  # advice only
-        return []
-    return [str(key) for key in missing or [] if isinstance(key, str)]
-
-
-def build_session(settings: Settings, request: Request, approver, store: SessionStore,
+def build_session(settings: Settings, request: Request, approver, store: ConversationStore,
                   registry=None, model=None) -> tuple[Session, list[str], list[str]]:
     """The session (with `model`, default make_model(settings)), resumed if asked; also
     returns notices to show first and warnings."""
@@ -185,7 +129,7 @@ def startup_notices(config: RunnerConfig) -> list[str]:
     return notices
 
 
-def new_log(settings: Settings, store: SessionStore):
+def new_log(settings: Settings, store: ConversationStore):
     """A new session file."""
     return store.create({"model": settings.model, "cwd": os.getcwd()}, secrets_of(settings))
 

@@ -9,10 +9,17 @@ from typing import Optional
 import typer
 
 from interp import __version__
+from interp.cli.flags import VALUE_FLAGS, settings_flags
 from interp.core import exits
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None, context_settings={"help_option_names": ["-h", "--help"]},
                   help="A local terminal agent: a model proposes code, you approve it, it runs.")
+
+
+SETTINGS: dict = {}  # where a command's settings flags stand (see interp.cli.flags)
+MCP_HELP = {"auto_approve": "Run blocks no rule stops without asking.",
+            "pass_env": "Let runners see this variable even if it holds a model key "
+                        "(repeatable)."}
 
 
 def _version(value: bool) -> None:
@@ -22,84 +29,24 @@ def _version(value: bool) -> None:
 
 
 @app.callback(invoke_without_command=True)
+@settings_flags()
 def main_command(
     ctx: typer.Context,
     exec_: Optional[str] = typer.Option(None, "-e", "--exec", help="Run one task and exit."),
-    auto_approve: bool = typer.Option(False, "-y", "--auto-approve",
-                                                help="Run blocks without asking."),
-    model: Optional[str] = typer.Option(None, "--model", help="Any litellm model string."),
-    local: Optional[str] = typer.Option(None, "--local", metavar="[PATH.gguf]",
-                                        help="Run a GGUF model on this machine with llama.cpp "
-                                        "(default: the downloaded Qwen2.5-Coder-1.5B); needs "
-                                        "interp[local]."),
-    api_base: Optional[str] = typer.Option(None, "--api-base", help="Model endpoint URL."),
-    api_key: Optional[str] = typer.Option(None, "--api-key", help="Model API key."),
-    max_turns: Optional[int] = typer.Option(None, "--max-turns", help="Model calls per task."),
-    timeout: Optional[float] = typer.Option(None, "--timeout", help="Per-block limit in seconds."),
-    json_: bool = typer.Option(False, "--json", help="JSON Lines events on stdout."),
+    cli: dict = SETTINGS,
     resume: Optional[str] = typer.Option(None, "--resume", metavar="[ID]",
                                          help="Continue a saved conversation: bare --resume "
                                          "the latest started in this directory."),
-    tools: Optional[str] = typer.Option(None, "--tools", metavar="auto|on|off",
-                                        help="Offer the model the execute tool: auto (if "
-                                        "litellm knows it supports tools; default), on, or "
-                                        "off (fenced code blocks only)."),
-    no_tools: bool = typer.Option(False, "--no-tools", help="The same as --tools off."),
-    request_timeout: Optional[float] = typer.Option(
-        None, "--request-timeout", metavar="SECONDS",
-        help="Longest wait for the model's first token (default 600)."),
-    idle_timeout: Optional[float] = typer.Option(
-        None, "--idle-timeout", metavar="SECONDS",
-        help="Longest wait between two tokens of a reply (default 120)."),
-    max_tokens: Optional[int] = typer.Option(None, "--max-tokens", metavar="N",
-                                             help="Cap on the length of a reply in tokens "
-                                             "(default 8192; 0: no cap)."),
-    sandbox: Optional[str] = typer.Option(None, "--sandbox", metavar="off|workspace|read-only",
-                                          help="Run code inside bubblewrap (Linux)."),
-    network: bool = typer.Option(False, "--network", help="Allow network access in the sandbox."),
-    pass_env: Optional[list[str]] = typer.Option(None, "--pass-env", metavar="NAME",
-                                                 help="Let runners see this variable even if it "
-                                                 "holds the model's key (repeatable)."),
-    python: Optional[str] = typer.Option(None, "--python", metavar="PATH",
-                                         help="Python interpreter for python blocks "
-                                         "(default: python3 on PATH)."),
-    output_dir: Optional[str] = typer.Option(None, "--output-dir", metavar="PATH",
-                                             help="Folder for saved figures "
-                                             "(default ./interp-output)."),
-    runner: Optional[list[str]] = typer.Option(None, "--runner", metavar="LANG=RUNNER",
-                                               help="Where LANG's blocks run: builtin, "
-                                               "jupyter[:KERNEL] (a local kernel) or "
-                                               "gateway[:KERNEL] (repeatable)."),
-    gateway_url: Optional[str] = typer.Option(None, "--gateway-url", metavar="URL",
-                                              help="Jupyter gateway for LANG=gateway runners "
-                                              "(token in $INTERP_GATEWAY_TOKEN)."),
     file: Optional[list[str]] = typer.Option(None, "--file", metavar="PATH",
                                              help="Attach a file: the model is told its path, "
                                              "size, type and a preview (repeatable)."),
-    no_checkpoints: bool = typer.Option(False, "--no-checkpoints",
-                                        help="Do not record the folder before each block "
-                                        "(/rewind and interp rewind need those records)."),
-    no_instructions: bool = typer.Option(False, "--no-instructions",
-                                         help="Read no AGENTS.md files (also "
-                                         "INTERP_INSTRUCTIONS=0, instructions = false)."),
-    debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
                                  help="Print the version."),
 ) -> None:
     """Start an interactive session, or run one task with -e."""
     if ctx.invoked_subcommand is not None:
         return
-    model = _model_or_local(model, local, "interp")
-    cli = {"model": model, "api_base": api_base, "api_key": api_key, "max_turns": max_turns,
-           "timeout": timeout, "auto_approve": auto_approve or None, "json": json_ or None,
-           "debug": debug or None, "tools": "off" if no_tools else tools, "sandbox": sandbox,
-           "request_timeout": request_timeout, "idle_timeout": idle_timeout,
-           "max_tokens": max_tokens,
-           "network": network or None, "pass_env": tuple(pass_env) if pass_env else None,
-           "output_dir": output_dir, "python": python, "local_model": local or None,
-           "runners": tuple(runner) if runner else None, "gateway_url": gateway_url,
-           "checkpoints": False if no_checkpoints else None,
-           "instructions": False if no_instructions else None}
+    cli = _with_local(cli, "interp")
     from interp.cli.start import start
 
     raise typer.Exit(start(cli, exec_, resume, tuple(file or ())))
@@ -158,16 +105,14 @@ def rewind_command(
 
 
 @app.command("eval")
+@settings_flags("model", "local_model", "api_base", "api_key", help={
+    "local_model": "Score a GGUF model run here by llama.cpp (default: the downloaded one); "
+                   "needs interp[local]."})
 def eval_command(
     benchmark: str = typer.Argument(..., metavar="BENCHMARK",
                                     help="tasks (interp's own benchmark), humaneval, "
                                     "humaneval+, mbpp or mbpp+."),
-    model: Optional[str] = typer.Option(None, "--model", help="Any litellm model string."),
-    local: Optional[str] = typer.Option(None, "--local", metavar="[PATH.gguf]",
-                                        help="Score a GGUF model run here by llama.cpp "
-                                        "(default: the downloaded one); needs interp[local]."),
-    api_base: Optional[str] = typer.Option(None, "--api-base", help="Model endpoint URL."),
-    api_key: Optional[str] = typer.Option(None, "--api-key", help="Model API key."),
+    cli: dict = SETTINGS,
     feedback: Optional[list[str]] = typer.Option(None, "--feedback", metavar="none|self|oracle",
                                                  help="Modes, comma-separated or repeated "
                                                  "(default none)."),
@@ -190,46 +135,25 @@ def eval_command(
     args = EvalArgs(benchmark=benchmark.lower(), feedback=tuple(feedback or ()), limit=limit,
                     jobs=jobs, out=out, json=json_, turns=turns, data=data,
                     temperature=temperature, max_tokens=max_tokens)
-    model = _model_or_local(model, local, "interp eval")
-    raise typer.Exit(run_eval_command(args, {"model": model, "local_model": local or None,
-                                             "api_base": api_base, "api_key": api_key}))
+    raise typer.Exit(run_eval_command(args, _with_local(cli, "interp eval")))
 
 
 @app.command("mcp")
+@settings_flags("auto_approve", "timeout", "sandbox", "network", "pass_env", "python",
+                  "output_dir", "runners", "gateway_url", "debug", help=MCP_HELP)
 def mcp_command(
     http: bool = typer.Option(False, "--http", help="Serve Streamable HTTP on 127.0.0.1 with a "
                               "bearer token (default: stdio)."),
     port: int = typer.Option(8765, "--port", help="--http: the port (0: any free one)."),
-    auto_approve: bool = typer.Option(False, "-y", "--auto-approve",
-                                      help="Run blocks no rule stops without asking."),
-    timeout: Optional[float] = typer.Option(None, "--timeout", help="Per-block limit in seconds."),
-    sandbox: Optional[str] = typer.Option(None, "--sandbox", metavar="off|workspace|read-only",
-                                          help="Run code inside bubblewrap (Linux)."),
-    network: bool = typer.Option(False, "--network", help="Allow network access in the sandbox."),
-    pass_env: Optional[list[str]] = typer.Option(None, "--pass-env", metavar="NAME",
-                                                 help="Let runners see this variable even if it "
-                                                 "holds a model key (repeatable)."),
-    python: Optional[str] = typer.Option(None, "--python", metavar="PATH",
-                                         help="Python interpreter for python blocks."),
-    output_dir: Optional[str] = typer.Option(None, "--output-dir", metavar="PATH",
-                                             help="Folder for saved figures."),
-    runner: Optional[list[str]] = typer.Option(None, "--runner", metavar="LANG=RUNNER",
-                                               help="Where LANG's blocks run (repeatable)."),
-    gateway_url: Optional[str] = typer.Option(None, "--gateway-url", metavar="URL",
-                                              help="Jupyter gateway for LANG=gateway runners."),
+    cli: dict = SETTINGS,
     cwd: Optional[str] = typer.Option(None, "--cwd", metavar="DIR",
                                       help="Run blocks in DIR (default: where it starts)."),
     session_timeout: float = typer.Option(1800.0, "--session-timeout", metavar="SECONDS",
                                           help="--http: end a session idle this long."),
-    debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
 ) -> None:
     """Serve interp's runners to MCP clients (Claude Desktop, Claude Code, Codex, ...)."""
     from interp.cli.mcp_command import McpArgs, run_mcp
 
-    cli = {"auto_approve": auto_approve or None, "timeout": timeout, "sandbox": sandbox,
-           "network": network or None, "pass_env": tuple(pass_env) if pass_env else None,
-           "python": python, "output_dir": output_dir, "debug": debug or None,
-           "runners": tuple(runner) if runner else None, "gateway_url": gateway_url}
     raise typer.Exit(run_mcp(McpArgs(http=http, port=port, session_timeout=session_timeout,
                                      cwd=cwd), cli))
 
@@ -275,21 +199,19 @@ def rules_remove(entry: list[str] = typer.Argument(..., metavar="ENTRY|NUMBER"))
     raise typer.Exit(rules_cli("remove", entry=" ".join(entry)))
 
 
-def _model_or_local(model: str | None, local: str | None, prog: str) -> str | None:
-    """The model name: --model's, or "local" for --local (an empty value: the default file)."""
+def _with_local(cli: dict, prog: str) -> dict:
+    """The settings' flags with --local's: the model "local" (an empty path: the default file)."""
+    model, local = cli["model"], cli["local_model"]
     if local is not None and model:
         typer.echo(f"{prog}: use --model or --local, not both", err=True)
         raise typer.Exit(exits.USAGE)
     from interp.models.base import LOCAL
 
-    return LOCAL if local is not None else model
+    return {**cli, "model": LOCAL if local is not None else model, "local_model": local or None}
 
 
-_TAKES_VALUE = frozenset({"-e", "--exec", "--model", "--api-base", "--api-key", "--max-turns",
-                          "--local", "--timeout", "--resume", "--sandbox", "--pass-env",
-                          "--output-dir", "--file", "--python", "--format", "-f", "-o", "--output",
-                          "--tools", "--request-timeout", "--idle-timeout", "--max-tokens",
-                          "--runner", "--gateway-url", "--port", "--cwd", "--session-timeout"})
+_TAKES_VALUE = VALUE_FLAGS | {"-e", "--exec", "--resume", "--file", "--format", "-f", "-o",
+                              "--output", "--port", "--cwd", "--session-timeout"}
 
 
 _OPTIONAL_VALUE = {"--resume": "latest", "--local": ""}

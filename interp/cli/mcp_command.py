@@ -7,7 +7,7 @@ import sys
 import traceback
 from dataclasses import dataclass, replace
 
-from interp.cli.settings import ConfigError, Settings, data_dir, load_settings
+from interp.config.settings import ConfigError, Settings, data_dir, load_settings
 from interp.core import exits
 from interp.errors import UsageError
 
@@ -120,7 +120,7 @@ def _server_config(settings: Settings, token: tuple[str, bool] | None):
     from interp.mcp.config import ServerConfig
     from interp.mcp.http import TOKEN_ENV
     from interp.secrets import secrets_of
-    from interp.storage.sessions import SessionStore
+    from interp.storage.conversations import ConversationStore
 
     registry = default_registry()
     notices = choose_runners(settings, registry)
@@ -131,7 +131,7 @@ def _server_config(settings: Settings, token: tuple[str, bool] | None):
     config = ServerConfig(registry=registry, runner=runner, timeout=settings.timeout,
                           policy=lambda: build_policy(settings, registry),
                           auto_approve=settings.auto_approve,
-                          store=SessionStore(data_dir() / "sessions"),
+                          store=ConversationStore(data_dir() / "sessions"),
                           secrets=tuple(s for s in secrets if s), debug=settings.debug)
     notices += startup_notices(runner) + registry.errors
     mode = "run without asking" if settings.auto_approve or policy.mode == "auto" else \

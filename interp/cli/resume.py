@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from interp.errors import UsageError
-from interp.storage.sessions import SessionLog, SessionStore, same_dir
+from interp.storage.conversations import ConversationLog, ConversationStore, same_dir
 
 
 @dataclass
@@ -15,7 +15,7 @@ class Resumed:
 
     id: str
     messages: list[dict]
-    log: SessionLog
+    log: ConversationLog
     started_in: str | None
     notice: str  # for the person
     note: str  # for the model, with the next task
@@ -23,7 +23,7 @@ class Resumed:
     skipped: list[str] = field(default_factory=list)  # saved lines that could not be used
 
 
-def find_session(store: SessionStore, which: str, cwd: str) -> str:
+def find_session(store: ConversationStore, which: str, cwd: str) -> str:
     """The id to resume: "latest" is the latest conversation started in `cwd`."""
     if which != "latest":
         return store.resolve(which)
@@ -36,7 +36,7 @@ def find_session(store: SessionStore, which: str, cwd: str) -> str:
                      f"`interp sessions --all` lists the others, `--resume ID` continues one.")
 
 
-def resume(store: SessionStore, which: str, cwd: str, secrets: Iterable[str | None] = ()
+def resume(store: ConversationStore, which: str, cwd: str, secrets: Iterable[str | None] = ()
            ) -> Resumed:
     """Reopen a saved conversation (an id, a unique prefix, or "latest" in `cwd`)."""
     sid = find_session(store, which, cwd)

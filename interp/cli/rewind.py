@@ -38,15 +38,15 @@ def rewind_cli(args: RewindArgs) -> int:
     """Run `interp rewind`; returns its exit status."""
     from interp.checkpoints.rewind import Rewinder, RewindError
     from interp.cli.resume import find_session
-    from interp.cli.settings import data_dir
+    from interp.config.settings import data_dir
     from interp.errors import UsageError
-    from interp.storage.sessions import SessionStore, StoreError
+    from interp.storage.conversations import ConversationStore, StoreError
 
     if sum((args.to is not None, args.diff is not None, args.undo)) > 1:
         return _fail("interp rewind: use one of --to, --diff and --undo", exits.USAGE)
     if args.conversation and args.to is None:
         return _fail("interp rewind: --conversation goes with --to N", exits.USAGE)
-    store = SessionStore(data_dir() / "sessions")
+    store = ConversationStore(data_dir() / "sessions")
     try:
         sid = find_session(store, args.session_id or "latest", os.getcwd())
         messages = store.load(sid)

@@ -7,13 +7,14 @@ import sys
 import traceback
 from dataclasses import replace
 
-from interp.cli.settings import ConfigError, Settings, data_dir, load_settings, no_model_help
 from interp.cli.build import (Request, attach_files, build_policy, build_session, choose_runners,
                               new_log)
-from interp.cli.local import (LOCAL, ModelMaker, loading_status, no_key_found, prepare_local,
-                              startup_notice)
+from interp.config.local import loading_status, no_key_found, prepare_local, startup_notice
+from interp.config.models import ModelMaker
+from interp.config.settings import ConfigError, Settings, data_dir, load_settings, no_model_help
 from interp.core import exits
 from interp.errors import UsageError
+from interp.models.base import LOCAL
 
 
 def _fail(message: str, code: int) -> int:
@@ -121,7 +122,7 @@ def _pipe_closed() -> int:
 def _report(exc: Exception, settings) -> int:
     """One line (a traceback too with --debug), with API keys replaced by [REDACTED]."""
     from interp.secrets import Redactor, secrets_of
-    from interp.storage.sessions import StoreError
+    from interp.storage.conversations import StoreError
 
     scrub = Redactor(secrets_of(settings)).walk
     if isinstance(exc, UsageError):
@@ -146,7 +147,7 @@ def run(settings: Settings, request: Request, models: ModelMaker | None = None) 
     from interp.approval.decision import ApprovalState
     from interp.approval.policy import PolicyApprover
     from interp.secrets import secrets_of
-    from interp.storage.sessions import SessionStore
+    from interp.storage.conversations import ConversationStore
     from interp.ui.keys import Keys
 
     interactive_stdin = sys.stdin.isatty()
@@ -161,7 +162,7 @@ def run(settings: Settings, request: Request, models: ModelMaker | None = None) 
         task = sys.stdin.read(1 << 20).strip()
         if not task:
             raise UsageError("interp: no task given on standard input (or use -e TASK).")
-    store = SessionStore(data_dir() / "sessions")
+    store = ConversationStore(data_dir() / "sessions")
     state = ApprovalState(auto=auto, policy=policy)
     keys = Keys.for_stdin() if interactive_stdin else None
     human = None

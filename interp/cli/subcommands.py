@@ -17,11 +17,11 @@ def list_sessions(every_directory: bool = False) -> int:
     """Print saved conversations, newest first: those started in this directory, or all."""
     import os
 
-    from interp.cli.settings import data_dir
-    from interp.storage.sessions import SessionStore
+    from interp.config.settings import data_dir
+    from interp.storage.conversations import ConversationStore
 
     here = os.getcwd()
-    rows = SessionStore(data_dir() / "sessions").list(cwd=None if every_directory else here)
+    rows = ConversationStore(data_dir() / "sessions").list(cwd=None if every_directory else here)
     if not rows:
         print("No saved conversations yet." if every_directory else
               f"No saved conversations started in {here}. `interp sessions --all` lists "
@@ -71,12 +71,12 @@ def export_session(session_id: str, fmt: str | None, output: str | None) -> int:
     import os
 
     from interp.cli.resume import find_session
-    from interp.cli.settings import data_dir
+    from interp.config.settings import data_dir
     from interp.errors import UsageError
     from interp.storage.export import EXTENSIONS, ExportError, export_format, render_export
-    from interp.storage.sessions import SessionStore, StoreError
+    from interp.storage.conversations import ConversationStore, StoreError
 
-    store = SessionStore(data_dir() / "sessions")
+    store = ConversationStore(data_dir() / "sessions")
     try:
         name = export_format(fmt, output if output not in (None, "-") else "export.md")
         sid = find_session(store, session_id, os.getcwd())
@@ -103,7 +103,7 @@ def rules_cli(action: str, kind: str | None = None, entry: str | None = None,
     """`interp rules [list]`, `interp rules add KIND ENTRY`, `interp rules remove ENTRY|N`."""
     from languages import default_registry
 
-    from interp.cli.settings import default_config_path
+    from interp.config.settings import default_config_path
     from interp.approval.policy import Policy, registry_resolver, rule_lines
     from interp.approval.rules import RulesError
 

@@ -15,6 +15,7 @@ from interp.eval.data import DataError, load_problems
 from interp.eval.modes import MODES, ModeConfig
 from interp.eval.report import LEAK_NOTE, notes, summary_table
 from interp.eval.results import slug
+from interp.eval.setup import close, eval_model, fail, with_model
 
 
 @dataclass(frozen=True)
@@ -50,14 +51,9 @@ def parse_modes(values: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(modes)
 
 
-def _fail(message: str, code: int = exits.USAGE) -> int:
-    sys.stderr.write(f"interp eval: {message}\n")
-    return code
-
-
 def run_eval_command(args: EvalArgs, cli: dict) -> int:
     """Run the benchmark; prints the table (or JSON); returns the exit status."""
-    from interp.cli.settings import ConfigError, load_settings, no_model_help
+    from interp.config.settings import ConfigError, load_settings
 
     if args.benchmark == "tasks":
         from interp.eval.tasks.command import run_tasks_command
@@ -71,16 +67,14 @@ def run_eval_command(args: EvalArgs, cli: dict) -> int:
         settings = load_settings(cli)
         problems = load_problems(args.benchmark, args.data)[:args.limit]
     except (EvalUsageError, ConfigError, DataError) as exc:
-        return _fail(str(exc))
-    if not settings.model and settings.local_model:  # INTERP_LOCAL_MODEL alone
-        settings = replace(settings, model=LOCAL)
-    if not settings.model:
-        sys.stderr.write(no_model_help())
+        return fail(str(exc))
+    settings = with_model(settings)
+    if settings is None:
         return exits.USAGE
     try:
-        settings, model = _model(settings, args)
+        settings, model = eval_model(settings, args.temperature, args.max_tokens)
     except UsageError as exc:
-        return _fail(str(exc).removeprefix("interp: "))
+        return fail(str(exc).removeprefix("interp: "))
     plan = _plan(args, settings, problems, modes)
     from interp.eval.run import NothingReached
 
@@ -93,7 +87,7 @@ def run_eval_command(args: EvalArgs, cli: dict) -> int:
         _abort(model, f"no problem reached the model (recorded in {plan.out}/): {exc}",
                exits.MODEL_ERROR)
     finally:
-        _close(model)
+        close(model)
     _print(summaries, plan, args.json)
     return exits.OK
 
@@ -116,46 +110,13 @@ def _plan(args: EvalArgs, settings, problems, modes):
                     model_name=name, jobs=args.jobs, mode_config=config)
 
 
-def _model(settings, args: EvalArgs):
-    """The settings (a local model's file found) and the model to score; UsageError if the
-    local model cannot be had."""
-    params = {"temperature": args.temperature, "max_tokens": args.max_tokens}
-    if settings.model == LOCAL:
-        from interp.cli.local import ModelMaker, prepare_local
-
-        settings = prepare_local(settings, interactive=False)
-        if settings.local_temperature is None:
-            settings = replace(settings, local_temperature=args.temperature)
-        model = ModelMaker(settings, on_status=_local_status)()
-        model.params = params
-        return settings, model
-    from interp.models.litellm_model import LiteLLMModel
-
-    return settings, LiteLLMModel(settings.model, api_base=settings.api_base,
-                                  api_key=settings.api_key, params=params)
-
-
-def _local_status(status) -> None:
-    """A local model's load, one line on stderr (a progress bar may be drawing there)."""
-    if status.phase == "loading":
-        sys.stderr.write(f"interp eval: {status.text}...\n")
-    elif status.phase == "ready":
-        sys.stderr.write(f"interp eval: {status.text} (loaded in {status.seconds:.1f} s)\n")
-
-
 def _abort(model, message: str, code: int) -> None:
     """One line, the model closed, and out at once: worker threads may be waiting on the model,
     so they are not joined."""
     sys.stderr.write(f"interp eval: {message}\n")
     sys.stderr.flush()
-    _close(model)
+    close(model)
     os._exit(code)
-
-
-def _close(model) -> None:
-    close = getattr(model, "close", None)
-    if close is not None:
-        close()
 
 
 def _run(plan, model, show_progress: bool):

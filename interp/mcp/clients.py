@@ -23,7 +23,7 @@ from interp.core import blocks, workspace
 from interp.core.report import report_messages
 from interp.mcp.config import ServerConfig
 from interp.mcp.tools import RunCode
-from interp.storage.sessions import StoreError
+from interp.storage.conversations import StoreError
 
 STOP_WAIT = 5.0  # seconds closing waits for an interrupted block to end before killing it
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from languages import Registry, RunnerConfig
 
 from interp.approval.policy import Policy
-from interp.storage.sessions import SessionStore
+from interp.storage.conversations import ConversationStore
 
 APPROVAL_WAIT = 600.0  # seconds the server waits for the person to answer an approval question
 
@@ -22,7 +22,7 @@ class ServerConfig:
     timeout: float  # the longest a block may run, in seconds (--timeout)
     policy: Callable[[], Policy]  # a fresh copy of the rules per client: session rules stay its own
     auto_approve: bool = False  # run what no rule stops without asking (--auto-approve)
-    store: SessionStore | None = None  # where conversations are saved; None: not saved
+    store: ConversationStore | None = None  # where conversations are saved; None: not saved
     secrets: tuple[str, ...] = ()  # values redacted from saved conversations
     approval_wait: float = APPROVAL_WAIT
     debug: bool = False  # tracebacks of unexpected errors on stderr

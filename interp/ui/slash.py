@@ -266,7 +266,7 @@ def _file(ctx: CommandContext, arg: str) -> None:
 
 def _export(ctx: CommandContext, arg: str) -> None:
     from interp.storage.export import ExportError, write_export
-    from interp.storage.sessions import SessionStore, StoreError
+    from interp.storage.conversations import ConversationStore, StoreError
 
     session = ctx.session
     paths = _paths(arg) if arg else [f"interp-{session.id or 'session'}.md"]
@@ -279,7 +279,7 @@ def _export(ctx: CommandContext, arg: str) -> None:
             ctx.console.print("Nothing to export: the conversation is empty.")
             return
         if session.log is not None:  # the saved form: keys are already [REDACTED] there
-            store = SessionStore(session.log.path.parent)
+            store = ConversationStore(session.log.path.parent)
             messages, title = store.load(session.log.id), store.info(session.log.id).title
         else:
             messages = session.messages

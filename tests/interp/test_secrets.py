@@ -10,7 +10,7 @@ import pytest
 
 from helpers import make_interp_env, model_args, run_interp
 from fake_openai import FakeOpenAI
-from interp.cli.settings import Settings
+from interp.config.settings import Settings
 from interp.cli.start import _report
 from interp.secrets import (provider_of, provider_variables, runner_env_remove,
                             runner_env_remove_for, secret_values)

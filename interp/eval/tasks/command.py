@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from interp.core import exits
@@ -37,26 +37,23 @@ class TaskPlan:
 
 def run_tasks_command(args, cli: dict) -> int:
     """`interp eval tasks` (args: interp.eval.command.EvalArgs); returns the exit status."""
-    from interp.cli.settings import ConfigError, load_settings, no_model_help
+    from interp.config.settings import ConfigError, load_settings
     from interp.errors import UsageError
-    from interp.eval.command import _close, _fail, _model
+    from interp.eval.setup import close, eval_model, fail, with_model
 
     problem = _bad_flags(args)
     if problem:
-        return _fail(problem)
+        return fail(problem)
     try:
-        settings = load_settings(cli)
+        settings = with_model(load_settings(cli))
     except ConfigError as exc:
-        return _fail(str(exc))
-    if not settings.model and settings.local_model:  # INTERP_LOCAL_MODEL alone
-        settings = replace(settings, model=LOCAL)
-    if not settings.model:
-        sys.stderr.write(no_model_help())
+        return fail(str(exc))
+    if settings is None:
         return exits.USAGE
     try:
-        settings, model = _model(settings, args)
+        settings, model = eval_model(settings, args.temperature, args.max_tokens)
     except UsageError as exc:
-        return _fail(str(exc).removeprefix("interp: "))
+        return fail(str(exc).removeprefix("interp: "))
     plan = _plan(args, settings)
     try:
         with _progress(not args.json and sys.stderr.isatty()) as progress:
@@ -65,10 +62,10 @@ def run_tasks_command(args, cli: dict) -> int:
         sys.stderr.write(f"interp eval: interrupted; results so far are in {plan.out} "
                          "(run the same command again to resume)\n")
         sys.stderr.flush()
-        _close(model)
+        close(model)
         os._exit(exits.INTERRUPTED)  # worker threads may be waiting on the model: do not join them
     finally:
-        _close(model)
+        close(model)
     _print(summary, plan, args.json)
     return exits.OK
 

@@ -2,7 +2,7 @@ import tomllib
 
 import pytest
 
-from interp.cli.settings import default_config_path
+from interp.config.settings import default_config_path
 from interp.approval.rules import (
     Rule,
     RuleSet,

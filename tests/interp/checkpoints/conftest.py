@@ -11,14 +11,14 @@ import pytest
 
 from languages import Registry, default_registry
 
-from interp.storage.sessions import SessionLog, SessionStore
+from interp.storage.conversations import ConversationLog, ConversationStore
 
 
 @dataclass
 class Host:
     """What Checkpoints reads from a Session: its log, id and registry."""
 
-    log: SessionLog | None
+    log: ConversationLog | None
     registry: Registry = field(default_factory=lambda: default_registry(plugins=False))
 
     @property
@@ -41,7 +41,7 @@ def place(tmp_path, monkeypatch) -> Place:
     monkeypatch.setenv("HOME", str(tmp_path / "home"))  # no user git config or ignore file
     work = tmp_path / "work"
     work.mkdir()
-    store = SessionStore(tmp_path / "data" / "sessions")
+    store = ConversationStore(tmp_path / "data" / "sessions")
     log = store.create({"model": "m", "cwd": os.fspath(work)})
     yield Place(work, tmp_path / "data" / "checkpoints", store.root, Host(log))
     log.close()

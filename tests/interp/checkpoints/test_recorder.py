@@ -186,13 +186,13 @@ def test_the_users_git_environment_and_repository_are_left_alone(place, monkeypa
 
 
 def test_after_reset_the_new_conversation_keeps_its_own_refs(place):
-    from interp.storage.sessions import SessionStore
+    from interp.storage.conversations import ConversationStore
 
     (place.work / "a.txt").write_text("a\n")
     points = Checkpoints(place.base, place.work, place.sessions)
     points.before_block(place.host, 1, "shell", _snap(place))
     first = place.host.log.id
-    place.host.log = SessionStore(place.sessions).create({"model": "m"})  # what /reset does
+    place.host.log = ConversationStore(place.sessions).create({"model": "m"})  # what /reset does
     points.after_block(place.host, 1, _snap(place))  # unchanged: the same state again
     points.close()
     owners = {name.partition("/")[0] for name in Shadow(place.base, place.work).refs()}

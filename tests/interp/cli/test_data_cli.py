@@ -18,7 +18,7 @@ import pytest
 from helpers import Scenarios, model_args, run_interp
 
 from interp.cli.build import runner_config
-from interp.cli.settings import load_settings
+from interp.config.settings import load_settings
 
 CHART = ("import matplotlib.pyplot as plt\n"
          "plt.bar(['q1', 'q2', 'q3'], [3, 5, 2])\n"

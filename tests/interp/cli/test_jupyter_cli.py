@@ -20,7 +20,7 @@ from fake_openai import FakeOpenAI  # noqa: E402
 from gateway_server import KernelGateway, gateway_command  # noqa: E402
 from helpers import (Scenarios, make_interp_env, model_args, run_interp,  # noqa: E402
                      write_config)
-from interp.cli.settings import load_settings  # noqa: E402
+from interp.config.settings import load_settings  # noqa: E402
 from interp.secrets import runner_env_remove_for, secrets_of  # noqa: E402
 
 FIGURE = ("import matplotlib.pyplot as plt\nimport pandas as pd\nx = 6\n"

@@ -11,8 +11,8 @@ import pytest
 
 from helpers import interp_cmd, model_args
 
-from interp.cli.build import switch_model
-from interp.cli.settings import Settings
+from interp.config.models import switch_model
+from interp.config.settings import Settings
 
 
 def test_json_into_head_exits_quietly(fake_server, interp_env):

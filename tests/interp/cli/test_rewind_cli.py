@@ -181,7 +181,7 @@ def test_the_home_folder_is_too_large_and_the_blocks_still_run(fake_server, inte
 
 @pytest.mark.fast
 def test_the_checkpoints_setting_comes_from_the_flag_environment_or_config(tmp_path):
-    from interp.cli.settings import ConfigError, load_settings
+    from interp.config.settings import ConfigError, load_settings
 
     config = tmp_path / "config.toml"
     assert load_settings({}, environ={}, config_path=config).checkpoints is True

@@ -21,7 +21,7 @@ from interp.core.session import Session
 from interp.approval.decision import RUN, Decision, Proposal, auto_approve, decline
 from interp.core.context import TRIMMED
 from interp.models.litellm_model import LiteLLMModel
-from interp.storage.sessions import SessionStore
+from interp.storage.conversations import ConversationStore
 from languages import Registry
 from languages.python import PythonRunner
 from languages.shell import ShellRunner
@@ -379,7 +379,7 @@ def redacted(messages: list[dict]) -> list[dict]:
 
 
 def test_messages_are_saved_as_they_happen_and_undo_reset(server, make_session, tmp_path):
-    store = SessionStore(tmp_path / "sessions")
+    store = ConversationStore(tmp_path / "sessions")
     log = store.create({"model": "openai/fake-model"}, [KEY])
     seen_mid_run = []
 
@@ -423,7 +423,7 @@ def test_attach_log_writes_the_conversation_so_far(server, make_session, tmp_pat
     server.script(["hi there"])
     session = make_session(server)
     run(session, "hello")
-    store = SessionStore(tmp_path / "sessions")
+    store = ConversationStore(tmp_path / "sessions")
     session.attach_log(store.create({"model": "m"}))
     assert store.load(session.id) == session.messages
     assert session.close().session_id == session.id

@@ -19,7 +19,7 @@ from interp.core.session import Session
 from interp.models.litellm_model import LiteLLMModel
 from interp.models.window import KnownWindow
 from interp.storage.export import export_markdown
-from interp.storage.sessions import SessionStore
+from interp.storage.conversations import ConversationStore
 from languages import Registry
 from languages.python import PythonRunner
 from languages.shell import ShellRunner
@@ -84,7 +84,7 @@ def test_auto_compaction_sends_the_summary_the_task_and_the_last_block(server, m
 def test_the_saved_conversation_keeps_everything_and_resumes_compacted(server, make_session,
                                                                       tmp_path):
     scripted(server, [numbers(0), numbers(300), numbers(600), "Done."], [SUMMARY])
-    store = SessionStore(tmp_path / "sessions")
+    store = ConversationStore(tmp_path / "sessions")
     log = store.create({"model": "m"})
     session = make_session(server, model_cls=windowed(2000), log=log)
     run(session, "print some numbers")

@@ -26,7 +26,7 @@ from interp.core.vision import MAX_IMAGES
 from interp.core.vision import image_parts
 from interp.core.attachments import AttachmentError
 from interp.storage.export import export_markdown, export_notebook
-from interp.storage.sessions import SessionStore
+from interp.storage.conversations import ConversationStore
 from languages import RunnerConfig
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -265,7 +265,7 @@ def test_bar_chart_is_a_valid_png_and_the_model_is_told_its_path(server, make_se
 
 
 def test_figure_goes_to_a_vision_model_as_an_image_part(server, make_session, tmp_path):
-    store = SessionStore(tmp_path / "sessions")
+    store = ConversationStore(tmp_path / "sessions")
     log = store.create({"model": "openai/gpt-4o"})
     server.script([py(CHART), "A bar chart with four bars.", "Still fine."])
     session = with_python(make_session, server, model="gpt-4o", log=log)

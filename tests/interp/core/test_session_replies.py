@@ -18,7 +18,7 @@ from interp.approval.decision import auto_approve, decline
 from interp.core import exits
 from interp.core.session import Session, SessionConfig
 from interp.models.litellm_model import LiteLLMModel
-from interp.storage.sessions import SessionStore
+from interp.storage.conversations import ConversationStore
 from languages import Registry, RunnerConfig
 from languages.python import PythonRunner
 from languages.shell import ShellRunner
@@ -335,7 +335,7 @@ def test_a_call_cut_off_by_max_tokens_is_stored_valid_and_explained(server, make
     server.script([Reply(text="Writing it:", tool_calls=[{"id": "call_cut", "name": "execute",
                                                          "arguments": cut}], finish_reason="length"),
                    "I will write less."])
-    store = SessionStore(tmp_path / "sessions")
+    store = ConversationStore(tmp_path / "sessions")
     session = make_session(server, model="gpt-4o", log=store.create({"model": "gpt-4o"}, [KEY]))
     events = run(session, "write a long script")
     assert of(events, "block.proposed") == []

@@ -16,7 +16,7 @@ from interp.mcp.clients import ClientState
 from interp.mcp.config import ServerConfig
 from interp.mcp.tools import RunCode
 from interp.storage.export import conversation_items
-from interp.storage.sessions import SessionStore
+from interp.storage.conversations import ConversationStore
 from mcp_kit import alive, kill_all, wait_gone
 
 REGISTRY = default_registry(plugins=False)
@@ -26,7 +26,7 @@ def state(tmp_path: Path, timeout: float = 60) -> ClientState:
     work = tmp_path / "work"
     work.mkdir(exist_ok=True)
     config = ServerConfig(registry=REGISTRY, runner=RunnerConfig(cwd=str(work), grace=0.5),
-                          timeout=timeout, store=SessionStore(tmp_path / "sessions"),
+                          timeout=timeout, store=ConversationStore(tmp_path / "sessions"),
                           policy=lambda: Policy.from_table({}, None, registry_resolver(REGISTRY)))
     return ClientState(config, "tester 1.0")
 

@@ -20,7 +20,7 @@ from interp.core.report import report_messages
 from interp.storage.export import (ExportError, conversation_items, export_json, export_markdown,
                                    export_notebook, write_export)
 from interp.storage.legacy import find_figures
-from interp.storage.sessions import SessionStore
+from interp.storage.conversations import ConversationStore
 from languages import CapturedOutput, Display, Result, RunnerConfig, default_registry
 
 nbformat = pytest.importorskip("nbformat")
@@ -114,7 +114,7 @@ def tool_form(run, tmp_path):
 @pytest.fixture(scope="module")
 def legacy():
     """The messages of a session file written by interp before block records (a1b6baf)."""
-    return SessionStore(LEGACY).load("legacy-session")
+    return ConversationStore(LEGACY).load("legacy-session")
 
 
 def blocks_of(messages):

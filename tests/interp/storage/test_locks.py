@@ -15,7 +15,7 @@ import pytest
 from fake_openai import Reply
 from helpers import HANG_GUARD, interp_cmd, model_args, run_interp
 from interp.storage.locks import SessionBusy, SessionLock, lock_path
-from interp.storage.sessions import SessionInUse, SessionStore
+from interp.storage.conversations import ConversationInUse, ConversationStore
 
 
 def _sessions(interp_env) -> Path:
@@ -85,9 +85,9 @@ def test_the_lock_goes_with_its_process(fake_server, interp_env):
 
 @pytest.mark.fast
 def test_one_log_per_conversation_in_a_process_too(tmp_path):
-    store = SessionStore(tmp_path)
+    store = ConversationStore(tmp_path)
     log = store.create({"model": "m"})
-    with pytest.raises(SessionInUse, match=f"pid {os.getpid()}"):
+    with pytest.raises(ConversationInUse, match=f"pid {os.getpid()}"):
         store.open(log.id)
     log.close()
     with store.open(log.id) as again:

@@ -36,12 +36,12 @@ class StoreError(Exception):
     """A session cannot be found, resolved, opened or written."""
 
 
-class SessionInUse(StoreError):
+class ConversationInUse(StoreError):
     """The session is open in another interp process."""
 
 
 @dataclass(frozen=True)
-class SessionInfo:
+class ConversationInfo:
     """Summary of one saved session, as shown by `list()`."""
 
     id: str
@@ -79,7 +79,7 @@ def _ends_mid_line(path: Path) -> bool:
         return False
 
 
-class SessionLog:
+class ConversationLog:
     """An open session file that records are appended to."""
 
     def __init__(self, id: str, path: Path, secrets: Iterable[str | None] = ()) -> None:
@@ -149,7 +149,7 @@ class SessionLog:
             self._fh.close()
         self._lock.release()
 
-    def __enter__(self) -> SessionLog:
+    def __enter__(self) -> ConversationLog:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -162,8 +162,8 @@ def _lock(id: str, path: Path) -> SessionLock:
         return SessionLock(lock_path(path))
     except SessionBusy as exc:
         holder = f"another interp process (pid {exc.pid})" if exc.pid else "another interp process"
-        raise SessionInUse(f"conversation {id} is open in {holder}; finish or quit that one "
-                           f"first (one process writes a conversation at a time)") from None
+        raise ConversationInUse(f"conversation {id} is open in {holder}; finish or quit that "
+                                f"one first (one process writes a conversation at a time)") from None
     except OSError as exc:
         raise StoreError(f"cannot lock session file {path}: {exc.strerror or exc}") from None
 
@@ -175,7 +175,7 @@ def same_dir(a: str | os.PathLike | None, b: str | os.PathLike | None) -> bool:
     return os.path.realpath(a) == os.path.realpath(b)
 
 
-class SessionStore:
+class ConversationStore:
     """The directory of saved sessions (normally data_dir/sessions)."""
 
     def __init__(self, root: Path) -> None:
@@ -197,7 +197,8 @@ class SessionStore:
         ids = [n[: -len(".jsonl")] for n in names if n.endswith(".jsonl")]
         return sorted(i for i in ids if _ID_RE.match(i))
 
-    def create(self, meta: dict[str, Any], secrets: Iterable[str | None] = ()) -> SessionLog:
+    def create(self, meta: dict[str, Any],
+               secrets: Iterable[str | None] = ()) -> ConversationLog:
         """Start a new session file and write its meta record (model, cwd, extras)."""
         try:
             self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -215,16 +216,16 @@ class SessionStore:
                 raise StoreError(f"cannot create session file {path}: {exc.strerror or exc}") from None
         else:
             raise StoreError(f"cannot pick a free session id in {self.root}")
-        log = SessionLog(id, path, secrets)
+        log = ConversationLog(id, path, secrets)
         record = {"type": "meta", "v": FORMAT_VERSION, "id": id, "created": _now(),
                   "model": meta.get("model"), "cwd": meta.get("cwd", os.getcwd())}
         log._write({**meta, **record})
         return log
 
-    def open(self, id: str, secrets: Iterable[str | None] = ()) -> SessionLog:
+    def open(self, id: str, secrets: Iterable[str | None] = ()) -> ConversationLog:
         """Reopen a saved session (id or unique prefix) to append to it."""
         full = self.resolve(id)
-        return SessionLog(full, self.path_for(full), secrets)
+        return ConversationLog(full, self.path_for(full), secrets)
 
     def resolve(self, prefix: str) -> str:
         """Full id for an exact id or unique prefix; StoreError if unknown or ambiguous."""
@@ -276,14 +277,14 @@ class SessionStore:
             raise StoreError(f"cannot read session file {path}: {exc.strerror or exc}") from None
         return messages, warnings
 
-    def info(self, id: str) -> SessionInfo:
+    def info(self, id: str) -> ConversationInfo:
         """Summary of one session (exact id); raises OSError if unreadable."""
         path = self.path_for(id)
         mtime_ns = path.stat().st_mtime_ns
         meta, messages, _ = replay(path)
         model = meta.get("model")
         created = meta.get("created")
-        return SessionInfo(
+        return ConversationInfo(
             id=id,
             path=path,
             created=created if isinstance(created, str) else None,
@@ -294,7 +295,7 @@ class SessionStore:
             cwd=meta.get("cwd") if isinstance(meta.get("cwd"), str) else None,
         )
 
-    def list(self, cwd: str | os.PathLike | None = None) -> list[SessionInfo]:
+    def list(self, cwd: str | os.PathLike | None = None) -> list[ConversationInfo]:
         """All readable sessions (with `cwd`: those started there), most recently modified
         first."""
         infos = []

@@ -1,15 +1,14 @@
-"""Wiring `--local`: finding (or downloading) the model, the server's settings, and the models a
-run makes, with the local server stopped when the run ends."""
+"""Preparing `--local`: finding (or downloading) the model file, the local server's settings,
+and what is shown while it loads."""
 
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from interp.cli.settings import Settings
+from interp.config.settings import Settings
 from interp.errors import UsageError
 from interp.models.base import LOCAL
 from interp.secrets import KEY_SUFFIXES, PROVIDER_VARIABLES
@@ -98,56 +97,6 @@ def startup_notice(settings: Settings) -> str:
     threads = settings.local_threads or default_threads()
     return (f"Local model {settings.local_model} (llama.cpp, {threads} "
             f"thread{'s' * (threads != 1)}); loading it now.")
-
-
-class ModelMaker:
-    """Makes the models of one run (`/model NAME` too): litellm models, and at most one local
-    model, whose server `close()` stops."""
-
-    def __init__(self, settings: Settings, on_status=None) -> None:
-        self.settings = settings
-        self.on_status = on_status
-        self._local = None
-
-    def __call__(self, name: str | None = None):
-        """The model called `name` (default: the configured one)."""
-        name = name or self.settings.model
-        if name != LOCAL:
-            from interp.cli.build import make_model
-
-            return make_model(self.settings, name)
-        if self._local is None:
-            from interp.models.local import LocalServer
-            from interp.models.local_model import LocalModel
-
-            settings = self.settings
-            if not settings.local_model:  # /model local in a run that did not start with it
-                settings = prepare_local(settings, interactive=sys.stdin.isatty())
-            self._local = LocalModel(LocalServer(local_config(settings),
-                                                 self.on_status or loading_status()))
-        return self._local
-
-    def preload(self) -> None:
-        """Start loading the local model, if this run made one, without waiting for it."""
-        if self._local is not None:
-            self._local.preload()
-
-    def loading(self) -> float | None:
-        """Seconds the local model has been loading in the background, or None."""
-        return self._local.loading() if self._local is not None else None
-
-    def switch(self, name: str):
-        """`/model NAME`: the model and a note on what was reset (see build.switch_model)."""
-        if name == LOCAL:
-            return self(name), None
-        from interp.cli.build import switch_model
-
-        return switch_model(self.settings, name)
-
-    def close(self) -> None:
-        """Stop the local server, if one was made."""
-        if self._local is not None:
-            self._local.close()
 
 
 def loading_status(line=None):

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from interp.cli.local import ModelMaker, local_config, no_key_found
+from interp.config.local import local_config, no_key_found
+from interp.config.models import ModelMaker
 from interp.cli.main import optional_resume
-from interp.cli.settings import ConfigError, Settings, load_settings
+from interp.config.settings import ConfigError, Settings, load_settings
 from interp.models.litellm_model import LiteLLMModel
 from interp.models.local import default_threads, physical_cores
 from gguf_samples import sample

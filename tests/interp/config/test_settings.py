@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from interp.cli.settings import (
+from interp.config.settings import (
 
     NO_MODEL_HELP,
     ConfigError,

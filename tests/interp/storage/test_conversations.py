@@ -8,14 +8,14 @@ import pytest
 
 from interp.secrets import REDACTED
 
-from interp.storage.sessions import SessionStore, StoreError, new_session_id
+from interp.storage.conversations import ConversationStore, StoreError, new_session_id
 
 pytestmark = pytest.mark.fast  # pure units: no process, pty or server (see conftest.py)
 
 
 @pytest.fixture
 def store(tmp_path):
-    return SessionStore(tmp_path / "sessions")
+    return ConversationStore(tmp_path / "sessions")
 
 
 def user(text):

@@ -1,0 +1,57 @@
+"""What both `interp eval` commands share: the settings, the model to score, one-line failures."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import replace
+
+from interp.config.settings import Settings, no_model_help
+from interp.core import exits
+from interp.models.base import LOCAL
+
+
+def fail(message: str, code: int = exits.USAGE) -> int:
+    """Print `interp eval: MESSAGE` on stderr; returns `code`."""
+    sys.stderr.write(f"interp eval: {message}\n")
+    return code
+
+
+def with_model(settings: Settings) -> Settings | None:
+    """The settings, or None after saying that no model is configured; INTERP_LOCAL_MODEL
+    alone selects the local model."""
+    if not settings.model and settings.local_model:
+        settings = replace(settings, model=LOCAL)
+    if not settings.model:
+        sys.stderr.write(no_model_help())
+        return None
+    return settings
+
+
+def eval_model(settings: Settings, temperature: float, max_tokens: int):
+    """The settings (a local model's file found) and the model to score, from the one model
+    factory; UsageError if the local model cannot be had."""
+    from interp.config.models import ModelMaker
+
+    params = {"temperature": temperature, "max_tokens": max_tokens}
+    if settings.model == LOCAL:
+        from interp.config.local import prepare_local
+
+        settings = prepare_local(settings, interactive=False)
+        if settings.local_temperature is None:
+            settings = replace(settings, local_temperature=temperature)
+    return settings, ModelMaker(settings, on_status=_local_status, params=params)()
+
+
+def _local_status(status) -> None:
+    """A local model's load, one line on stderr (a progress bar may be drawing there)."""
+    if status.phase == "loading":
+        sys.stderr.write(f"interp eval: {status.text}...\n")
+    elif status.phase == "ready":
+        sys.stderr.write(f"interp eval: {status.text} (loaded in {status.seconds:.1f} s)\n")
+
+
+def close(model) -> None:
+    """Close the model (a local model's server stops); others have nothing to close."""
+    closer = getattr(model, "close", None)
+    if closer is not None:
+        closer()
