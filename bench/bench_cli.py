@@ -158,7 +158,7 @@ def bench_turns(turns: int, rounds: int, model_name: str, label: str) -> None:
 
     from interp import LiteLLMModel, Session, auto_approve
     from interp.core.session import SessionConfig
-    from interp.models.loader import load_litellm
+    from interp.models.litellm.loader import load_litellm
     from languages import RunnerConfig
 
     litellm = load_litellm()

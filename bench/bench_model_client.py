@@ -61,7 +61,7 @@ PATHS = [Path_(f"{'openai-compatible' if server == 'openai' else server}, {how}"
                                ("gemini", "gemini/gemini-2.5-flash"),
                                ("ollama", "ollama/llama3.1"))
          for how in HOW]
-# Hosted OpenAI-compatible providers (interp.models.hosts), against the same scripted OpenAI
+# Hosted OpenAI-compatible providers (interp.models.wire.hosts), against the same scripted OpenAI
 # server, which sends usage unasked as Mistral's does.
 PATHS += [Path_(f"{model.split('/')[0]}, {how}", model, "openai", how == HOW[1], "hosted")
           for model in ("groq/llama-3.3-70b-versatile", "mistral/mistral-large-latest",
@@ -117,7 +117,7 @@ def last_request(server, kind: str) -> tuple[str, dict, bytes]:
 
 
 def make_model(path: Path_, server):
-    from interp.models.litellm_model import LiteLLMModel
+    from interp.models.litellm.model import LiteLLMModel
 
     saved = os.environ.pop("INTERP_TRANSPORT", None)
     if path.litellm:
@@ -159,7 +159,7 @@ def raw_call(client, url: str, headers: dict, body: bytes) -> float:
 def bench_path(path: Path_, lengths: list[tuple[str, int, int]], runs: int) -> None:
     import httpx
 
-    from interp.models.loader import load_litellm
+    from interp.models.litellm.loader import load_litellm
 
     load_litellm()  # the import itself is start-up, measured by bench_startup.py
     server = start_server(path.server)

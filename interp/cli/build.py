@@ -15,7 +15,8 @@ from interp.cli.settings import Settings, config_dir, default_config_path
 from interp.core.instructions import load_instructions
 from interp.core.session import Session, SessionConfig
 from interp.errors import UsageError
-from interp.models.litellm_model import LiteLLMModel
+from interp.models.litellm.model import LiteLLMModel
+from interp.models.providers import provider_name as provider_of
 from interp.secrets import gateway_token_env, runner_env_remove_for, secrets_of
 from interp.storage.sessions import SessionStore
 
@@ -52,17 +53,6 @@ def make_model(settings: Settings, name: str | None = None, *,
                                     max_tokens=settings.max_tokens), settings.context_window)
 
 
-def provider_of(model: str) -> str | None:
-    """The litellm provider of a model name (`openai` for `gpt-4o`), or None if unknown."""
-    from interp.models.loader import load_litellm
-
-    try:
-        provider = load_litellm().get_llm_provider(model)[1]
-    except Exception:  # litellm raises assorted errors for names it cannot place
-        return None
-    return provider or None
-
-
 def switch_model(settings: Settings, name: str) -> tuple[LiteLLMModel, str | None]:
     """The model `/model NAME` switches to, and a note on what was reset, if anything.
 
@@ -85,7 +75,7 @@ def switch_model(settings: Settings, name: str) -> tuple[LiteLLMModel, str | Non
 
 def _missing_keys(model: str) -> list[str]:
     """The environment variables litellm wants for the model and does not find."""
-    from interp.models.loader import load_litellm
+    from interp.models.litellm.loader import load_litellm
 
     try:
         missing = load_litellm().validate_environment(model=model).get("missing_keys")

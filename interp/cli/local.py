@@ -30,8 +30,8 @@ def prepare_local(settings: Settings, *, interactive: bool,
                   environ: Mapping[str, str] | None = None) -> Settings:
     """The settings with `local_model` set to a GGUF file that exists, downloading the default
     (after asking) in a terminal. Every problem is a UsageError saying what to do."""
-    from interp.models.local import INSTALL_HINT, xllamacpp_installed
-    from interp.models.local_files import (DEFAULT_MODEL, ModelFileError, default_model_path,
+    from interp.models.local.server import INSTALL_HINT, xllamacpp_installed
+    from interp.models.local.files import (DEFAULT_MODEL, ModelFileError, default_model_path,
                                            resolve_model)
 
     if not xllamacpp_installed():
@@ -51,7 +51,7 @@ def prepare_local(settings: Settings, *, interactive: bool,
 def _download(spec, dest: Path, environ) -> Path:
     from rich.console import Console
 
-    from interp.models.local_download import DownloadError
+    from interp.models.local.download import DownloadError
     from interp.ui.local_setup import download_with_progress, offer_download
 
     console = Console(stderr=True)
@@ -66,7 +66,7 @@ def _download(spec, dest: Path, environ) -> Path:
 
 def no_local_model(dest: Path) -> str:
     """What to do when there is no local model (and no download)."""
-    from interp.models.local_files import DEFAULT_MODEL
+    from interp.models.local.files import DEFAULT_MODEL
     from interp.ui.local_setup import size_text
 
     return (f"interp: no local model yet. Give one with --local PATH.gguf (or "
@@ -76,8 +76,8 @@ def no_local_model(dest: Path) -> str:
 
 def local_config(settings: Settings):
     """The server settings: threads and context from settings or measured defaults."""
-    from interp.models.local import LocalConfig, default_threads
-    from interp.models.local_files import ModelFileError, read_gguf
+    from interp.models.local.server import LocalConfig, default_threads
+    from interp.models.local.files import ModelFileError, read_gguf
 
     path = Path(settings.local_model or "")
     try:
@@ -93,7 +93,7 @@ def local_config(settings: Settings):
 
 def startup_notice(settings: Settings) -> str:
     """Which local model runs, and how."""
-    from interp.models.local import default_threads
+    from interp.models.local.server import default_threads
 
     threads = settings.local_threads or default_threads()
     return (f"Local model {settings.local_model} (llama.cpp, {threads} "
@@ -117,8 +117,8 @@ class ModelMaker:
 
             return make_model(self.settings, name)
         if self._local is None:
-            from interp.models.local import LocalServer
-            from interp.models.local_model import LocalModel
+            from interp.models.local.server import LocalServer
+            from interp.models.local.model import LocalModel
 
             settings = self.settings
             if not settings.local_model:  # /model local in a run that did not start with it

@@ -129,7 +129,7 @@ def _model(settings, args: EvalArgs):
         model = ModelMaker(settings, on_status=_local_status)()
         model.params = params
         return settings, model
-    from interp.models.litellm_model import LiteLLMModel
+    from interp.models.litellm.model import LiteLLMModel
 
     return settings, LiteLLMModel(settings.model, api_base=settings.api_base,
                                   api_key=settings.api_key, params=params)

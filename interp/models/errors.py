@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
-from interp.models import routes
-from interp.models.direct import WireError
-from interp.models.loader import load_litellm
+from interp.models.litellm.loader import load_litellm
+from interp.models.providers import key_variable
 from interp.models.retry import server_delay
+from interp.models.wire.http import WireError
 
 NO_PROVIDER = "llm provider not provided"
 _KEY_MISSING = ("missing credentials", "api_key client option must be set", "missing api key")
@@ -112,7 +112,7 @@ def explain(model, kind: str, exc: BaseException, attempts: int) -> str:
                 "anthropic/claude-sonnet-4-5 or ollama/llama3.1 (--model)")
     if kind == "bad_request" and too_long(exc):
         return f"The conversation is too long for {model.name}'s context window: start a new conversation"
-    key_var = routes.key_variable(model.name, provider)
+    key_var = key_variable(model.name, provider)
     at = f" at {model.api_base}" if model.api_base else ""
     wait = server_delay(exc)
     messages = {

@@ -16,7 +16,7 @@ from interp.core import events as ev
 from interp.core.exits import POLICY as EXIT_POLICY
 from interp.core.session import Session, SessionConfig
 from interp.approval.decision import RUN, ApprovalState, Decision, Proposal, decline
-from interp.models.litellm_model import LiteLLMModel
+from interp.models.litellm.model import LiteLLMModel
 from interp.cli.subcommands import rules_cli
 from interp.approval.policy import Policy, PolicyApprover, registry_resolver
 from interp.approval.rules import RulesError

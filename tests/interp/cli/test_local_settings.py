@@ -7,8 +7,8 @@ import pytest
 from interp.cli.local import ModelMaker, local_config, no_key_found
 from interp.cli.main import optional_resume
 from interp.cli.settings import ConfigError, Settings, load_settings
-from interp.models.litellm_model import LiteLLMModel
-from interp.models.local import default_threads, physical_cores
+from interp.models.litellm.model import LiteLLMModel
+from interp.models.local.server import default_threads, physical_cores
 from gguf_samples import sample
 
 pytestmark = pytest.mark.fast  # pure units: no process, pty or server (see conftest.py)

@@ -9,7 +9,7 @@ from session_kit import KEY
 
 from interp.approval.decision import auto_approve
 from interp.core.session import Session, SessionConfig
-from interp.models.litellm_model import LiteLLMModel
+from interp.models.litellm.model import LiteLLMModel
 from languages import Registry, RunnerConfig
 from languages.python import PythonRunner
 from languages.shell import ShellRunner

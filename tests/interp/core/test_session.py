@@ -20,7 +20,7 @@ from interp.core import events as ev
 from interp.core.session import Session
 from interp.approval.decision import RUN, Decision, Proposal, auto_approve, decline
 from interp.core.context import TRIMMED
-from interp.models.litellm_model import LiteLLMModel
+from interp.models.litellm.model import LiteLLMModel
 from interp.storage.sessions import SessionStore
 from languages import Registry
 from languages.python import PythonRunner

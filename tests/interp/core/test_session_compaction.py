@@ -16,7 +16,7 @@ from interp.core import events as ev
 from interp.core.compaction import KEY, PREFIX
 from interp.core.context import TRIMMED
 from interp.core.session import Session
-from interp.models.litellm_model import LiteLLMModel
+from interp.models.litellm.model import LiteLLMModel
 from interp.models.window import KnownWindow
 from interp.storage.export import export_markdown
 from interp.storage.sessions import SessionStore

@@ -17,7 +17,7 @@ from wire_server import Turn
 from interp.approval.decision import auto_approve, decline
 from interp.core import exits
 from interp.core.session import Session, SessionConfig
-from interp.models.litellm_model import LiteLLMModel
+from interp.models.litellm.model import LiteLLMModel
 from interp.storage.sessions import SessionStore
 from languages import Registry, RunnerConfig
 from languages.python import PythonRunner

@@ -11,7 +11,7 @@ from interp.eval.tasks.attempt import TaskConfig
 from interp.eval.tasks.catalog import TASKS
 from interp.eval.tasks.command import TaskPlan, run_plan
 from interp.eval.tasks.files import sandbox_works
-from interp.models.litellm_model import LiteLLMModel
+from interp.models.litellm.model import LiteLLMModel
 
 pytest.importorskip("matplotlib")
 BY_ID = {t.id: t for t in TASKS}

@@ -10,7 +10,7 @@ import json
 import re
 from typing import Any
 
-from interp.models.direct import arguments_object
+from interp.models.wire.http import arguments_object
 
 PLACEHOLDER = "."  # the API rejects empty text blocks and a conversation not opening with user
 _BAD_ID = re.compile(r"[^a-zA-Z0-9_-]")

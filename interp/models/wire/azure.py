@@ -12,9 +12,9 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from interp.models import openai_wire
-from interp.models.direct import WireError, WireRequest
-from interp.models.hosts import azure_endpoint, azure_key
+from interp.models.wire import openai as openai_wire
+from interp.models.wire.hosts import azure_endpoint, azure_key
+from interp.models.wire.http import WireError, WireRequest
 
 if TYPE_CHECKING:
     import httpx

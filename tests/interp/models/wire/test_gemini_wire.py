@@ -1,4 +1,4 @@
-"""interp's own Gemini client (interp.models.gemini_wire) against the scripted Gemini API
+"""interp's own Gemini client (interp.models.wire.gemini) against the scripted Gemini API
 server (tests/gemini_server.py), over real HTTP. The server refuses what the real API refuses
 (check_request), so every request here is also checked against the API's rules. Timeouts are
 hang guards, never assertions."""
@@ -18,13 +18,14 @@ from gemini_server import GeminiServer, check_request
 from helpers import hang_guard, make_interp_env
 from wire_server import Recorded, Turn
 
-from interp.models import direct, gemini_wire
+from interp.models.wire import gemini as gemini_wire
+from interp.models.wire import http as direct
 from interp.models.base import ModelError, Reply
-from interp.models.litellm_model import LiteLLMModel
+from interp.models.litellm.model import LiteLLMModel
 
 KEY = "AIza-test-secret-1234"
 MODEL = "gemini/gemini-2.5-flash"
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * 16).decode()
 EXECUTE = {"type": "function", "function": {
     "name": "execute", "description": "Run code",
@@ -322,7 +323,7 @@ def test_a_reply_in_one_json_document(array):
 # -- keys ---------------------------------------------------------------------------------
 
 def test_a_missing_key_names_gemini_api_key(monkeypatch):
-    for name in gemini_wire.KEY_VARIABLES:
+    for name in gemini_wire.GEMINI.key_vars:
         monkeypatch.delenv(name, raising=False)
     with pytest.raises(direct.WireError) as info:
         gemini_wire.request("gemini-2.5-flash", None, None, [], None, None, {})
@@ -362,7 +363,7 @@ def test_interp_runs_a_task_on_gemini_without_importing_litellm(tmp_path):
     assert "42" in proc.stdout and "The answer is 42." in proc.stdout
     imported = [line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines()
                 if line.startswith("import time:")]
-    assert "interp.models.direct" in imported  # (importlib.import_module is not logged)
+    assert "interp.models.wire.http" in imported  # (importlib.import_module is not logged)
     assert not [name for name in imported if name.split(".")[0] == "litellm"]
     # interp's own client sent it: litellm would post to /models/... with snake_case fields
     assert [r.path for r in requests] == ["/v1beta/models/gemini-2.5-flash:streamGenerateContent"] * 2

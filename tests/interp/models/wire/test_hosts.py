@@ -14,10 +14,11 @@ from fake_openai import FakeOpenAI
 from fake_openai import Reply as FakeReply
 from helpers import hang_guard
 
-from interp.models import hosts, openai_wire
+from interp.models.wire import hosts
+from interp.models.wire import openai as openai_wire
 from interp.models.base import ModelError, Reply, Retrying
-from interp.models.litellm_model import LiteLLMModel
-from interp.models.loader import load_litellm
+from interp.models.litellm.model import LiteLLMModel
+from interp.models.litellm.loader import load_litellm
 
 KEY = "sk-host-secret-1234"
 SAMPLES = {  # a model of each host, as a user names it
@@ -196,7 +197,8 @@ def test_openrouter_names_interp_as_the_app():
 
 def test_tool_support_of_host_models_agrees_with_litellm():
     """`--tools auto` decides alike on either path (fireworks: on unless the map says off)."""
-    from interp.models import modelmap, routes
+    from interp.models import modelmap
+    from interp.models.litellm import routes
 
     names = [key if key.startswith(entry["litellm_provider"] + "/")
              else f"{entry['litellm_provider']}/{key}"

@@ -11,12 +11,12 @@ import pytest
 
 from fake_openai import FakeOpenAI, Reply as FakeReply
 
-from interp.models.litellm_model import LiteLLMModel
-from interp.models.loader import preload_in_background
+from interp.models.litellm.model import LiteLLMModel
+from interp.models.litellm.loader import preload_in_background
 
 from interp.models.base import ModelError, Reply, Retrying, ToolCall, Usage
 
-from interp.models.loader import load_litellm
+from interp.models.litellm.loader import load_litellm
 
 KEY = "sk-test-secret-1234"
 MESSAGES = [{"role": "system", "content": "You are terse."}, {"role": "user", "content": "Say hello."}]
@@ -238,14 +238,14 @@ def test_load_litellm_sets_env_and_caches():
 def test_import_is_lazy_and_quiet(server):
     """A fresh interpreter: importing interp.model loads no litellm; a failing call prints nothing."""
     code = (
-        "import sys; import interp.models.litellm_model as m; assert 'litellm' not in sys.modules\n"
+        "import sys; import interp.models.litellm.model as m; assert 'litellm' not in sys.modules\n"
         f"model = m.LiteLLMModel('openai/fake-model', api_base={server.api_base!r}, api_key='k')\n"
         "try:\n    list(model.stream([{'role': 'user', 'content': 'hi'}]))\n"
         "except m.ModelError as e:\n    assert e.kind == 'auth', e.kind\n"
     )
     server.add(FakeReply(status=401))
     env = {k: v for k, v in os.environ.items() if not k.startswith("LITELLM")}
-    env["PYTHONPATH"] = str(Path(__file__).parents[2])
+    env["PYTHONPATH"] = str(Path(__file__).parents[3])
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "" and done.stderr == ""
@@ -273,7 +273,7 @@ def test_counting_tokens_never_downloads_a_tokenizer(server, tmp_path):
     hub = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Hub)
     threading.Thread(target=hub.serve_forever, daemon=True).start()
     server.add("Hello there.")
-    code = ("from interp.models.litellm_model import LiteLLMModel\n"
+    code = ("from interp.models.litellm.model import LiteLLMModel\n"
             f"model = LiteLLMModel('groq/llama-3.3-70b-versatile', api_key='k', "
             f"api_base={server.api_base!r})\n"
             "print(list(model.stream([{'role': 'user', 'content': 'hi'}]))[-1].text)\n"

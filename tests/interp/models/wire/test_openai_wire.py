@@ -15,10 +15,10 @@ from canned_server import CannedServer
 from fake_openai import Reply as FakeReply
 from helpers import hang_guard
 
-from interp.models import openai_wire
+from interp.models.wire import openai as openai_wire
 from interp.models.base import ModelError, Reply, Retrying
-from interp.models.direct import protocol_for
-from interp.models.litellm_model import LiteLLMModel
+from interp.models.wire.route import protocol_for
+from interp.models.litellm.model import LiteLLMModel
 
 KEY = "sk-test-secret-1234"
 MESSAGES = [{"role": "user", "content": "Say hello."}]
@@ -43,7 +43,7 @@ def test_the_direct_path_never_imports_litellm(fake_server):
     fake_server.add(FakeReply(text="Hi.", tool_calls=[{"name": "execute", "arguments": {}}]))
     script = textwrap.dedent(f"""
         import sys
-        from interp.models.litellm_model import LiteLLMModel
+        from interp.models.litellm.model import LiteLLMModel
         model = LiteLLMModel("openai/local", api_base={fake_server.api_base!r}, api_key="k")
         model.tool_support(), model.context_window(), model.supports_vision()
         reply = [item for item in model.stream([{{"role": "user", "content": "hi"}}])][-1]

@@ -21,10 +21,10 @@ from png_kit import make_png
 from wire_server import Turn
 
 from interp.core.vision import with_images
-from interp.models import ollama_wire
+from interp.models.wire import ollama as ollama_wire
 from interp.models.base import ModelError, Reply, Retrying
-from interp.models.chunks import is_progress
-from interp.models.litellm_model import LiteLLMModel
+from interp.models.stream import is_progress
+from interp.models.litellm.model import LiteLLMModel
 
 MESSAGES = [{"role": "user", "content": "Say hello."}]
 TOOLS = [{"type": "function", "function": {
@@ -277,7 +277,7 @@ def test_thinking_is_progress_but_not_part_of_the_text():
     with CannedServer([answer]) as raw:
         deltas, reply = collect(model(raw.api_base))
     assert deltas == ["Four."] and reply.text == "Four." and reply.finish_reason == "stop"
-    assert is_progress(ollama_wire._Reply().line(_line(thinking="x")))  # no idle deadline
+    assert any(map(is_progress, ollama_wire._Reply().line(_line(thinking="x"))))  # no idle deadline
 
 
 def test_call_ids_from_the_server_are_kept():
@@ -336,7 +336,7 @@ def test_interp_runs_a_block_against_ollama_without_importing_litellm(server, in
     hook, seen = tmp_path / "hook", tmp_path / "modules"
     hook.mkdir(), seen.mkdir()
     (hook / "sitecustomize.py").write_text(SITECUSTOMIZE)
-    root = str(Path(ollama_wire.__file__).resolve().parents[2])  # this checkout's interp
+    root = str(Path(ollama_wire.__file__).resolve().parents[3])  # this checkout's interp
     env = dict(interp_env["env"], PYTHONPATH=f"{root}:{hook}", WIRE_TEST_MODULES_DIR=str(seen))
     process = subprocess.Popen(
         [sys.executable, "-m", "interp", "-y", "-e", "What is 6 * 7?", "--model",
@@ -349,7 +349,7 @@ def test_interp_runs_a_block_against_ollama_without_importing_litellm(server, in
     assert process.returncode == 0, err[-3000:]
     assert "The answer is 42." in out and "42" in err
     modules = (seen / str(process.pid)).read_text().split()
-    assert "interp.models.ollama_wire" in modules
+    assert "interp.models.wire.ollama" in modules
     assert not [name for name in modules if name.split(".")[0] == "litellm"]
     result = server.bodies[1]["messages"][-1]
     assert result["role"] == "tool" and result["tool_name"] == "execute"

@@ -69,7 +69,7 @@ def client_for(provider: str, http: httpx.Client, api_base: str | None,
     if provider == "openai":
         import openai
 
-        from interp.models.openai_wire import base_url
+        from interp.models.wire.openai import base_url
 
         return openai.OpenAI(api_key=api_key, base_url=base_url(api_base), http_client=http,
                              max_retries=0)

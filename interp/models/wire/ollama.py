@@ -4,7 +4,7 @@ A request is one JSON body: Ollama's own message shape (content a string, images
 base64 strings, tool-call arguments as objects, tool results named by `tool_name`), the tools
 in OpenAI's function format, and the sampling settings under `options`. The reply streams as
 newline-delimited JSON: message pieces, whole tool calls, then a `done` line with the stop
-reason and the token counts. It is handed on as litellm-shaped chunks (direct.chunk).
+reason and the token counts. It is handed on as typed stream records (interp.models.stream).
 """
 
 from __future__ import annotations
@@ -15,15 +15,17 @@ import uuid
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from interp.models.direct import (WireError, WireRequest, arguments_object, chunk, is_json,
-                                  ndjson)
+from interp.models.providers import BY_NAME
+from interp.models.stream import ReasoningDelta, StreamRecord
+from interp.models.wire.http import (WireError, WireRequest, arguments_object, event_records,
+                                     is_json, ndjson)
 
 if TYPE_CHECKING:
     import httpx
 
 DEFAULT_BASE = "http://localhost:11434"
 SHOW_TIMEOUT = 5.0  # seconds to wait for /api/show before deciding without it
-KEY_VARIABLE = "OLLAMA_API_KEY"  # optional: Ollama's cloud and authenticating proxies
+OLLAMA = BY_NAME["ollama"]  # its key is optional: Ollama's cloud and authenticating proxies
 # Ollama's own request fields outside `options`.
 TOP_LEVEL = frozenset({"keep_alive", "format", "think"})
 # The model options Ollama reads (api.Options); other parameters are dropped, as litellm does.
@@ -38,7 +40,7 @@ _ROLES = {"developer": "system"}  # OpenAI's name for the system role
 def base_url(api_base: str | None) -> str:
     """The server: --api-base, else OLLAMA_API_BASE (litellm's), else OLLAMA_HOST (Ollama's
     own), else localhost:11434; without a trailing `/api` or `/api/chat`."""
-    base = (api_base or os.environ.get("OLLAMA_API_BASE")
+    base = (api_base or OLLAMA.env_base()
             or host_url(os.environ.get("OLLAMA_HOST", "")) or DEFAULT_BASE).strip().rstrip("/")
     for suffix in ("/api/chat", "/api"):
         if base.endswith(suffix):
@@ -72,7 +74,7 @@ def host_url(value: str) -> str | None:
 def request(model: str, api_base: str | None, key: str | None, messages: list[dict],
             tools: list[dict] | None, max_tokens: int | None, params: dict[str, Any]) -> WireRequest:
     """The request for one chat reply; the key (--api-key, else OLLAMA_API_KEY) is optional."""
-    key = key or os.environ.get(KEY_VARIABLE)
+    key = key or OLLAMA.key()
     headers = {"Accept": "application/x-ndjson"}
     if key:
         headers["Authorization"] = f"Bearer {key}"
@@ -86,7 +88,7 @@ def capabilities(http: httpx.Client, model: str, api_base: str | None,
     None when it cannot say (an older Ollama, a proxy, no server)."""
     import httpx
 
-    key = key or os.environ.get(KEY_VARIABLE)
+    key = key or OLLAMA.key()
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     try:
         response = http.post(base_url(api_base) + "/api/show", json={"model": model},
@@ -185,14 +187,12 @@ def _call(call: dict, names: dict[str, str]) -> dict:
                          else {}}}
 
 
-def chunks(response: httpx.Response) -> Iterator[Any]:
-    """The reply's chunks: one per NDJSON line that carries something, up to `done`."""
+def chunks(response: httpx.Response) -> Iterator[StreamRecord]:
+    """The reply's records, from each NDJSON line that carries something, up to `done`."""
     lines = _whole(response.read()) if is_json(response) else ndjson(response)
     state = _Reply()
     for line in lines:
-        item = state.line(line)
-        if item is not None:
-            yield item
+        yield from state.line(line) or ()
         if state.done:
             return
     raise WireError("the Ollama stream ended before its last (done) line", 502)
@@ -213,8 +213,8 @@ class _Reply:
         self.calls, self.done = 0, False
         self.tag = uuid.uuid4().hex[:8]  # call ids stay distinct across the conversation
 
-    def line(self, line: Any) -> Any:
-        """The chunk of one NDJSON object, or None when it carries nothing."""
+    def line(self, line: Any) -> list[StreamRecord] | None:
+        """The records of one NDJSON object, or None when it carries nothing."""
         if not isinstance(line, dict):
             raise WireError(f"unexpected line from Ollama: {json.dumps(line)[:200]}", 502)
         if line.get("error"):
@@ -230,9 +230,9 @@ class _Reply:
         text, thinking = message.get("content") or "", message.get("thinking") or ""
         if not (text or calls or thinking or finish):
             return None
-        item = chunk(text, calls, finish, usage)
+        item = event_records(text, calls, finish, usage)
         if thinking:  # not shown, but progress: a thinking model is not stalled
-            item.choices[0].delta.reasoning_content = thinking
+            item.append(ReasoningDelta(thinking))
         return item
 
     def _call(self, call: dict) -> dict:

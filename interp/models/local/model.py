@@ -16,9 +16,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from interp.models.base import LOCAL, ModelError, Reply
-from interp.models.litellm_model import LiteLLMModel
-from interp.models.local import LocalServer, LocalServerError
-from interp.models.local_files import ModelFileError, read_gguf, writes_calls_as_text
+from interp.models.litellm.model import LiteLLMModel
+from interp.models.local.server import LocalServer, LocalServerError
+from interp.models.local.files import ModelFileError, read_gguf, writes_calls_as_text
 
 REQUEST_TIMEOUT = 600.0  # seconds without a byte: a long prompt on a slow CPU takes minutes
 _HTTP_TIMEOUT = 30.0

@@ -8,7 +8,7 @@ import socket
 import pytest
 
 from file_server import FileServer
-from interp.models.local_download import DownloadError, download, part_path
+from interp.models.local.download import DownloadError, download, part_path
 
 DATA = bytes(range(256)) * 4096 + b"tail"  # 1 MiB and a bit: more than one read chunk
 SHA = hashlib.sha256(DATA).hexdigest()

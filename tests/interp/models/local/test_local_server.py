@@ -13,9 +13,9 @@ import pytest
 from helpers import hang_guard
 from interp.core.payload import build_payload
 from interp.models.base import ModelError, Reply
-from interp.models.local import LocalConfig, LocalServer, LocalServerError
-from interp.models.local_files import read_gguf
-from interp.models.local_model import LocalModel
+from interp.models.local.server import LocalConfig, LocalServer, LocalServerError
+from interp.models.local.files import read_gguf
+from interp.models.local.model import LocalModel
 from local_fixtures import needs_xllamacpp, servers_for
 
 pytestmark = needs_xllamacpp
@@ -176,7 +176,7 @@ def test_the_server_ends_when_its_parent_dies(smol_gguf, own_copy, tmp_path):
 
     path = own_copy(smol_gguf)
     script = ("import sys, time\nfrom pathlib import Path\n"
-              "from interp.models.local import LocalConfig, LocalServer\n"
+              "from interp.models.local.server import LocalConfig, LocalServer\n"
               f"s = LocalServer(LocalConfig(Path({str(path)!r}), threads=1, context=2048),\n"
               f"                log_dir=Path({str(path.parent)!r}))\n"
               "s.wait(); print('ready', flush=True); time.sleep(600)\n")

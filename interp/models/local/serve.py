@@ -1,8 +1,8 @@
 """The local model's server process: llama.cpp's OpenAI-compatible server from xllamacpp.
 
-    python -m interp.models.local_serve '{"model": PATH, "threads": N, ...}'
+    python -m interp.models.local.serve '{"model": PATH, "threads": N, ...}'
 
-interp starts this as its child (see interp.models.local). It binds 127.0.0.1 on a free port,
+interp starts this as its child (see interp.models.local.server). It binds 127.0.0.1 on a free port,
 loads the model, prints one JSON line on standard output (`{"ready": {...}}` or
 `{"error": "..."}`) and serves until its standard input closes, which happens when interp
 stops or dies. llama.cpp's own log goes to standard error (interp sends it to a log file).

@@ -1,45 +1,30 @@
-"""What a model name means to litellm: the provider, the name to send, the key variable, and
-what litellm knows about the model (tool calling, output limit)."""
+"""What a model name means to litellm: its provider, the name to send, and what litellm knows
+about the model (tool calling, output limit)."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from interp.models.hosts import host_for
-from interp.models.loader import load_litellm
-
-# The variable holding the key, where it is not <PROVIDER>_API_KEY.
-_KEY_VARS = {"gemini": "GEMINI_API_KEY", "vertex_ai_beta": "GEMINI_API_KEY",
-             "ollama_chat": "OLLAMA_API_KEY", "text-completion-openai": "OPENAI_API_KEY",
-             "vertex_ai": "GOOGLE_APPLICATION_CREDENTIALS", "azure": "AZURE_API_KEY",
-             "bedrock": "AWS_ACCESS_KEY_ID"}
+from interp.models.litellm.loader import load_litellm
+from interp.models.providers import by_prefix
 
 
 def wire_name(name: str) -> str:
-    """The name given to litellm: `ollama/M` goes to Ollama's /api/chat (tool calls work
-    there), not /api/generate, where litellm turns tools into a JSON prompt it never reads back."""
-    return "ollama_chat/" + name[len("ollama/"):] if name.startswith("ollama/") else name
+    """The name given to litellm, under litellm's name for the provider: `ollama/M` goes to
+    Ollama's /api/chat (tool calls work there), not /api/generate, where litellm turns tools
+    into a JSON prompt it never reads back."""
+    found = by_prefix(name)
+    if found is None or found[1].litellm_name + "/" == found[0]:
+        return name
+    return found[1].litellm_name + "/" + name[len(found[0]):]
 
 
-def provider_of(name: str, api_base: str | None = None) -> str:
+def litellm_provider(name: str, api_base: str | None = None) -> str:
     """litellm's provider for a model name ('' when litellm does not know it)."""
     try:
         return str(load_litellm().get_llm_provider(wire_name(name), api_base=api_base)[1])
     except Exception:  # unknown provider: litellm raises BadRequestError
         return name.split("/", 1)[0] if "/" in name else ""
-
-
-def key_variable(name: str, provider: str = "") -> str:
-    """The environment variable a user sets for this model's key (GEMINI_API_KEY for gemini/)."""
-    host = host_for(name)
-    if host:
-        return host.key_var
-    prefix = name.split("/", 1)[0] if "/" in name else ""
-    for candidate in (prefix, provider):
-        if candidate in _KEY_VARS:
-            return _KEY_VARS[candidate]
-    return re.sub(r"\W", "_", provider or prefix or "openai").upper() + "_API_KEY"
 
 
 def _lookup_names(name: str) -> list[str]:

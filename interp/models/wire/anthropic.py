@@ -4,25 +4,26 @@ A request is one JSON body POSTed to `{base}/v1/messages`; the reply is a stream
 events (message_start, content_block_start/delta/stop, message_delta, message_stop, ping,
 error). interp's messages are OpenAI chat messages: here they become the API's shape (a
 top-level system prompt, alternating user/assistant turns of content blocks, tool_use and
-tool_result blocks, base64 or URL images), and the events become litellm-shaped chunks.
+tool_result blocks, base64 or URL images), and the events become typed stream records.
 """
 
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from interp.models import modelmap
-from interp.models.anthropic_turns import content_blocks, turns
-from interp.models.direct import WireError, WireRequest, chunk, is_json, record, sse
+from interp.models.providers import BY_NAME
+from interp.models.wire.anthropic_turns import content_blocks, turns
+from interp.models.stream import ReasoningDelta, StreamRecord
+from interp.models.wire.http import WireError, WireRequest, event_records, is_json, sse
 
 if TYPE_CHECKING:
     import httpx
 
 DEFAULT_BASE = "https://api.anthropic.com"
-KEY_VARIABLE = "ANTHROPIC_API_KEY"
+ANTHROPIC = BY_NAME["anthropic"]
 VERSION = "2023-06-01"
 FALLBACK_MAX_TOKENS = 4096  # the API requires max_tokens; for models the map does not know
 # The request fields the Messages API itself reads; other parameters are dropped.
@@ -42,8 +43,7 @@ STATUS = {"invalid_request_error": 400, "authentication_error": 401, "billing_er
 def base_url(api_base: str | None) -> str:
     """The messages endpoint: --api-base (with or without /v1[/messages]), else litellm's
     variables, else Anthropic."""
-    base = (api_base or os.environ.get("ANTHROPIC_API_BASE") or os.environ.get("ANTHROPIC_BASE_URL")
-            or DEFAULT_BASE).rstrip("/")
+    base = (api_base or ANTHROPIC.env_base() or DEFAULT_BASE).rstrip("/")
     if base.endswith("/v1/messages"):
         return base
     return base + ("/messages" if base.endswith("/v1") else "/v1/messages")
@@ -52,9 +52,9 @@ def base_url(api_base: str | None) -> str:
 def request(model: str, api_base: str | None, key: str | None, messages: list[dict],
             tools: list[dict] | None, max_tokens: int | None, params: dict[str, Any]) -> WireRequest:
     """The request for a streamed message (WireError when there is no key to send)."""
-    key = key or os.environ.get(KEY_VARIABLE)
+    key = key or ANTHROPIC.key()
     if not key:
-        raise WireError(f"missing api key: set {KEY_VARIABLE} or --api-key", kind="auth")
+        raise WireError(f"missing api key: set {ANTHROPIC.key_var} or --api-key", kind="auth")
     headers = {"x-api-key": key, "anthropic-version": VERSION, "Accept": "text/event-stream"}
     return WireRequest(base_url(api_base), headers, body(model, messages, tools, max_tokens, params))
 
@@ -117,10 +117,10 @@ def _tool_choice(value: Any) -> dict:
     return value
 
 
-def chunks(response: httpx.Response) -> Iterator[Any]:
-    """The reply's chunks, one per event that carries something, up to message_stop."""
+def chunks(response: httpx.Response) -> Iterator[StreamRecord]:
+    """The reply's records, from each event that carries something, up to message_stop."""
     if is_json(response):  # a server that ignored stream=True
-        yield _whole(json.loads(response.read()))
+        yield from _whole(json.loads(response.read()))
         return
     prompt = 0
     for _, data in sse(response):
@@ -136,35 +136,34 @@ def chunks(response: httpx.Response) -> Iterator[Any]:
         found = (_block_start(event) if kind == "content_block_start" else
                  _delta(event) if kind == "content_block_delta" else
                  _finish(event, prompt) if kind == "message_delta" else None)
-        if found is not None:  # pings, content_block_stop and unknown events carry nothing
-            yield found
+        if found:  # pings, content_block_stop and unknown events carry nothing
+            yield from found
 
 
-def _finish(event: dict, prompt: int) -> Any:
+def _finish(event: dict, prompt: int) -> list[StreamRecord]:
     """message_delta: the stop reason in OpenAI's terms and the usage."""
     usage, stop = event.get("usage") or {}, (event.get("delta") or {}).get("stop_reason")
-    return chunk(finish=FINISH.get(stop, "stop") if stop else None,
+    return event_records(finish=FINISH.get(stop, "stop") if stop else None,
                  usage=(_prompt_tokens(usage) or prompt, usage.get("output_tokens") or 0))
 
 
-def _block_start(event: dict) -> Any:
+def _block_start(event: dict) -> list[StreamRecord] | None:
     block, index = event.get("content_block") or {}, event.get("index", 0)
     if block.get("type") == "tool_use":
-        return chunk(calls=[{"index": index, "id": block.get("id"), "name": block.get("name"),
+        return event_records(calls=[{"index": index, "id": block.get("id"), "name": block.get("name"),
                              "arguments": ""}])
-    return chunk(text=block["text"]) if block.get("type") == "text" and block.get("text") else None
+    return event_records(text=block["text"]) if block.get("type") == "text" and block.get("text") else None
 
 
-def _delta(event: dict) -> Any:
+def _delta(event: dict) -> list[StreamRecord] | None:
     delta, index = event.get("delta") or {}, event.get("index", 0)
     kind = delta.get("type")
     if kind == "text_delta" and delta.get("text"):
-        return chunk(text=delta["text"])
+        return event_records(text=delta["text"])
     if kind == "input_json_delta" and delta.get("partial_json"):
-        return chunk(calls=[{"index": index, "arguments": delta["partial_json"]}])
+        return event_records(calls=[{"index": index, "arguments": delta["partial_json"]}])
     if kind == "thinking_delta" and delta.get("thinking"):  # progress, but not the reply's text
-        return record({"choices": [{"index": 0, "delta": {"reasoning_content": delta["thinking"]},
-                                    "finish_reason": None}]})
+        return [ReasoningDelta(delta["thinking"])]
     return None
 
 
@@ -180,8 +179,8 @@ def _raise(event: dict) -> None:
     raise WireError(json.dumps(event), STATUS.get(error.get("type"), 500))
 
 
-def _whole(message: dict) -> Any:
-    """A whole (non-streamed) message as one chunk."""
+def _whole(message: dict) -> list[StreamRecord]:
+    """A whole (non-streamed) message as the records of one event."""
     if message.get("type") == "error":
         _raise(message)
     text = "".join(b.get("text") or "" for b in message.get("content") or ()
@@ -191,5 +190,5 @@ def _whole(message: dict) -> Any:
              for i, b in enumerate(message.get("content") or ()) if b.get("type") == "tool_use"]
     usage = message.get("usage") or {}
     stop = message.get("stop_reason")
-    return chunk(text, calls, FINISH.get(stop, "stop") if stop else None,
+    return event_records(text, calls, FINISH.get(stop, "stop") if stop else None,
                  (_prompt_tokens(usage), usage.get("output_tokens") or 0))

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from gguf_samples import _string, gguf, sample
-from interp.models.local_files import (DEFAULT_MODEL, ModelFileError, default_model_path,
+from interp.models.local.files import (DEFAULT_MODEL, ModelFileError, default_model_path,
                                        models_dir, read_gguf, resolve_model, writes_calls_as_text)
 
 pytestmark = pytest.mark.fast  # pure units: no process, pty or server (see conftest.py)
@@ -108,8 +108,8 @@ def test_models_measured_to_write_calls_as_text_get_fenced_blocks(tmp_path, name
     """Qwen2.5-Coder 1.5B, offered the tool by its template, wrote every call as JSON text
     (`interp eval tasks`); it is not offered the tool, and says why, without loading."""
     from interp.core.turns import choose_tools
-    from interp.models.local import LocalConfig, LocalServer
-    from interp.models.local_model import LocalModel
+    from interp.models.local.server import LocalConfig, LocalServer
+    from interp.models.local.model import LocalModel
 
     assert writes_calls_as_text(name) is fenced
     if fenced:

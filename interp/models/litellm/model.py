@@ -12,13 +12,17 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from interp.models import direct, hosts, modelmap, routes
+from interp.models import modelmap
 from interp.models.base import ModelError, Reply, Retrying
-from interp.models.chunks import Accumulator, is_progress
 from interp.models.errors import classify, explain
-from interp.models.loader import load_litellm, loaded, preload_in_background
+from interp.models.litellm import routes
+from interp.models import stream
+from interp.models.litellm.chunks import is_progress, records_of
+from interp.models.litellm.loader import load_litellm, loaded, preload_in_background
 from interp.models.retry import RetryPolicy, describe
 from interp.models.watch import DeadlineExceeded, Deadlines, Wire, watched
+from interp.models.wire import http as direct
+from interp.models.wire import route
 
 DEFAULT_MAX_TOKENS = 8192
 
@@ -43,8 +47,10 @@ class LiteLLMModel:
         self._provider: str | None = None
         self._capabilities: frozenset[str] | None | bool = False  # False: not asked yet
         self.tool_source = "litellm"  # who said whether the model supports function calling
-        self.protocol = direct.protocol_for(name, api_base, api_key)  # spoken by interp itself
-        self.host = hosts.host_for(name) if self.protocol == "openai" else None
+        row = route.provider_for(name, api_base, api_key)  # a protocol interp speaks itself
+        self.protocol = row.protocol if row else None
+        self.host = row if row and row.host else None
+        self._row = row
         # a hosted provider whose quirks interp knows from litellm's code, not from its server:
         # if it refuses interp's first request, litellm takes over (_refused_by_host)
         self._handover = self.host is not None or self.protocol == "azure"
@@ -55,19 +61,17 @@ class LiteLLMModel:
 
     @property
     def direct(self) -> bool:
-        """Whether interp speaks the model's protocol itself (interp.models.direct)."""
+        """Whether interp speaks the model's protocol itself (interp.models.wire)."""
         return self.protocol is not None
 
     @property
     def provider(self) -> str:
         """litellm's provider for this model ('' if unknown)."""
         if self._provider is None:
-            if self.host:
-                self._provider = self.host.name
-            elif self.protocol:
-                self._provider = direct.PROVIDERS[self.protocol]
+            if self.protocol and self._row:
+                self._provider = self._row.litellm_name
             else:
-                self._provider = routes.provider_of(self.name, self.api_base)
+                self._provider = routes.litellm_provider(self.name, self.api_base)
         return self._provider
 
     def stream(self, messages: list[dict], tools: list[dict] | None = None) -> Iterator[str | Retrying | Reply]:
@@ -77,7 +81,7 @@ class LiteLLMModel:
             load_litellm()  # before any deadline starts: the import takes seconds
         retries, waited, received = 0, 0.0, ""  # received: the longest text of any attempt
         while True:
-            acc = Accumulator()
+            acc = stream.Accumulator()
             try:
                 yield from self._attempt(messages, tools, acc)
             except Exception as exc:  # classified below; nothing but ModelError leaves this method
@@ -106,30 +110,36 @@ class LiteLLMModel:
             yield acc.reply(self._cost(usage.prompt_tokens or 0, usage.completion_tokens or 0) if usage else None)
             return
 
-    def _attempt(self, messages: list[dict], tools: list[dict] | None, acc: Accumulator) -> Iterator[str]:
+    def _attempt(self, messages: list[dict], tools: list[dict] | None, acc: stream.Accumulator) -> Iterator[str]:
         """One streamed request, within the deadlines; yields text deltas and fills ``acc``."""
         deadlines = Deadlines(self.request_timeout, self.idle_timeout)
         if self.protocol:
-            wire = direct.module(self.protocol)
+            wire = route.module(self.protocol)
             build = functools.partial(wire.hosted_request, self.host) if self.host else wire.request
-            request = build(direct.bare(self.name), self.api_base, self._key(), messages,
+            request = build(route.bare(self.name), self.api_base, self._key(), messages,
                                    tools, self.output_cap(), self.params)
 
             def start(_: Wire):
                 return direct.ChunkStream(direct.post(self._tracked(), request), wire.chunks)
-        else:
-            kwargs = self._request(messages, tools)
 
-            def start(wire: Wire):
-                client = self._client()
-                return load_litellm().completion(**kwargs, **({"client": client} if client else {}))
+            for record in watched(start, deadlines, stream.is_progress, _close):
+                text = acc.add(record)
+                if text:
+                    yield text
+            return
+        kwargs = self._request(messages, tools)
 
-        for chunk in watched(start, deadlines, is_progress, _close):
-            text = acc.add(chunk)
-            if text:
-                yield text
+        def begin(wire: Wire):
+            client = self._client()
+            return load_litellm().completion(**kwargs, **({"client": client} if client else {}))
 
-    def _refused_by_host(self, exc: Exception, acc: Accumulator) -> bool:
+        for chunk in watched(begin, deadlines, is_progress, _close):
+            for record in records_of(chunk):
+                text = acc.add(record)
+                if text:
+                    yield text
+
+    def _refused_by_host(self, exc: Exception, acc: stream.Accumulator) -> bool:
         """Whether a hosted provider refused the shape of interp's very first request to it
         (400 or 422 before anything streamed): then litellm, which knows more quirks, takes over."""
         return (self._handover and not self._host_answered and not acc.chunks
@@ -139,6 +149,7 @@ class LiteLLMModel:
         """Send this model's calls through litellm from now on; the notice that says so."""
         name = self.provider
         self.protocol, self.host, self._provider, self._handover = None, None, None, False
+        self._row = None
         load_litellm()
         return Retrying(1, None, 0.0, "bad_request",
                         f"{name} refused interp's own request ({exc.status_code}: "
@@ -168,7 +179,7 @@ class LiteLLMModel:
 
     def _client(self) -> Any:
         """Our own HTTP client for litellm where it takes one (see transport.py)."""
-        from interp.models import transport
+        from interp.models.litellm import transport
 
         if self.provider not in transport.HANDLER_PROVIDERS and self.provider != "openai":
             return None
@@ -179,13 +190,13 @@ class LiteLLMModel:
 
     def _tracked(self) -> Any:
         """The tracked httpx client of this model, made on first use."""
-        from interp.models import transport
+        from interp.models.litellm import transport
 
         if self._http is None:
             self._http = transport.tracked_client(self.request_timeout)
         return self._http
 
-    def _error(self, kind: str, exc: BaseException, attempts: int, acc: Accumulator,
+    def _error(self, kind: str, exc: BaseException, attempts: int, acc: stream.Accumulator,
                received: str) -> ModelError:
         if isinstance(exc, DeadlineExceeded):
             message = self._deadline_message(exc, acc)
@@ -196,7 +207,7 @@ class LiteLLMModel:
         return ModelError(kind, message, detail=self._detail(exc), partial=received,
                           attempts=attempts)
 
-    def _deadline_message(self, exc: DeadlineExceeded, acc: Accumulator) -> str:
+    def _deadline_message(self, exc: DeadlineExceeded, acc: stream.Accumulator) -> str:
         where = self.api_base or f"the {self.provider or 'model'} API"
         if exc.which == "first_token":
             return (f"No reply from {self.name} at {where} within {exc.seconds:g} s; gave up "
@@ -239,9 +250,9 @@ class LiteLLMModel:
         the model supports function calling; None if neither knows."""
         if not self.direct:
             return routes.tool_support(self.name)
-        if self.host and self.host.tools is not None:  # the provider's default, as litellm's
+        if self.host and self.host.host.tools is not None:  # the provider's default, as litellm's
             found = (modelmap.entry(self.name) or {}).get("supports_function_calling")
-            return self.host.tools if found is None else bool(found)
+            return self.host.host.tools if found is None else bool(found)
         known = modelmap.tool_support(self.name)
         served = self._served() if known is None else None
         if served is not None:
@@ -254,10 +265,10 @@ class LiteLLMModel:
         if self.protocol != "ollama":
             return None
         if self._capabilities is False:
-            from interp.models import ollama_wire
+            from interp.models.wire import ollama as ollama_wire
 
             self._capabilities = ollama_wire.capabilities(
-                self._tracked(), direct.bare(self.name), self.api_base, self._api_key)
+                self._tracked(), route.bare(self.name), self.api_base, self._api_key)
         return self._capabilities
 
     def supports_vision(self) -> bool:

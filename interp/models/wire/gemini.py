@@ -4,7 +4,7 @@ A request is one JSON body POSTed to `{base}/v1beta/models/{model}:streamGenerat
 with the key in `x-goog-api-key`; the reply is a stream of server-sent events, each a whole
 GenerateContentResponse (text parts, whole functionCall parts, a finish reason, usage). The
 OpenAI-shaped conversation interp keeps is turned into Gemini's `contents` here, and the reply
-into litellm-shaped chunks for chunks.Accumulator. Thinking models sign their function calls
+into typed stream records (interp.models.stream). Thinking models sign their function calls
 (`thoughtSignature`) and want the signature back on the next request: interp keeps only a
 call's id, so the signature travels inside the id (`<id>__thought__<signature>`, as litellm
 writes it, so that sessions from either path carry over).
@@ -13,22 +13,22 @@ writes it, so that sessions from either path carry over).
 from __future__ import annotations
 
 import json
-import os
 import uuid
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from interp.models.direct import (WireError, WireRequest, arguments_object, chunk, is_json,
-                                  sse)
-from interp.models.gemini_schema import declaration
+from interp.models.stream import StreamRecord
+from interp.models.wire.http import (WireError, WireRequest, arguments_object, event_records,
+                                     is_json, sse)
+from interp.models.providers import BY_NAME
+from interp.models.wire.gemini_schema import declaration
 
 if TYPE_CHECKING:
     import httpx
 
 DEFAULT_BASE = "https://generativelanguage.googleapis.com"
-KEY_VARIABLE = "GEMINI_API_KEY"
-KEY_VARIABLES = ("GOOGLE_API_KEY", KEY_VARIABLE)  # litellm's order (and Google's SDK's)
+GEMINI = BY_NAME["gemini"]  # its key variables in litellm's order (and Google's SDK's)
 SIGNATURE = "__thought__"  # separates a call's id from its thought signature
 SKIP_SIGNATURE = "c2tpcF90aG91Z2h0X3NpZ25hdHVyZV92YWxpZGF0b3I="  # Google's documented stand-in
 _FINISH = {"MAX_TOKENS": "length", "SAFETY": "content_filter", "RECITATION": "content_filter",
@@ -49,7 +49,7 @@ _GEMINI_CONFIG = {"maxOutputTokens", "topP", "topK", "stopSequences", "candidate
 def url(model: str, api_base: str | None) -> str:
     """Where requests go: --api-base, else GEMINI_API_BASE, else Google. A base with a path
     (`.../v1beta`, a proxy's prefix) is used as given, as litellm does; a bare host gets /v1beta."""
-    base = (api_base or os.environ.get("GEMINI_API_BASE") or DEFAULT_BASE).rstrip("/")
+    base = (api_base or GEMINI.env_base() or DEFAULT_BASE).rstrip("/")
     if urlsplit(base).path in ("", "/"):
         base += "/v1beta"
     model = model.removeprefix("models/")
@@ -60,7 +60,7 @@ def request(model: str, api_base: str | None, key: str | None, messages: list[di
             tools: list[dict] | None, max_tokens: int | None,
             params: dict[str, Any]) -> WireRequest:
     """The request for a streamed generateContent (WireError when there is no key to send)."""
-    key = key or next((os.environ[v] for v in KEY_VARIABLES if os.environ.get(v)), None)
+    key = key or GEMINI.key()
     if not key:
         raise WireError("missing api key: set GEMINI_API_KEY (or GOOGLE_API_KEY) or --api-key",
                         kind="auth")
@@ -193,8 +193,8 @@ def _result_parts(message: dict, names: dict[str, str], gemini3: bool) -> list[d
     return [{"functionResponse": response}, *images]
 
 
-def chunks(response: httpx.Response) -> Iterator[Any]:
-    """The reply's chunks: one per GenerateContentResponse (streamed, or one JSON answer)."""
+def chunks(response: httpx.Response) -> Iterator[StreamRecord]:
+    """The reply's records: those of each GenerateContentResponse (streamed, or one JSON answer)."""
     reader = _Reader()
     if is_json(response):  # a server that answered in one piece (an object or an array)
         data = json.loads(response.read())
@@ -207,12 +207,12 @@ def chunks(response: httpx.Response) -> Iterator[Any]:
 
 
 class _Reader:
-    """Turns GenerateContentResponses into chunks, numbering the function calls."""
+    """Turns GenerateContentResponses into stream records, numbering the function calls."""
 
     def __init__(self) -> None:
         self.calls = 0
 
-    def read(self, event: Any) -> Iterator[Any]:
+    def read(self, event: Any) -> Iterator[StreamRecord]:
         if not isinstance(event, dict):
             return
         if event.get("error"):
@@ -223,7 +223,7 @@ class _Reader:
             output = (meta.get("candidatesTokenCount") or 0) + (meta.get("thoughtsTokenCount") or 0)
             usage = (meta.get("promptTokenCount") or 0, output)
         if (event.get("promptFeedback") or {}).get("blockReason"):
-            yield chunk(finish="content_filter", usage=usage)
+            yield from event_records(finish="content_filter", usage=usage)
             return
         candidate = (event.get("candidates") or [{}])[0]
         text, calls = "", []
@@ -237,7 +237,7 @@ class _Reader:
         if reason:
             finish = _FINISH.get(reason) or ("tool_calls" if self.calls else "stop")
         if text or calls or finish or usage:
-            yield chunk(text, calls, finish, usage)
+            yield from event_records(text, calls, finish, usage)
 
     def _call(self, part: dict) -> dict:
         call = part["functionCall"]

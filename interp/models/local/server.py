@@ -1,6 +1,6 @@
 """The local model's server: llama.cpp's own OpenAI-compatible server, started and stopped by interp.
 
-The server runs in a child process (`interp.models.local_serve`, same Python, xllamacpp
+The server runs in a child process (`interp.models.local.serve`, same Python, xllamacpp
 imported there), not in interp's own: xllamacpp's `Server()` holds the GIL for the whole
 model load (measured: a 50 ms ticker thread ran twice during a 42 s load), so neither a
 status line nor Ctrl-C could work while it loads in-process. The child binds 127.0.0.1 on a
@@ -124,7 +124,7 @@ class LocalServer:
         self._started = time.monotonic()
         try:
             self._proc = subprocess.Popen(
-                [self.python, "-m", "interp.models.local_serve",
+                [self.python, "-m", "interp.models.local.serve",
                  json.dumps({**self.config.to_child(), "log": log})],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=fd,
                 start_new_session=True, env=_child_env())

@@ -22,14 +22,17 @@ from helpers import hang_guard, make_interp_env
 from png_kit import make_png
 from wire_server import Turn
 
-from interp.models import anthropic_wire, direct
+from interp.models.wire import anthropic as anthropic_wire
+from interp.models.wire import http as direct
+from interp.models.wire import route
 from interp.models.base import ModelError, Reply, Retrying
-from interp.models.direct import WireError
-from interp.models.litellm_model import LiteLLMModel
+from interp.models.stream import TextDelta
+from interp.models.wire.http import WireError
+from interp.models.litellm.model import LiteLLMModel
 
 KEY = "sk-ant-test-secret-1234"
 MODEL = "anthropic/claude-sonnet-4-5"
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 TOOLS = [{"type": "function", "function": {
     "name": "execute", "description": "Run code",
     "parameters": {"type": "object", "properties": {"language": {"type": "string"},
@@ -67,11 +70,11 @@ CONVERSATION = [
 
 
 def test_names_go_the_direct_way(monkeypatch):
-    assert direct.protocol_for(MODEL) == "anthropic"
-    assert direct.protocol_for("claude-sonnet-4-5") == "anthropic"  # a bare name from the map
+    assert route.protocol_for(MODEL) == "anthropic"
+    assert route.protocol_for("claude-sonnet-4-5") == "anthropic"  # a bare name from the map
     assert LiteLLMModel("claude-sonnet-4-5").direct
     monkeypatch.setenv("INTERP_TRANSPORT", "litellm")
-    assert direct.protocol_for(MODEL) is None
+    assert route.protocol_for(MODEL) is None
 
 
 def test_a_resumed_conversation_becomes_what_the_api_accepts():
@@ -220,7 +223,7 @@ def test_an_error_event_mid_stream_carries_its_status(kind, status):
             response = direct.post(http, request)
             try:
                 for item in anthropic_wire.chunks(response):
-                    seen.append(item.choices[0].delta.content)
+                    seen += [item.text] if isinstance(item, TextDelta) else []
             finally:
                 response.close()
     assert info.value.status_code == status and kind in str(info.value)
@@ -299,7 +302,7 @@ def test_interp_runs_a_block_over_the_direct_path_without_litellm(tmp_path):
     launcher = textwrap.dedent(f"""
         import atexit, json, sys
         atexit.register(lambda: open({str(report)!r}, "w").write(json.dumps(
-            ["litellm" in sys.modules, "interp.models.anthropic_wire" in sys.modules])))
+            ["litellm" in sys.modules, "interp.models.wire.anthropic" in sys.modules])))
         sys.argv = ["interp", *sys.argv[1:]]
         from interp.cli.main import main
         main()
