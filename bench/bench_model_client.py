@@ -6,7 +6,7 @@ For each provider protocol (OpenAI-compatible, Anthropic, Gemini, Ollama), throu
 own client (the default) and forced through litellm with INTERP_TRANSPORT=litellm (what interp
 did before), and for four hosted OpenAI-compatible providers (groq, mistral, deepseek, Azure
 OpenAI: the same two ways), and each history length (2, 50, 200 turns of tool call + output, and a
-~230 KB request), one figure is `LiteLLMModel.stream(messages, tools)` from the call to the
+~230 KB request), one figure is `model_for(name).stream(messages, tools)` from the call to the
 final Reply: the request built and sent, the server's instant streamed reply (text and a tool
 call) read and parsed. The floor, measured in the same run and interleaved: a raw `httpx` POST
 of the very body the server recorded for that call, to the same server and path, with the
@@ -117,7 +117,7 @@ def last_request(server, kind: str) -> tuple[str, dict, bytes]:
 
 
 def make_model(path: Path_, server):
-    from interp.models.litellm.model import LiteLLMModel
+    from interp.models.reach import model_for
 
     saved = os.environ.pop("INTERP_TRANSPORT", None)
     if path.litellm:
@@ -125,7 +125,7 @@ def make_model(path: Path_, server):
     try:
         base = server.api_base  # an Azure resource's endpoint has no path
         base = base.rsplit("/v1", 1)[0] if path.model.startswith("azure/") else base
-        return LiteLLMModel(path.model, api_base=base, api_key=KEY, request_timeout=60)
+        return model_for(path.model, api_base=base, api_key=KEY, request_timeout=60)
     finally:
         os.environ.pop("INTERP_TRANSPORT", None)
         if saved is not None:

@@ -7,6 +7,7 @@ __version__ = "0.1.0.dev0"
 _LAZY = {
     "Session": ("interp.core.session", "Session"),
     "SessionConfig": ("interp.core.session", "SessionConfig"),
+    "model_for": ("interp.models.reach", "model_for"),
     "LiteLLMModel": ("interp.models.litellm.model", "LiteLLMModel"),
     "Decision": ("interp.approval.decision", "Decision"),
     "Proposal": ("interp.approval.decision", "Proposal"),

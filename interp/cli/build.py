@@ -15,7 +15,7 @@ from interp.cli.settings import Settings, config_dir, default_config_path
 from interp.core.instructions import load_instructions
 from interp.core.session import Session, SessionConfig
 from interp.errors import UsageError
-from interp.models.litellm.model import LiteLLMModel
+from interp.models.base import Model
 from interp.models.providers import provider_name as provider_of
 from interp.secrets import gateway_token_env, runner_env_remove_for, secrets_of
 from interp.storage.sessions import SessionStore
@@ -40,20 +40,21 @@ class Request:
 
 
 def make_model(settings: Settings, name: str | None = None, *,
-               endpoint: bool = True) -> LiteLLMModel:
-    """A litellm model for the settings (litellm itself loads on first use); without
+               endpoint: bool = True) -> Model:
+    """The model for the settings (litellm, where used, loads on first use); without
     `endpoint`, the configured API base and key are left out."""
+    from interp.models.reach import model_for
     from interp.models.window import with_window
 
-    return with_window(LiteLLMModel(name or settings.model,
-                                    api_base=settings.api_base if endpoint else None,
-                                    api_key=settings.api_key if endpoint else None,
-                                    request_timeout=settings.request_timeout,
-                                    idle_timeout=settings.idle_timeout,
-                                    max_tokens=settings.max_tokens), settings.context_window)
+    return with_window(model_for(name or settings.model,
+                                 api_base=settings.api_base if endpoint else None,
+                                 api_key=settings.api_key if endpoint else None,
+                                 request_timeout=settings.request_timeout,
+                                 idle_timeout=settings.idle_timeout,
+                                 max_tokens=settings.max_tokens), settings.context_window)
 
 
-def switch_model(settings: Settings, name: str) -> tuple[LiteLLMModel, str | None]:
+def switch_model(settings: Settings, name: str) -> tuple[Model, str | None]:
     """The model `/model NAME` switches to, and a note on what was reset, if anything.
 
     The configured API base and key belong to the configured model's provider: they are

@@ -14,7 +14,7 @@ from interp.core.payload import build_payload, has_images
 from interp.core.steps import EXECUTE_TOOL
 from interp.core.text import clean_reply
 from interp.core.textcalls import valid_arguments
-from interp.models.base import ModelError, Reply, Retrying
+from interp.models.base import HandedOver, ModelError, Reply, Retrying
 
 
 class ModelTurns:
@@ -65,6 +65,9 @@ class ModelTurns:
                 elif isinstance(item, Retrying):
                     parts = [] if item.restart else parts
                     yield turns.retry_event(item)
+                elif isinstance(item, HandedOver):
+                    yield ev.event(ev.MODEL_HANDED_OVER, provider=item.provider,
+                                   status=item.status, detail=item.detail, text=item.text)
                 else:
                     parts.append(item)
                     yield ev.event(ev.MESSAGE_DELTA, text=item)

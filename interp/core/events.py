@@ -49,6 +49,7 @@ BLOCK_FINISHED = "block.finished"
 TURN_COMPLETED = "turn.completed"
 NOTICE = "notice"
 MODEL_RETRY = "model.retry"  # a failed model call is retried: attempt, max_attempts, delay, reason, text
+MODEL_HANDED_OVER = "model.handed_over"  # a provider refused interp's own request: litellm takes over
 CONTEXT_COMPACTING = "context.compacting"  # the model is asked for a summary: auto, messages, focus
 CONTEXT_COMPACTED = "context.compacted"  # the earlier conversation was replaced by the summary
 TASK_FINISHED = "task.finished"  # the task's end: exit_code and reason
@@ -58,7 +59,7 @@ TYPES = frozenset({
     SESSION_STARTED, MODEL_REQUEST, MESSAGE_DELTA, MESSAGE, BLOCK_PROPOSED, BLOCK_APPROVED,
     BLOCK_DECLINED, BLOCK_OUTPUT, BLOCK_DISPLAY, BLOCK_FILES, BLOCK_FINISHED, TURN_COMPLETED,
     NOTICE, MODEL_RETRY, TASK_FINISHED, SESSION_FINISHED, CONTEXT_COMPACTING, CONTEXT_COMPACTED,
-    BLOCK_BACKGROUND,
+    BLOCK_BACKGROUND, MODEL_HANDED_OVER,
 })
 
 JSON_HIDDEN = frozenset({MESSAGE_DELTA})

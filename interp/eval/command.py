@@ -129,10 +129,10 @@ def _model(settings, args: EvalArgs):
         model = ModelMaker(settings, on_status=_local_status)()
         model.params = params
         return settings, model
-    from interp.models.litellm.model import LiteLLMModel
+    from interp.models.reach import model_for
 
-    return settings, LiteLLMModel(settings.model, api_base=settings.api_base,
-                                  api_key=settings.api_key, params=params)
+    return settings, model_for(settings.model, api_base=settings.api_base,
+                               api_key=settings.api_key, params=params)
 
 
 def _local_status(status) -> None:

@@ -72,6 +72,7 @@ class Renderer:
     def _handlers(self) -> dict[str, Callable[[dict], None]]:
         return {
             ev.MODEL_REQUEST: self._on_model_request, ev.MODEL_RETRY: self._on_model_retry,
+            ev.MODEL_HANDED_OVER: self._on_model_handed_over,
             ev.MESSAGE_DELTA: self._on_message_delta, ev.MESSAGE: self._on_message,
             ev.TURN_COMPLETED: self._on_turn_completed, ev.TASK_FINISHED: self._on_task_finished,
             ev.NOTICE: self._on_notice, ev.BLOCK_PROPOSED: self._on_block_proposed,
@@ -112,12 +113,16 @@ class Renderer:
         if data.get("restart") and self._stream.text:  # what streamed is shown; it starts over
             self._stream.close()
             self.print(Text("(the reply was cut off and starts over)", style="dim"))
-        lasting = data.get("reason") == "bad_request"  # a provider handed to litellm: kept
-        if self.status.enabled and self.status.active and not lasting:
+        if self.status.enabled and self.status.active:
             self.status.note(text)
         elif text != self._retry:
             self.print(Text(text, style="dim"))
         self._retry = text
+
+    def _on_model_handed_over(self, data: dict) -> None:
+        """A provider handed to litellm: a lasting line, not a passing status note."""
+        text = self._clean(str(data.get("text") or "sending the model's calls through litellm"))
+        self.print(Text(text.replace("\n", " "), style="dim"))
 
     def _on_message_delta(self, data: dict) -> None:
         if not self._stream.text:

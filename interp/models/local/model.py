@@ -1,7 +1,7 @@
-"""`--local`: a GGUF model run by llama.cpp's server on this machine, used through litellm.
+"""`--local`: a GGUF model run by llama.cpp's server on this machine, used through interp's own OpenAI client.
 
 The server starts on the first model call (with status callbacks while it loads) and stops
-with `close()`. Requests go through `LiteLLMModel` like any OpenAI-compatible endpoint; what
+with `close()`. Requests go through interp's own OpenAI client like any OpenAI-compatible endpoint; what
 litellm cannot know about a local file comes from the server: the context window llama.cpp
 allocated, whether the model's chat template takes tools, exact token counts (its tokenizer)
 and the prompt and generation speed it measured.
@@ -15,8 +15,8 @@ import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
-from interp.models.base import LOCAL, ModelError, Reply
-from interp.models.litellm.model import LiteLLMModel
+from interp.models.base import LOCAL, Model, ModelError, Reply
+from interp.models.reach import model_for
 from interp.models.local.server import LocalServer, LocalServerError
 from interp.models.local.files import ModelFileError, read_gguf, writes_calls_as_text
 
@@ -51,8 +51,8 @@ class LocalModel:
     def __init__(self, server: LocalServer, *, name: str = LOCAL) -> None:
         self.name = name
         self.server = server
-        self.params: dict = {}  # extra request parameters, e.g. temperature (as LiteLLMModel's)
-        self._inner: LiteLLMModel | None = None
+        self.params: dict = {}  # extra request parameters, e.g. temperature (as a remote model's)
+        self._inner: Model | None = None
         try:
             header = read_gguf(server.config.model)
             self._trained_context, self._model_name = header.context_length, header.name
@@ -62,19 +62,19 @@ class LocalModel:
     def __repr__(self) -> str:
         return f"LocalModel({str(self.server.config.model)!r})"
 
-    def _ready(self) -> LiteLLMModel:
-        """The litellm model for the loaded server (loading it first); ModelError if it fails."""
+    def _ready(self) -> Model:
+        """The model (interp's own OpenAI client) for the loaded server (loading it first); ModelError if it fails."""
         try:
             info = self.server.wait()
         except LocalServerError as exc:
             raise ModelError("connection", f"Local model: {exc}") from None
         base = info.address + "/v1"
         if self._inner is None or self._inner.api_base != base:
-            self._inner = LiteLLMModel("openai/" + LOCAL, api_base=base,
-                                       api_key="sk-no-key-required",
-                                       request_timeout=REQUEST_TIMEOUT,
-                                       max_tokens=self.server.config.predict or 0,
-                                       params=self.params)
+            self._inner = model_for("openai/" + LOCAL, api_base=base,
+                                    api_key="sk-no-key-required",
+                                    request_timeout=REQUEST_TIMEOUT,
+                                    max_tokens=self.server.config.predict or 0,
+                                    params=self.params)
         return self._inner
 
     def stream(self, messages: list[dict], tools: list[dict] | None = None) -> Iterator[str | Reply]:

@@ -21,7 +21,7 @@ from ollama_server import OllamaServer
 from wire_server import Turn
 
 from interp.models.base import ModelError, Reply, Retrying
-from interp.models.litellm.model import LiteLLMModel
+from interp.models.reach import model_for
 
 KEY = "sk-test-secret-1234"
 MESSAGES = [{"role": "system", "content": "You are terse."}, {"role": "user", "content": "Say hello."}]
@@ -54,7 +54,7 @@ def wire(request):
 
 
 def model_of(provider: Provider, server, **kw) -> LiteLLMModel:
-    return LiteLLMModel(provider.model, api_base=server.api_base, api_key=KEY, **kw)
+    return model_for(provider.model, api_base=server.api_base, api_key=KEY, **kw)
 
 
 def collect(model, tools=None):
@@ -123,7 +123,7 @@ def test_ollama_runs_through_api_chat_with_tools():
     """The README's `--model ollama/llama3.1` goes to /api/chat, where tool calls work."""
     with OllamaServer() as server:
         server.add(Turn(tool_calls=[{"name": "execute", "arguments": ARGS}]))
-        model = LiteLLMModel("ollama/llama3.1", api_base=server.api_base)
+        model = model_for("ollama/llama3.1", api_base=server.api_base)
         assert model.tool_support() is True
         _, _, reply = collect(model, TOOLS)
         assert server.requests[0].path == "/api/chat"
@@ -161,7 +161,7 @@ def test_openai_calls_without_index_stay_apart():
     calls = [{"name": "execute", "arguments": {"language": "python", "code": "1"}},
              {"name": "execute", "arguments": {"language": "shell", "code": "ls"}}]
     with FakeOpenAI([OpenAIReply(tool_calls=calls, no_index=True)]) as server:
-        model = LiteLLMModel("openai/fake", api_base=server.api_base, api_key=KEY)
+        model = model_for("openai/fake", api_base=server.api_base, api_key=KEY)
         _, _, reply = collect(model, TOOLS)
     assert [json.loads(c.arguments)["language"] for c in reply.tool_calls] == ["python", "shell"]
 
@@ -188,8 +188,8 @@ def test_keep_alives_are_not_progress(wire):
 
 def test_openai_keep_alives_are_not_progress():
     with FakeOpenAI([OpenAIReply(keepalive=0.2)]) as server:
-        model = LiteLLMModel("openai/fake", api_base=server.api_base, api_key=KEY,
-                             request_timeout=1.5)
+        model = model_for("openai/fake", api_base=server.api_base, api_key=KEY,
+                          request_timeout=1.5)
         error, _ = failure(model)
         assert error.kind == "timeout" and "within 1.5 s" in str(error)
 
@@ -218,7 +218,7 @@ def test_ctrl_c_while_waiting_abandons_the_request(wire):
 def test_ctrl_c_while_an_openai_compatible_server_reads_the_prompt_abandons_it():
     """A local server with one slot must not go on with a request nobody waits for."""
     with FakeOpenAI([OpenAIReply(text="late", delay=60)]) as server:
-        model = LiteLLMModel("openai/local", api_base=server.api_base, request_timeout=60)
+        model = model_for("openai/local", api_base=server.api_base, request_timeout=60)
         with pytest.raises(KeyboardInterrupt), interrupt_when(lambda: server.requests):
             for _ in model.stream(MESSAGES):
                 pass
@@ -279,7 +279,7 @@ def test_dropped_connection_mid_reply_retries(wire):
 def test_openai_dropped_connection_mid_reply_retries():
     with FakeOpenAI([OpenAIReply(text="abcdefghijklmnop", chunk_size=4, drop_after=3),
                      "the full reply"]) as server:
-        model = LiteLLMModel("openai/fake", api_base=server.api_base, api_key=KEY)
+        model = model_for("openai/fake", api_base=server.api_base, api_key=KEY)
         _, retries, reply = collect(model)
     assert reply.text == "the full reply" and retries[0].restart
 

@@ -11,7 +11,7 @@ import pytest
 
 from fake_openai import FakeOpenAI, Reply as FakeReply
 
-from interp.models.litellm.model import LiteLLMModel
+from interp.models import reach
 from interp.models.litellm.loader import preload_in_background
 
 from interp.models.base import ModelError, Reply, Retrying, ToolCall, Usage
@@ -42,7 +42,7 @@ def server():
 
 
 def model_for(server, **kw):
-    return LiteLLMModel("openai/fake-model", api_base=server.api_base, api_key=KEY, **kw)
+    return reach.model_for("openai/fake-model", api_base=server.api_base, api_key=KEY, **kw)
 
 
 def collect(model, messages=MESSAGES, tools=None, retries=None):
@@ -116,14 +116,14 @@ def test_401_is_auth_error_without_retry_or_key(server):
 
 def test_missing_key_is_auth_error_at_once(monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    error = fail(LiteLLMModel("gpt-4o"))  # the openai client refuses before sending anything
+    error = fail(reach.model_for("gpt-4o"))  # the openai client refuses before sending anything
     assert error.kind == "auth" and error.attempts == 1 and "OPENAI_API_KEY" in str(error)
 
 
 def test_keyless_local_server_works(server, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     server.add("no key needed")
-    assert collect(LiteLLMModel("openai/fake-model", api_base=server.api_base))[1].text == "no key needed"
+    assert collect(reach.model_for("openai/fake-model", api_base=server.api_base))[1].text == "no key needed"
 
 
 def test_key_is_scrubbed_even_if_server_echoes_it(server):
@@ -171,7 +171,7 @@ def test_503_forever_gives_up_within_budget(server):
 
 def test_connection_refused(tmp_path):
     api_base = f"http://127.0.0.1:{closed_port()}/v1"
-    error = fail(LiteLLMModel("openai/fake-model", api_base=api_base, api_key=KEY))
+    error = fail(reach.model_for("openai/fake-model", api_base=api_base, api_key=KEY))
     assert error.kind == "connection" and error.attempts <= 2
     assert str(error) == f"Could not reach {api_base}: is the server running? (--api-base)"
 
@@ -205,13 +205,14 @@ def test_closing_the_stream_early_releases_it(server):
 
 
 def test_unknown_provider_is_a_clear_error():
-    error = fail(LiteLLMModel("nonsense-provider/xyz"))
+    error = fail(reach.model_for("nonsense-provider/xyz"))
     assert error.kind == "not_found"
     assert "nonsense-provider/xyz" in str(error) and "provider/model" in str(error)
 
 
 def test_capabilities_never_raise(server):
-    fake, known, bogus = model_for(server), LiteLLMModel("openai/gpt-4o"), LiteLLMModel("nonsense-provider/xyz")
+    fake, known = model_for(server), reach.model_for("openai/gpt-4o")
+    bogus = reach.model_for("nonsense-provider/xyz")
     assert known.supports_tools() and known.supports_vision() and known.context_window() == 128000
     assert fake.context_window() is None and bogus.context_window() is None
     assert bogus.supports_tools() is False and bogus.supports_vision() is False
@@ -221,7 +222,7 @@ def test_capabilities_never_raise(server):
 
 def test_known_model_reply_has_a_cost(server):
     server.add("priced")
-    model = LiteLLMModel("openai/gpt-4o", api_base=server.api_base, api_key=KEY)
+    model = reach.model_for("openai/gpt-4o", api_base=server.api_base, api_key=KEY)
     usage = collect(model)[1].usage
     assert usage is not None and usage.cost is not None and usage.cost > 0
 
@@ -238,10 +239,12 @@ def test_load_litellm_sets_env_and_caches():
 def test_import_is_lazy_and_quiet(server):
     """A fresh interpreter: importing interp.model loads no litellm; a failing call prints nothing."""
     code = (
-        "import sys; import interp.models.litellm.model as m; assert 'litellm' not in sys.modules\n"
-        f"model = m.LiteLLMModel('openai/fake-model', api_base={server.api_base!r}, api_key='k')\n"
+        "import sys; import interp.models.litellm.model, interp.models.reach as m\n"
+        "assert 'litellm' not in sys.modules\n"
+        "from interp.models.base import ModelError\n"
+        f"model = m.model_for('openai/fake-model', api_base={server.api_base!r}, api_key='k')\n"
         "try:\n    list(model.stream([{'role': 'user', 'content': 'hi'}]))\n"
-        "except m.ModelError as e:\n    assert e.kind == 'auth', e.kind\n"
+        "except ModelError as e:\n    assert e.kind == 'auth', e.kind\n"
     )
     server.add(FakeReply(status=401))
     env = {k: v for k, v in os.environ.items() if not k.startswith("LITELLM")}

@@ -28,7 +28,7 @@ from interp.models.wire import route
 from interp.models.base import ModelError, Reply, Retrying
 from interp.models.stream import TextDelta
 from interp.models.wire.http import WireError
-from interp.models.litellm.model import LiteLLMModel
+from interp.models.reach import model_for
 
 KEY = "sk-ant-test-secret-1234"
 MODEL = "anthropic/claude-sonnet-4-5"
@@ -72,15 +72,15 @@ CONVERSATION = [
 def test_names_go_the_direct_way(monkeypatch):
     assert route.protocol_for(MODEL) == "anthropic"
     assert route.protocol_for("claude-sonnet-4-5") == "anthropic"  # a bare name from the map
-    assert LiteLLMModel("claude-sonnet-4-5").direct
+    assert model_for("claude-sonnet-4-5").direct
     monkeypatch.setenv("INTERP_TRANSPORT", "litellm")
     assert route.protocol_for(MODEL) is None
 
 
 def test_a_resumed_conversation_becomes_what_the_api_accepts():
     with AnthropicServer(["Saved."]) as server:
-        model = LiteLLMModel(MODEL, api_base=server.api_base, api_key=KEY, max_tokens=1000,
-                             params={"temperature": 0.2, "stop": ["END", "\n\n"], "top_k": 5,
+        model = model_for(MODEL, api_base=server.api_base, api_key=KEY, max_tokens=1000,
+                          params={"temperature": 0.2, "stop": ["END", "\n\n"], "top_k": 5,
                                      "frequency_penalty": 0.5, "seed": 3})
         with hang_guard():
             reply = list(model.stream(CONVERSATION, TOOLS))[-1]
@@ -166,7 +166,7 @@ def test_a_missing_key_is_an_auth_error_naming_the_variable(monkeypatch):
     assert info.value.kind == "auth" and "ANTHROPIC_API_KEY" in str(info.value)
     with AnthropicServer(["never"]) as server:
         with hang_guard(), pytest.raises(ModelError) as error:
-            list(LiteLLMModel(MODEL, api_base=server.api_base).stream(CONVERSATION[:2]))
+            list(model_for(MODEL, api_base=server.api_base).stream(CONVERSATION[:2]))
         assert not server.requests
     assert error.value.kind == "auth" and "ANTHROPIC_API_KEY" in str(error.value)
     monkeypatch.setenv("ANTHROPIC_API_KEY", "from-env")
@@ -177,7 +177,7 @@ def test_a_missing_key_is_an_auth_error_naming_the_variable(monkeypatch):
 # -- the streamed reply ---------------------------------------------------------------------
 
 def stream(server, tools=TOOLS, **kw) -> list:
-    model = LiteLLMModel(MODEL, api_base=server.api_base, api_key=KEY, **kw)
+    model = model_for(MODEL, api_base=server.api_base, api_key=KEY, **kw)
     with hang_guard():
         return list(model.stream(CONVERSATION[:2], tools))
 
@@ -247,7 +247,7 @@ def _events(*events: dict) -> bytes:
 
 def _raw_reply(status: int, kind: str, data: bytes, **kw) -> list:
     with CannedServer([(status, kind, data)], "/v1") as server:
-        model = LiteLLMModel(MODEL, api_base=server.api_base, api_key=KEY, **kw)
+        model = model_for(MODEL, api_base=server.api_base, api_key=KEY, **kw)
         with hang_guard():
             return list(model.stream(CONVERSATION[:2]))
 

@@ -18,10 +18,11 @@ from gemini_server import GeminiServer, check_request
 from helpers import hang_guard, make_interp_env
 from wire_server import Recorded, Turn
 
+from interp.models.stream import CallDelta
 from interp.models.wire import gemini as gemini_wire
 from interp.models.wire import http as direct
 from interp.models.base import ModelError, Reply
-from interp.models.litellm.model import LiteLLMModel
+from interp.models.reach import model_for
 
 KEY = "AIza-test-secret-1234"
 MODEL = "gemini/gemini-2.5-flash"
@@ -86,8 +87,8 @@ def raw_chunks(server, model: str = "gemini-2.5-flash") -> list:
 
 def test_a_realistic_conversation_is_sent_as_the_api_requires():
     with GeminiServer(["fine"]) as server:
-        model = LiteLLMModel(MODEL, api_base=server.api_base, api_key=KEY, max_tokens=500,
-                             params={"temperature": 0.2, "top_p": 0.9, "stop": "END"})
+        model = model_for(MODEL, api_base=server.api_base, api_key=KEY, max_tokens=500,
+                          params={"temperature": 0.2, "top_p": 0.9, "stop": "END"})
         assert model.direct and collect(model, conversation(), [EXECUTE]).text == "fine"
         sent = server.requests[0]
     assert sent.path == "/v1beta/models/gemini-2.5-flash:streamGenerateContent"
@@ -147,7 +148,7 @@ def test_tool_parameters_are_cut_to_the_schema_gemini_accepts():
             "either": {"oneOf": [{"type": "string"}, {"type": "integer"}]}},
         "required": ["mode", "missing"]}}}
     with GeminiServer(["ok"]) as server:
-        model = LiteLLMModel(MODEL, api_base=server.api_base, api_key=KEY)
+        model = model_for(MODEL, api_base=server.api_base, api_key=KEY)
         collect(model, [{"role": "user", "content": "hi"}], [tool])
         sent = server.bodies[0]["tools"][0]["functionDeclarations"][0]
     assert sent == {"name": "edit", "parameters": {"type": "object", "properties": {
@@ -199,7 +200,7 @@ def test_a_thought_signature_goes_back_with_its_call():
               "signature": "c2lnLW9uZQ==", "native_id": "fc-1"},
              {"name": "execute", "arguments": {"language": "python", "code": "2"}}]
     with GeminiServer([Turn(tool_calls=calls), "done"]) as server:
-        model = LiteLLMModel("gemini/gemini-3-pro-preview", api_base=server.api_base, api_key=KEY)
+        model = model_for("gemini/gemini-3-pro-preview", api_base=server.api_base, api_key=KEY)
         messages = [{"role": "user", "content": "go"}]
         first = collect(model, messages, [EXECUTE])
         ids = [c.id for c in first.tool_calls]
@@ -222,7 +223,7 @@ def test_calls_from_another_model_get_the_documented_stand_in_on_gemini_3():
                 {"role": "assistant", "content": "", "tool_calls": [call("call_a", "1")]},
                 {"role": "tool", "tool_call_id": "call_a", "content": "1"}]
     with GeminiServer(["ok"]) as server:
-        model = LiteLLMModel("gemini/gemini-3-flash-preview", api_base=server.api_base, api_key=KEY)
+        model = model_for("gemini/gemini-3-flash-preview", api_base=server.api_base, api_key=KEY)
         assert collect(model, messages, [EXECUTE]).text == "ok"
         part = server.bodies[0]["contents"][1]["parts"][0]
     assert part["thoughtSignature"] == gemini_wire.SKIP_SIGNATURE
@@ -248,7 +249,7 @@ def test_text_calls_thoughts_and_usage():
     calls = [{"name": "execute", "arguments": {"language": "python", "code": str(i)}}
              for i in range(3)]
     with ThinkingServer([Turn(text="Running them.", tool_calls=calls, usage=(11, 5))]) as server:
-        model = LiteLLMModel(MODEL, api_base=server.api_base, api_key=KEY)
+        model = model_for(MODEL, api_base=server.api_base, api_key=KEY)
         reply = collect(model, [{"role": "user", "content": "go"}], [EXECUTE])
     assert reply.text == "Running them." and reply.finish_reason == "tool_calls"
     assert [json.loads(c.arguments)["code"] for c in reply.tool_calls] == ["0", "1", "2"]
@@ -260,7 +261,7 @@ def test_each_call_has_its_own_index():
     calls = [{"name": "execute", "arguments": {"code": str(i)}} for i in range(2)]
     with GeminiServer([Turn(tool_calls=calls)]) as server:
         records = raw_chunks(server)
-    pieces = [p for r in records for p in getattr(r.choices[0].delta, "tool_calls", [])]
+    pieces = [r for r in records if isinstance(r, CallDelta)]
     assert [p.index for p in pieces] == [0, 1] and pieces[0].id != pieces[1].id
 
 
@@ -273,7 +274,7 @@ def test_each_call_has_its_own_index():
 def test_every_finish_reason(finish, expected):
     text = "" if finish != "STOP" and finish != "MAX_TOKENS" else "some text"
     with GeminiServer([Turn(text=text, finish=finish)]) as server:
-        reply = collect(LiteLLMModel(MODEL, api_base=server.api_base, api_key=KEY),
+        reply = collect(model_for(MODEL, api_base=server.api_base, api_key=KEY),
                         [{"role": "user", "content": "hi"}])
     assert reply.finish_reason == expected and reply.text == text and not reply.tool_calls
 
@@ -281,7 +282,7 @@ def test_every_finish_reason(finish, expected):
 def test_a_cut_off_reply_with_a_whole_call_is_length():
     with GeminiServer([Turn(tool_calls=[{"name": "execute", "arguments": {"code": "1"}}],
                             finish="MAX_TOKENS")]) as server:
-        reply = collect(LiteLLMModel(MODEL, api_base=server.api_base, api_key=KEY),
+        reply = collect(model_for(MODEL, api_base=server.api_base, api_key=KEY),
                         [{"role": "user", "content": "hi"}], [EXECUTE])
     assert reply.finish_reason == "length" and json.loads(reply.tool_calls[0].arguments) == {"code": "1"}
 
@@ -314,7 +315,7 @@ class JsonServer(GeminiServer):
 def test_a_reply_in_one_json_document(array):
     turn = Turn(text="whole", tool_calls=[{"name": "execute", "arguments": {"code": "1"}}])
     with JsonServer([turn], array=array) as server:
-        reply = collect(LiteLLMModel(MODEL, api_base=server.api_base, api_key=KEY),
+        reply = collect(model_for(MODEL, api_base=server.api_base, api_key=KEY),
                         [{"role": "user", "content": "hi"}], [EXECUTE])
     assert reply.finish_reason == "tool_calls" and reply.tool_calls[0].name == "execute"
     assert reply.text == ("whole" if array else "")  # the object is the last response only
@@ -329,7 +330,7 @@ def test_a_missing_key_names_gemini_api_key(monkeypatch):
         gemini_wire.request("gemini-2.5-flash", None, None, [], None, None, {})
     assert info.value.kind == "auth" and "GEMINI_API_KEY" in str(info.value)
     with GeminiServer() as server, hang_guard(), pytest.raises(ModelError) as error:
-        list(LiteLLMModel(MODEL, api_base=server.api_base).stream([{"role": "user", "content": "x"}]))
+        list(model_for(MODEL, api_base=server.api_base).stream([{"role": "user", "content": "x"}]))
         assert not server.requests
     assert error.value.kind == "auth" and "check GEMINI_API_KEY or --api-key" in str(error.value)
     assert "VERTEX" not in str(error.value)

@@ -16,8 +16,8 @@ from helpers import hang_guard
 
 from interp.models.wire import hosts
 from interp.models.wire import openai as openai_wire
-from interp.models.base import ModelError, Reply, Retrying
-from interp.models.litellm.model import LiteLLMModel
+from interp.models.base import HandedOver, ModelError, Reply
+from interp.models.reach import model_for
 from interp.models.litellm.loader import load_litellm
 
 KEY = "sk-host-secret-1234"
@@ -59,7 +59,7 @@ def test_every_host_has_a_sample():
 
 def _sent(server: FakeOpenAI, name: str, messages: list[dict], monkeypatch, litellm: bool):
     monkeypatch.setenv("INTERP_TRANSPORT", "litellm" if litellm else "")
-    model = LiteLLMModel(name, api_base=server.api_base, api_key=KEY, request_timeout=60)
+    model = model_for(name, api_base=server.api_base, api_key=KEY, request_timeout=60)
     assert model.direct is not litellm
     with hang_guard():
         reply = list(model.stream([dict(m) for m in messages], TOOLS))[-1]
@@ -113,7 +113,7 @@ def test_openrouter_has_litellms_url_and_key_variables(fake_server, monkeypatch)
     for how in ("litellm", ""):
         monkeypatch.setenv("INTERP_TRANSPORT", how)
         with hang_guard():
-            list(LiteLLMModel(SAMPLES["openrouter"]).stream(HISTORY))
+            list(model_for(SAMPLES["openrouter"]).stream(HISTORY))
         assert fake_server.headers["Authorization"] == f"Bearer {KEY}"
     assert len(fake_server.requests) == 2
 
@@ -121,7 +121,7 @@ def test_openrouter_has_litellms_url_and_key_variables(fake_server, monkeypatch)
 def test_a_host_model_takes_interps_own_client(fake_server, monkeypatch):
     monkeypatch.setenv("GROQ_API_KEY", KEY)
     fake_server.add(FakeReply(text="Hi."))
-    model = LiteLLMModel("groq/llama-3.3-70b-versatile", api_base=fake_server.api_base)
+    model = model_for("groq/llama-3.3-70b-versatile", api_base=fake_server.api_base)
     with hang_guard():
         reply = list(model.stream([{"role": "user", "content": "hi"}]))[-1]
     assert model.direct and model.provider == "groq"
@@ -133,7 +133,7 @@ def test_a_host_model_takes_interps_own_client(fake_server, monkeypatch):
 def test_a_host_never_gets_the_openai_key(fake_server, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-openai-must-stay-home")
     monkeypatch.delenv("GROQ_API_KEY", raising=False)
-    model = LiteLLMModel("groq/llama-3.3-70b-versatile", api_base=fake_server.api_base)
+    model = model_for("groq/llama-3.3-70b-versatile", api_base=fake_server.api_base)
     with pytest.raises(ModelError) as caught, hang_guard():
         list(model.stream([{"role": "user", "content": "hi"}]))
     assert caught.value.kind == "auth" and "GROQ_API_KEY" in str(caught.value)
@@ -143,10 +143,10 @@ def test_a_host_never_gets_the_openai_key(fake_server, monkeypatch):
 def test_a_host_that_refuses_the_first_request_is_handed_to_litellm(fake_server, monkeypatch):
     monkeypatch.setenv("MISTRAL_API_KEY", KEY)
     fake_server.add(FakeReply(status=400, error="Extra inputs are not permitted", text="Hi."))
-    model = LiteLLMModel("mistral/mistral-large-latest", api_base=fake_server.api_base)
+    model = model_for("mistral/mistral-large-latest", api_base=fake_server.api_base)
     with hang_guard():
         items = list(model.stream([{"role": "user", "content": "hi"}]))
-    notices = [i.text for i in items if isinstance(i, Retrying)]
+    notices = [i.text for i in items if isinstance(i, HandedOver)]
     assert len(notices) == 1 and "mistral refused interp's own request (400" in notices[0]
     assert "Extra inputs are not permitted" in notices[0] and notices[0].endswith("litellm")
     assert items[-1].text == "Hi." and not model.direct and len(fake_server.requests) == 2
@@ -157,7 +157,7 @@ def test_a_refusal_after_an_answer_is_the_users_error(fake_server, monkeypatch):
     parameter): shown, not sent again through litellm."""
     monkeypatch.setenv("GROQ_API_KEY", KEY)
     fake_server.script([FakeReply(text="Hi."), FakeReply(status=400, error="context too long")])
-    model = LiteLLMModel("groq/llama-3.3-70b-versatile", api_base=fake_server.api_base)
+    model = model_for("groq/llama-3.3-70b-versatile", api_base=fake_server.api_base)
     with hang_guard():
         list(model.stream([{"role": "user", "content": "hi"}]))
         with pytest.raises(ModelError) as caught:
@@ -181,8 +181,8 @@ def test_hosts_own_shapes_of_a_streamed_reply_are_read(monkeypatch):
          "x_groq": {"usage": {"prompt_tokens": 7, "completion_tokens": 2}}})
     with CannedServer([(200, "text/event-stream", stream)], "/v1") as server:
         with hang_guard():
-            reply = list(LiteLLMModel("mistral/mistral-large-latest",
-                                      api_base=server.api_base).stream(HISTORY))[-1]
+            reply = list(model_for("mistral/mistral-large-latest",
+                                   api_base=server.api_base).stream(HISTORY))[-1]
     assert reply.text == "42" and reply.finish_reason == "stop"
     assert (reply.usage.prompt_tokens, reply.usage.completion_tokens) == (7, 2)
 
@@ -204,7 +204,7 @@ def test_tool_support_of_host_models_agrees_with_litellm():
              else f"{entry['litellm_provider']}/{key}"
              for key, entry in modelmap._entries().items()
              if entry.get("litellm_provider") in hosts.HOSTS and entry.get("mode", "chat") == "chat"]
-    differ = [n for n in names if LiteLLMModel(n).tool_support() != routes.tool_support(n)]
+    differ = [n for n in names if model_for(n).tool_support() != routes.tool_support(n)]
     assert len(names) > 500 and len(differ) <= len(names) // 50, differ
 
 
@@ -212,7 +212,7 @@ def test_tool_support_of_host_models_agrees_with_litellm():
 def _azure_sent(server: FakeOpenAI, name: str, messages: list[dict], monkeypatch, litellm: bool):
     monkeypatch.setenv("INTERP_TRANSPORT", "litellm" if litellm else "")
     endpoint = server.api_base.rsplit("/v1", 1)[0]  # a resource's endpoint has no path
-    model = LiteLLMModel(name, api_base=endpoint, api_key=KEY, request_timeout=60)
+    model = model_for(name, api_base=endpoint, api_key=KEY, request_timeout=60)
     assert model.direct is not litellm
     with hang_guard():
         reply = list(model.stream([dict(m) for m in messages], TOOLS))[-1]
@@ -256,16 +256,16 @@ def test_which_azure_models_interp_speaks_to_itself(monkeypatch):
     assert hosts.azure_speaks("azure/gpt-4o")
     monkeypatch.setenv("AZURE_AD_TOKEN", "entra-token")
     assert not hosts.azure_speaks("azure/gpt-4o")
-    assert not LiteLLMModel("azure/gpt-4o").direct
+    assert not model_for("azure/gpt-4o").direct
 
 
 def test_an_azure_deployment_that_refuses_the_first_request_is_handed_to_litellm(fake_server):
     fake_server.add(FakeReply(status=400, error="Unrecognized request argument", text="Hi."))
     endpoint = fake_server.api_base.rsplit("/v1", 1)[0]
-    model = LiteLLMModel("azure/my-deploy", api_base=endpoint, api_key=KEY)
+    model = model_for("azure/my-deploy", api_base=endpoint, api_key=KEY)
     assert model.direct
     with hang_guard():
         items = list(model.stream([{"role": "user", "content": "hi"}]))
-    notices = [i.text for i in items if isinstance(i, Retrying)]
+    notices = [i.text for i in items if isinstance(i, HandedOver)]
     assert len(notices) == 1 and notices[0].startswith("azure refused interp's own request (400")
     assert items[-1].text == "Hi." and not model.direct and len(fake_server.requests) == 2

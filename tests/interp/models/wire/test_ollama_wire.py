@@ -24,7 +24,7 @@ from interp.core.vision import with_images
 from interp.models.wire import ollama as ollama_wire
 from interp.models.base import ModelError, Reply, Retrying
 from interp.models.stream import is_progress
-from interp.models.litellm.model import LiteLLMModel
+from interp.models.reach import model_for
 
 MESSAGES = [{"role": "user", "content": "Say hello."}]
 TOOLS = [{"type": "function", "function": {
@@ -48,7 +48,7 @@ def no_ollama_environment(monkeypatch):
 
 
 def model(base: str | None, **kw) -> LiteLLMModel:
-    return LiteLLMModel("ollama/llama3.1:8b", api_base=base, **kw)
+    return model_for("ollama/llama3.1:8b", api_base=base, **kw)
 
 
 def collect(chosen: LiteLLMModel, messages=MESSAGES, tools=None) -> tuple[list, Reply]:
@@ -171,7 +171,7 @@ def test_the_server_is_found_however_the_base_is_written(server, suffix):
 @pytest.mark.parametrize("name", ["ollama/qwen2.5-coder:1.5b", "ollama_chat/qwen2.5-coder:1.5b"])
 def test_both_names_go_to_api_chat_with_the_tag(server, name):
     server.add("Hi.")
-    chosen = LiteLLMModel(name, api_base=server.api_base)
+    chosen = model_for(name, api_base=server.api_base)
     assert chosen.direct
     collect(chosen)
     assert server.requests[0].path == "/api/chat"
@@ -366,7 +366,7 @@ def test_interp_runs_a_block_against_ollama_without_importing_litellm(server, in
 def test_a_model_the_map_lacks_is_asked_about_on_the_server(listed, tools, vision):
     with OllamaServer() as server:
         server.capabilities = listed
-        model = LiteLLMModel("ollama/qwen3:8b", api_base=server.api_base)
+        model = model_for("ollama/qwen3:8b", api_base=server.api_base)
         assert model.tool_support() is tools and model.supports_vision() is vision
 
 
@@ -375,12 +375,12 @@ def test_the_tools_notice_says_the_server_said_so():
 
     with OllamaServer() as server:
         server.capabilities = ("completion",)
-        choice = choose_tools("auto", LiteLLMModel("ollama/qwen3:8b", api_base=server.api_base))
+        choice = choose_tools("auto", model_for("ollama/qwen3:8b", api_base=server.api_base))
     assert not choice.send
     assert choice.notice.startswith("tools: off (the Ollama server says ollama/qwen3:8b does not "
                                     "support function calling")
 
 
 def test_no_server_means_no_word_on_capabilities():
-    model = LiteLLMModel("ollama/qwen3:8b", api_base="http://127.0.0.1:9")
+    model = model_for("ollama/qwen3:8b", api_base="http://127.0.0.1:9")
     assert model.tool_support() is None and model.supports_vision() is False

@@ -18,7 +18,7 @@ from helpers import hang_guard
 from interp.models.wire import openai as openai_wire
 from interp.models.base import ModelError, Reply, Retrying
 from interp.models.wire.route import protocol_for
-from interp.models.litellm.model import LiteLLMModel
+from interp.models.reach import model_for
 
 KEY = "sk-test-secret-1234"
 MESSAGES = [{"role": "user", "content": "Say hello."}]
@@ -36,15 +36,15 @@ def test_which_models_take_the_direct_path(name, direct):
 def test_interp_transport_litellm_forces_litellm(monkeypatch):
     monkeypatch.setenv("INTERP_TRANSPORT", "litellm")
     assert protocol_for("openai/local") is None
-    assert not LiteLLMModel("openai/local", api_base="http://127.0.0.1:9/v1").direct
+    assert not model_for("openai/local", api_base="http://127.0.0.1:9/v1").direct
 
 
 def test_the_direct_path_never_imports_litellm(fake_server):
     fake_server.add(FakeReply(text="Hi.", tool_calls=[{"name": "execute", "arguments": {}}]))
     script = textwrap.dedent(f"""
         import sys
-        from interp.models.litellm.model import LiteLLMModel
-        model = LiteLLMModel("openai/local", api_base={fake_server.api_base!r}, api_key="k")
+        from interp.models.reach import model_for
+        model = model_for("openai/local", api_base={fake_server.api_base!r}, api_key="k")
         model.tool_support(), model.context_window(), model.supports_vision()
         reply = [item for item in model.stream([{{"role": "user", "content": "hi"}}])][-1]
         assert reply.text == "Hi." and reply.tool_calls[0].name == "execute", reply
@@ -58,8 +58,8 @@ def test_the_direct_path_never_imports_litellm(fake_server):
 
 def test_request_body_and_headers(fake_server):
     fake_server.add("Hello.")
-    model = LiteLLMModel("openai/fake-model", api_base=fake_server.api_base, api_key=KEY,
-                         max_tokens=100, params={"temperature": 0.2})
+    model = model_for("openai/fake-model", api_base=fake_server.api_base, api_key=KEY,
+                      max_tokens=100, params={"temperature": 0.2})
     with hang_guard():
         reply = list(model.stream(MESSAGES))[-1]
     assert reply.text == "Hello." and reply.usage.cost is None
@@ -81,7 +81,7 @@ def test_the_openai_api_itself_gets_max_completion_tokens():
 
 def test_cost_comes_from_the_price_list(fake_server):
     fake_server.add("Hello.")
-    model = LiteLLMModel("openai/gpt-4o", api_base=fake_server.api_base, api_key=KEY)
+    model = model_for("openai/gpt-4o", api_base=fake_server.api_base, api_key=KEY)
     with hang_guard():
         reply = list(model.stream(MESSAGES))[-1]
     usage = reply.usage
@@ -102,7 +102,7 @@ def test_an_error_event_in_the_stream_is_retried_as_a_server_error():
     good = _sse(_delta("Hi"), {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
     with CannedServer([(200, "text/event-stream", _sse(_delta("Hal"), error)),
                        (200, "text/event-stream", good + b"data: [DONE]\n\n")], "/v1") as server:
-        model = LiteLLMModel("openai/local", api_base=server.api_base)
+        model = model_for("openai/local", api_base=server.api_base)
         with hang_guard():
             items = list(model.stream(MESSAGES))
     retries = [i for i in items if isinstance(i, Retrying)]
@@ -116,7 +116,7 @@ def test_a_server_that_ignores_stream_true_still_answers():
              "usage": {"prompt_tokens": 3, "completion_tokens": 2}}
     with CannedServer([(200, "application/json", json.dumps(whole).encode())], "/v1") as server:
         with hang_guard():
-            reply = list(LiteLLMModel("openai/local", api_base=server.api_base).stream(MESSAGES))[-1]
+            reply = list(model_for("openai/local", api_base=server.api_base).stream(MESSAGES))[-1]
     assert reply.text == "Whole." and reply.usage.prompt_tokens == 3
 
 
@@ -125,6 +125,6 @@ def test_a_conversation_too_long_for_the_window_says_so():
                       "message": "the request exceeds the available context size"}}
     with CannedServer([(400, "application/json", json.dumps(body).encode())], "/v1") as server:
         with hang_guard(), pytest.raises(ModelError) as info:
-            list(LiteLLMModel("openai/local", api_base=server.api_base).stream(MESSAGES))
+            list(model_for("openai/local", api_base=server.api_base).stream(MESSAGES))
     assert info.value.kind == "bad_request"
     assert "too long for openai/local's context window" in str(info.value)
