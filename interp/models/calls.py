@@ -114,7 +114,7 @@ class StreamedModel:
     # -- shared ---------------------------------------------------------------------------
     def _tracked(self) -> Any:
         """The tracked httpx client of this model, made on first use."""
-        from interp.models.wire import client
+        from interp.models import client
 
         if self._http is None:
             self._http = client.tracked_client(self.request_timeout)

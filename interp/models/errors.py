@@ -1,19 +1,33 @@
-"""Sorting litellm's exceptions into kinds and explaining them in one line."""
+"""The failures of a model call (litellm's exceptions and WireError, those of interp's own
+clients) sorted into kinds and explained in one line."""
 
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from interp.models.litellm.loader import load_litellm
 from interp.models.providers import key_variable
 from interp.models.retry import server_delay
-from interp.models.wire.http import WireError
+
+if TYPE_CHECKING:
+    import httpx
 
 NO_PROVIDER = "llm provider not provided"
 _KEY_MISSING = ("missing credentials", "api_key client option must be set", "missing api key")
 _MODEL_MISSING = ("model_not_found", "model not found", "does not exist", "unknown model", "no such model")
 _TOO_LONG = ("context_length_exceeded", "maximum context length", "context length",
              "exceed_context_size", "context window", "too many tokens")
+
+
+class WireError(Exception):
+    """A failed call of interp's own clients (wire/): an error status, an error event in the stream, or a
+    request that could not be made (no key). `str()` holds the server's own text."""
+
+    def __init__(self, message: str, status: int | None = None,
+                 response: httpx.Response | None = None, kind: str | None = None):
+        super().__init__(message)
+        self.status_code, self.response, self.kind = status, response, kind
 
 
 def classify(exc: BaseException) -> str:

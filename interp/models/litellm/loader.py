@@ -63,7 +63,7 @@ def settle(timeout: float = 15.0) -> bool:
 
 def _preload_http() -> None:
     with contextlib.suppress(Exception):
-        import interp.models.wire.client  # noqa: F401  (httpx, httpcore)
+        import interp.models.client  # noqa: F401  (httpx, httpcore)
 
 
 def _preload() -> None:

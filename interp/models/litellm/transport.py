@@ -1,4 +1,4 @@
-"""The HTTP clients litellm is given for a model's calls (interp.models.wire.client's tracked
+"""The HTTP clients litellm is given for a model's calls (interp.models.client's tracked
 one), so that every connection of a call is known from the moment it opens.
 
 litellm takes a `client` for the providers it reaches through its own HTTP handler (Anthropic,

@@ -16,20 +16,14 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from interp.models.errors import WireError
 from interp.models.stream import CallDelta, StreamRecord, records
+
+__all__ = ["ChunkStream", "WireError", "WireRequest", "arguments_object", "event_records",
+           "is_json", "ndjson", "post", "sse"]
 
 if TYPE_CHECKING:
     import httpx
-
-
-class WireError(Exception):
-    """A failed call on a direct path: an error status, an error event in the stream, or a
-    request that could not be made (no key). `str()` holds the server's own text."""
-
-    def __init__(self, message: str, status: int | None = None,
-                 response: httpx.Response | None = None, kind: str | None = None):
-        super().__init__(message)
-        self.status_code, self.response, self.kind = status, response, kind
 
 
 @dataclass(frozen=True)
