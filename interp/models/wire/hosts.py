@@ -5,7 +5,7 @@ OpenAI call costs, flat with the conversation, instead of litellm's per-message 
 is a row of the provider table (interp.models.providers), and is sent exactly the body litellm would send it for interp's messages (where litellm drops
 `stream_options`, joins a text-only content list or drops an empty assistant message, so does
 this module; tests/interp/models/wire/test_hosts.py compares the two through real litellm). A host
-that still refuses interp's first request is handed to litellm (LiteLLMModel.stream). The
+that still refuses interp's first request is handed to litellm (interp.models.handover). The
 request itself is built by wire.openai.hosted_request.
 """
 
