@@ -156,9 +156,9 @@ class _TimedStream:
 def bench_turns(turns: int, rounds: int, model_name: str, label: str) -> None:
     from fake_openai import FakeOpenAI
 
-    from interp import LiteLLMModel, Session, auto_approve
+    from interp import Session, auto_approve, model_for
     from interp.core.session import SessionConfig
-    from interp.models.loader import load_litellm
+    from interp.models.litellm.loader import load_litellm
     from languages import RunnerConfig
 
     litellm = load_litellm()
@@ -167,7 +167,7 @@ def bench_turns(turns: int, rounds: int, model_name: str, label: str) -> None:
         # subtracted: this measures the loop; bench_model_client.py measures the model client.
         os.environ["INTERP_TRANSPORT"] = "litellm"
         try:
-            model = LiteLLMModel(model_name, api_base=server.api_base, api_key="sk-bench-123456")
+            model = model_for(model_name, api_base=server.api_base, api_key="sk-bench-123456")
         finally:
             del os.environ["INTERP_TRANSPORT"]
         config = SessionConfig(max_turns=turns + 1, timeout=60, runner=RunnerConfig(cwd=cwd))

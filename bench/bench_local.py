@@ -53,7 +53,7 @@ def model_path(choice: str) -> Path:
 def metrics(model) -> dict[str, float]:
     import urllib.request
 
-    from interp.models.local_model import _prometheus
+    from interp.models.local.model import _prometheus
 
     with urllib.request.urlopen(model.server.info.address + "/metrics", timeout=30) as response:
         return _prometheus(response.read().decode())
@@ -85,8 +85,8 @@ def one_request(model) -> dict:
 
 
 def bench(path: Path, threads: int, runs: int, context: int) -> None:
-    from interp.models.local import LocalConfig, LocalServer
-    from interp.models.local_model import LocalModel
+    from interp.models.local.server import LocalConfig, LocalServer
+    from interp.models.local.model import LocalModel
 
     config = LocalConfig(path, threads=threads, context=context, temperature=0.0, predict=128)
     server = LocalServer(config)
@@ -134,7 +134,7 @@ def _tokens_row(model, results: list[dict]) -> None:
 
 
 def main() -> int:
-    from interp.models.local import default_threads, physical_cores, xllamacpp_installed
+    from interp.models.local.server import default_threads, physical_cores, xllamacpp_installed
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="0.5b", help="smollm2, 0.5b, 1.5b or a .gguf path")

@@ -6,7 +6,7 @@ For each provider protocol (OpenAI-compatible, Anthropic, Gemini, Ollama), throu
 own client (the default) and forced through litellm with INTERP_TRANSPORT=litellm (what interp
 did before), and for four hosted OpenAI-compatible providers (groq, mistral, deepseek, Azure
 OpenAI: the same two ways), and each history length (2, 50, 200 turns of tool call + output, and a
-~230 KB request), one figure is `LiteLLMModel.stream(messages, tools)` from the call to the
+~230 KB request), one figure is `model_for(name).stream(messages, tools)` from the call to the
 final Reply: the request built and sent, the server's instant streamed reply (text and a tool
 call) read and parsed. The floor, measured in the same run and interleaved: a raw `httpx` POST
 of the very body the server recorded for that call, to the same server and path, with the
@@ -61,7 +61,7 @@ PATHS = [Path_(f"{'openai-compatible' if server == 'openai' else server}, {how}"
                                ("gemini", "gemini/gemini-2.5-flash"),
                                ("ollama", "ollama/llama3.1"))
          for how in HOW]
-# Hosted OpenAI-compatible providers (interp.models.hosts), against the same scripted OpenAI
+# Hosted OpenAI-compatible providers (interp.models.wire.hosts), against the same scripted OpenAI
 # server, which sends usage unasked as Mistral's does.
 PATHS += [Path_(f"{model.split('/')[0]}, {how}", model, "openai", how == HOW[1], "hosted")
           for model in ("groq/llama-3.3-70b-versatile", "mistral/mistral-large-latest",
@@ -117,7 +117,7 @@ def last_request(server, kind: str) -> tuple[str, dict, bytes]:
 
 
 def make_model(path: Path_, server):
-    from interp.models.litellm_model import LiteLLMModel
+    from interp.models.reach import model_for
 
     saved = os.environ.pop("INTERP_TRANSPORT", None)
     if path.litellm:
@@ -125,7 +125,7 @@ def make_model(path: Path_, server):
     try:
         base = server.api_base  # an Azure resource's endpoint has no path
         base = base.rsplit("/v1", 1)[0] if path.model.startswith("azure/") else base
-        return LiteLLMModel(path.model, api_base=base, api_key=KEY, request_timeout=60)
+        return model_for(path.model, api_base=base, api_key=KEY, request_timeout=60)
     finally:
         os.environ.pop("INTERP_TRANSPORT", None)
         if saved is not None:
@@ -159,7 +159,7 @@ def raw_call(client, url: str, headers: dict, body: bytes) -> float:
 def bench_path(path: Path_, lengths: list[tuple[str, int, int]], runs: int) -> None:
     import httpx
 
-    from interp.models.loader import load_litellm
+    from interp.models.litellm.loader import load_litellm
 
     load_litellm()  # the import itself is start-up, measured by bench_startup.py
     server = start_server(path.server)

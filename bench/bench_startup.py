@@ -72,7 +72,7 @@ SERVERS = {"openai": ("fake_openai", "FakeOpenAI", "openai/bench"),
            "anthropic": ("anthropic_server", "AnthropicServer", "anthropic/claude-sonnet-4-5"),
            "gemini": ("gemini_server", "GeminiServer", "gemini/gemini-2.5-flash"),
            "ollama": ("ollama_server", "OllamaServer", "ollama/llama3.1"),
-           # a hosted OpenAI-compatible provider (interp.models.hosts), on the OpenAI server
+           # a hosted OpenAI-compatible provider (interp.models.wire.hosts), on the OpenAI server
            "groq": ("fake_openai", "FakeOpenAI", "groq/llama-3.3-70b-versatile")}
 
 

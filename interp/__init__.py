@@ -7,7 +7,8 @@ __version__ = "0.1.0.dev0"
 _LAZY = {
     "Session": ("interp.core.session", "Session"),
     "SessionConfig": ("interp.core.session", "SessionConfig"),
-    "LiteLLMModel": ("interp.models.litellm_model", "LiteLLMModel"),
+    "model_for": ("interp.models.reach", "model_for"),
+    "LiteLLMModel": ("interp.models.litellm.model", "LiteLLMModel"),
     "Decision": ("interp.approval.decision", "Decision"),
     "Proposal": ("interp.approval.decision", "Proposal"),
     "auto_approve": ("interp.approval.decision", "auto_approve"),

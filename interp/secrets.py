@@ -2,68 +2,37 @@
 
 The runners (the model's code) do not get the key variables of the provider interp is
 talking to, `INTERP_API_KEY`, or any variable holding the `--api-key` value, unless the
-user passes one through with `--pass-env NAME`. Detection is a static table (no litellm
-import): `provider/model` names, plus the usual bare names (`gpt-4o`, `claude-...`).
+user passes one through with `--pass-env NAME`. Detection reads the provider table
+(interp.models.providers; no litellm import): `provider/model` names, plus the usual bare
+names (`gpt-4o`, `claude-...`).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from interp.models.providers import KEY_SUFFIXES, PROVIDERS, provider_name, secret_variables
+
 REDACTED = "[REDACTED]"
+# Every provider's credential variables, by provider.
+PROVIDER_VARIABLES = {p.name: p.secret_variables for p in PROVIDERS}
 MIN_SECRET_LEN = 6  # shorter values are not redacted (too many false hits)
 
-# Variables holding credentials, per litellm provider; any other provider P falls back to
-# P_API_KEY and P_API_TOKEN.
-PROVIDER_VARIABLES: dict[str, tuple[str, ...]] = {
-    "openai": ("OPENAI_API_KEY",),
-    "text-completion-openai": ("OPENAI_API_KEY",),
-    "anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"),
-    "azure": ("AZURE_API_KEY", "AZURE_OPENAI_API_KEY", "AZURE_AD_TOKEN"),
-    "azure_ai": ("AZURE_AI_API_KEY", "AZURE_API_KEY"),
-    "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
-    "bedrock": ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
-                "AWS_BEARER_TOKEN_BEDROCK"),
-    "sagemaker": ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"),
-    "cohere": ("COHERE_API_KEY", "CO_API_KEY"),
-    "cohere_chat": ("COHERE_API_KEY", "CO_API_KEY"),
-    "huggingface": ("HUGGINGFACE_API_KEY", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN"),
-    "together_ai": ("TOGETHERAI_API_KEY", "TOGETHER_API_KEY", "TOGETHER_AI_API_KEY"),
-    "fireworks_ai": ("FIREWORKS_AI_API_KEY", "FIREWORKS_API_KEY"),
-    "replicate": ("REPLICATE_API_KEY", "REPLICATE_API_TOKEN"),
-    "github": ("GITHUB_API_KEY",),  # not GITHUB_TOKEN: too often needed by the code itself
-}
-# Bare model names litellm maps to a provider without a prefix.
-_BARE = re.compile(r"(?P<openai>gpt-|chatgpt-|o[1-9]\b|ft:gpt|text-davinci|davinci|babbage)"
-                   r"|(?P<anthropic>claude)|(?P<gemini>gemini)|(?P<cohere>command)"
-                   r"|(?P<mistral>mistral|codestral|open-mistral)")
 ALWAYS_REMOVED = ("INTERP_API_KEY",)
 GATEWAY_TOKEN_ENV = "INTERP_GATEWAY_TOKEN"  # the default; settings.gateway_token_env names another
-KEY_SUFFIXES = ("_API_KEY", "_API_TOKEN")
 
 
 def provider_of(model: str | None) -> str | None:
-    """The litellm provider a model string names (`anthropic/x` -> anthropic), if known."""
-    if not model:
-        return None
-    if "/" in model:
-        return model.split("/", 1)[0].strip().lower() or None
-    match = _BARE.match(model.strip().lower())
-    return match.lastgroup if match else None
+    """The provider a model string names (`anthropic/x` -> anthropic), if known."""
+    return provider_name(model)
 
 
 def provider_variables(provider: str | None) -> tuple[str, ...]:
-    """The variables that hold a provider's credentials."""
-    if not provider:
-        return ()
-    if provider in PROVIDER_VARIABLES:
-        return PROVIDER_VARIABLES[provider]
-    stem = re.sub(r"[^A-Z0-9]+", "_", provider.upper()).strip("_")
-    return tuple(stem + suffix for suffix in KEY_SUFFIXES) if stem else ()
+    """The variables that hold a provider's credentials (the provider table's)."""
+    return secret_variables(provider)
 
 
 def runner_env_remove(model: str | None, api_key: str | None, pass_env: Iterable[str] = (),

@@ -24,7 +24,7 @@ SLOW_TIER = "slow tier (the 1.1 GB default model): run it with  pytest -m local_
 
 
 def _xllamacpp_installed() -> bool:
-    from interp.models.local import xllamacpp_installed
+    from interp.models.local.server import xllamacpp_installed
 
     return xllamacpp_installed()
 
@@ -92,7 +92,7 @@ def servers_for(model: Path) -> list[int]:
             cmdline = (entry / "cmdline").read_bytes().split(b"\0")
         except OSError:
             continue
-        if b"interp.models.local_serve" in cmdline and any(str(model).encode() in part
+        if b"interp.models.local.serve" in cmdline and any(str(model).encode() in part
                                                            for part in cmdline):
             try:
                 state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]

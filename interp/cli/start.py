@@ -53,7 +53,7 @@ def start(cli: dict, task: str | None, resume: str | None, files: tuple[str, ...
             files = tuple(str(check_attachable(path)) for path in files)
         except AttachmentError as exc:
             return _fail(f"interp: --file {exc}", exits.USAGE)
-    from interp.models.loader import settle
+    from interp.models.litellm.loader import settle
 
     if settings.model == LOCAL:  # before the preload: exiting mid-import can crash Python
         try:
@@ -79,10 +79,10 @@ def start(cli: dict, task: str | None, resume: str | None, files: tuple[str, ...
 
 def _preload(settings: Settings, interactive: bool) -> None:
     """Start importing litellm in the background if the model needs it; models whose protocol
-    interp speaks itself (interp.models.direct) never wait for it, nor share the CPU with it;
+    interp speaks itself (interp.models.wire) never wait for it, nor share the CPU with it;
     for them only the HTTP client is imported ahead, while the person types."""
-    from interp.models.direct import protocol_for
-    from interp.models.loader import preload_in_background
+    from interp.models.wire.route import protocol_for
+    from interp.models.litellm.loader import preload_in_background
 
     model = settings.model
     if model != LOCAL and protocol_for(model, settings.api_base, settings.api_key) is None:

@@ -29,8 +29,8 @@ def prepare_local(settings: Settings, *, interactive: bool,
                   environ: Mapping[str, str] | None = None) -> Settings:
     """The settings with `local_model` set to a GGUF file that exists, downloading the default
     (after asking) in a terminal. Every problem is a UsageError saying what to do."""
-    from interp.models.local import INSTALL_HINT, xllamacpp_installed
-    from interp.models.local_files import (DEFAULT_MODEL, ModelFileError, default_model_path,
+    from interp.models.local.server import INSTALL_HINT, xllamacpp_installed
+    from interp.models.local.files import (DEFAULT_MODEL, ModelFileError, default_model_path,
                                            resolve_model)
 
     if not xllamacpp_installed():
@@ -50,7 +50,7 @@ def prepare_local(settings: Settings, *, interactive: bool,
 def _download(spec, dest: Path, environ) -> Path:
     from rich.console import Console
 
-    from interp.models.local_download import DownloadError
+    from interp.models.local.download import DownloadError
     from interp.ui.local_setup import download_with_progress, offer_download
 
     console = Console(stderr=True)
@@ -65,7 +65,7 @@ def _download(spec, dest: Path, environ) -> Path:
 
 def no_local_model(dest: Path) -> str:
     """What to do when there is no local model (and no download)."""
-    from interp.models.local_files import DEFAULT_MODEL
+    from interp.models.local.files import DEFAULT_MODEL
     from interp.ui.local_setup import size_text
 
     return (f"interp: no local model yet. Give one with --local PATH.gguf (or "
@@ -75,8 +75,8 @@ def no_local_model(dest: Path) -> str:
 
 def local_config(settings: Settings):
     """The server settings: threads and context from settings or measured defaults."""
-    from interp.models.local import LocalConfig, default_threads
-    from interp.models.local_files import ModelFileError, read_gguf
+    from interp.models.local.server import LocalConfig, default_threads
+    from interp.models.local.files import ModelFileError, read_gguf
 
     path = Path(settings.local_model or "")
     try:
@@ -92,7 +92,7 @@ def local_config(settings: Settings):
 
 def startup_notice(settings: Settings) -> str:
     """Which local model runs, and how."""
-    from interp.models.local import default_threads
+    from interp.models.local.server import default_threads
 
     threads = settings.local_threads or default_threads()
     return (f"Local model {settings.local_model} (llama.cpp, {threads} "

@@ -8,37 +8,34 @@ from typing import Any
 
 from interp.config.settings import Settings
 from interp.models.base import LOCAL
-from interp.models.litellm_model import LiteLLMModel
+from interp.models.base import Model
 
 
 def make_model(settings: Settings, name: str | None = None, *, endpoint: bool = True,
-               params: dict[str, Any] | None = None) -> LiteLLMModel:
+               params: dict[str, Any] | None = None) -> Model:
     """A litellm model for the settings (litellm itself loads on first use); without
     `endpoint`, the configured API base and key are left out; `params` are extra request
     parameters (temperature, max_tokens)."""
+    from interp.models.reach import model_for
     from interp.models.window import with_window
 
-    return with_window(LiteLLMModel(name or settings.model,
-                                    api_base=settings.api_base if endpoint else None,
-                                    api_key=settings.api_key if endpoint else None,
-                                    request_timeout=settings.request_timeout,
-                                    idle_timeout=settings.idle_timeout,
-                                    max_tokens=settings.max_tokens, params=params),
+    return with_window(model_for(name or settings.model,
+                                 api_base=settings.api_base if endpoint else None,
+                                 api_key=settings.api_key if endpoint else None,
+                                 request_timeout=settings.request_timeout,
+                                 idle_timeout=settings.idle_timeout,
+                                 max_tokens=settings.max_tokens, params=params),
                        settings.context_window)
 
 
 def provider_of(model: str) -> str | None:
-    """The litellm provider of a model name (`openai` for `gpt-4o`), or None if unknown."""
-    from interp.models.loader import load_litellm
+    """The provider of a model name (`openai` for `gpt-4o`), from the provider table."""
+    from interp.models.providers import provider_name
 
-    try:
-        provider = load_litellm().get_llm_provider(model)[1]
-    except Exception:  # litellm raises assorted errors for names it cannot place
-        return None
-    return provider or None
+    return provider_name(model)
 
 
-def switch_model(settings: Settings, name: str) -> tuple[LiteLLMModel, str | None]:
+def switch_model(settings: Settings, name: str) -> tuple[Model, str | None]:
     """The model `/model NAME` switches to, and a note on what was reset, if anything.
 
     The configured API base and key belong to the configured model's provider: they are
@@ -60,7 +57,7 @@ def switch_model(settings: Settings, name: str) -> tuple[LiteLLMModel, str | Non
 
 def _missing_keys(model: str) -> list[str]:
     """The environment variables litellm wants for the model and does not find."""
-    from interp.models.loader import load_litellm
+    from interp.models.litellm.loader import load_litellm
 
     try:
         missing = load_litellm().validate_environment(model=model).get("missing_keys")
@@ -87,8 +84,8 @@ class ModelMaker:
             return make_model(self.settings, name, params=self.params)
         if self._local is None:
             from interp.config.local import loading_status, local_config, prepare_local
-            from interp.models.local import LocalServer
-            from interp.models.local_model import LocalModel
+            from interp.models.local.server import LocalServer
+            from interp.models.local.model import LocalModel
 
             settings = self.settings
             if not settings.local_model:  # /model local in a run that did not start with it

@@ -17,7 +17,7 @@ from interp.core.system_prompt import system_prompt
 from interp.core.text import clean_reply
 from interp.core.textcalls import valid_arguments
 from interp.core.turns import TurnChecks
-from interp.models.base import ModelError, Reply, Retrying
+from interp.models.base import HandedOver, ModelError, Reply, Retrying
 
 
 class ModelAsker:
@@ -76,6 +76,9 @@ class ModelAsker:
                 elif isinstance(item, Retrying):
                     parts = [] if item.restart else parts
                     yield turns.retry_event(item)
+                elif isinstance(item, HandedOver):
+                    yield ev.ModelHandedOver(provider=item.provider, status=item.status,
+                                             detail=item.detail, text=item.text)
                 else:
                     parts.append(item)
                     yield ev.MessageDelta(text=item)

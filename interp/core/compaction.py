@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from interp.core import events as ev
 from interp.core.summary import KEY, fitted, summary_request, text_of
-from interp.models.base import ModelError, Reply, Retrying
+from interp.models.base import HandedOver, ModelError, Reply, Retrying
 
 PREFIX = ("Summary of the conversation so far (the earlier messages were replaced by it to "
           "fit the context window):\n\n")
@@ -206,7 +206,7 @@ def _ask(session, messages: list[dict]) -> Reply:
                 reply = item
             elif isinstance(item, Retrying):
                 parts = [] if item.restart else parts
-            else:
+            elif not isinstance(item, HandedOver):
                 parts.append(item)
             if session.stop_requested:
                 raise KeyboardInterrupt

@@ -213,6 +213,17 @@ class ModelRetry(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
+class ModelHandedOver(Event):
+    """A provider refused interp's own request: its calls go through litellm from now on."""
+
+    type: ClassVar[str] = "model.handed_over"
+    provider: str
+    status: int | None = None
+    detail: str = ""
+    text: str
+
+
+@dataclass(frozen=True, kw_only=True)
 class ContextCompacting(Event):
     """The model is asked for a summary."""
 
@@ -258,7 +269,7 @@ class SessionFinished(Event):
 EVENTS: tuple[type[Event], ...] = (
     SessionStarted, ModelRequest, MessageDelta, Message, BlockProposed, BlockApproved,
     BlockDeclined, BlockOutput, BlockDisplay, BlockFiles, BlockBackground, BlockFinished,
-    TurnCompleted, Notice, ModelRetry, ContextCompacting, ContextCompacted, TaskFinished,
+    TurnCompleted, Notice, ModelRetry, ModelHandedOver, ContextCompacting, ContextCompacted, TaskFinished,
     SessionFinished,
 )
 BY_TYPE: dict[str, type[Event]] = {kind.type: kind for kind in EVENTS}
@@ -282,6 +293,7 @@ BLOCK_FINISHED = BlockFinished.type
 TURN_COMPLETED = TurnCompleted.type
 NOTICE = Notice.type
 MODEL_RETRY = ModelRetry.type
+MODEL_HANDED_OVER = ModelHandedOver.type
 CONTEXT_COMPACTING = ContextCompacting.type
 CONTEXT_COMPACTED = ContextCompacted.type
 TASK_FINISHED = TaskFinished.type

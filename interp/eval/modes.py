@@ -20,7 +20,7 @@ from interp.eval.prompts import instruction, self_task, with_feedback
 from interp.eval.results import Outcome, Spend
 from interp.eval.sanitize import defines, parses, solution_code
 from interp.eval.scoring import check
-from interp.models.base import Model, ModelError, Reply, Retrying
+from interp.models.base import HandedOver, Model, ModelError, Reply, Retrying
 
 MODES = ("none", "self", "oracle")
 
@@ -44,7 +44,7 @@ def ask(model: Model, content: str) -> Reply:
             reply = item
         elif isinstance(item, Retrying):  # a retry: text streamed so far may start over
             parts = [] if item.restart else parts
-        else:
+        elif not isinstance(item, HandedOver):
             parts.append(item)
     return reply or Reply("".join(parts), (), None, None)
 

@@ -51,6 +51,17 @@ class Retrying:
 
 
 
+@dataclass(frozen=True)
+class HandedOver:
+    """A provider refused interp's own first request, and the call goes through litellm from
+    now on; ``Model.stream`` yields it before the call is made again."""
+    provider: str  # litellm's name for the provider
+    status: int  # the refusal's HTTP status (400 or 422)
+    detail: str  # the first line of the provider's error text
+    text: str  # one line for the user
+
+
+
 class ModelError(Exception):
     """A failed model call: ``kind`` classifies it, ``str()`` is a one-line hint for the user."""
 
@@ -66,7 +77,7 @@ class Model(Protocol):
 
     name: str
 
-    def stream(self, messages: list[dict], tools: list[dict] | None = None) -> Iterator[str | Retrying | Reply]: ...
+    def stream(self, messages: list[dict], tools: list[dict] | None = None) -> Iterator[str | Retrying | HandedOver | Reply]: ...
     def supports_tools(self) -> bool: ...
     def supports_vision(self) -> bool: ...
     def context_window(self) -> int | None: ...

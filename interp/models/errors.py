@@ -1,19 +1,33 @@
-"""Sorting litellm's exceptions into kinds and explaining them in one line."""
+"""The failures of a model call (litellm's exceptions and WireError, those of interp's own
+clients) sorted into kinds and explained in one line."""
 
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
-from interp.models import routes
-from interp.models.direct import WireError
-from interp.models.loader import load_litellm
+from interp.models.litellm.loader import load_litellm
+from interp.models.providers import key_variable
 from interp.models.retry import server_delay
+
+if TYPE_CHECKING:
+    import httpx
 
 NO_PROVIDER = "llm provider not provided"
 _KEY_MISSING = ("missing credentials", "api_key client option must be set", "missing api key")
 _MODEL_MISSING = ("model_not_found", "model not found", "does not exist", "unknown model", "no such model")
 _TOO_LONG = ("context_length_exceeded", "maximum context length", "context length",
              "exceed_context_size", "context window", "too many tokens")
+
+
+class WireError(Exception):
+    """A failed call of interp's own clients (wire/): an error status, an error event in the stream, or a
+    request that could not be made (no key). `str()` holds the server's own text."""
+
+    def __init__(self, message: str, status: int | None = None,
+                 response: httpx.Response | None = None, kind: str | None = None):
+        super().__init__(message)
+        self.status_code, self.response, self.kind = status, response, kind
 
 
 def classify(exc: BaseException) -> str:
@@ -112,7 +126,7 @@ def explain(model, kind: str, exc: BaseException, attempts: int) -> str:
                 "anthropic/claude-sonnet-4-5 or ollama/llama3.1 (--model)")
     if kind == "bad_request" and too_long(exc):
         return f"The conversation is too long for {model.name}'s context window: start a new conversation"
-    key_var = routes.key_variable(model.name, provider)
+    key_var = key_variable(model.name, provider)
     at = f" at {model.api_base}" if model.api_base else ""
     wait = server_delay(exc)
     messages = {

@@ -2,7 +2,7 @@
 
 The map is the JSON file litellm ships and reads itself (LITELLM_LOCAL_MODEL_COST_MAP): parsing
 it takes ~20 ms, importing litellm takes seconds. Used for the models interp reaches
-itself (direct.py), so that their first request never waits for litellm.
+itself (wire/), so that their first request never waits for litellm.
 """
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ import importlib.util
 import json
 import os
 from typing import Any
+
+from interp.models.providers import PROVIDERS
 
 MAP_FILE = "model_prices_and_context_window_backup.json"
 
@@ -30,9 +32,8 @@ def _entries() -> dict[str, dict]:
 
 
 # interp's name prefix -> (the map's provider, the prefix of its keys).
-_KEYS = {"openai/": ("openai", ""), "anthropic/": ("anthropic", ""),
-         "gemini/": ("gemini", "gemini/"), "ollama/": ("ollama", "ollama/"),
-         "ollama_chat/": ("ollama", "ollama/")}
+_KEYS = {prefix: (p.name, p.map_prefix) for p in PROVIDERS if p.map_prefix is not None
+         for prefix in p.names}
 
 
 def entry(name: str, provider: str | None = None) -> dict[str, Any] | None:

@@ -10,9 +10,9 @@ from rich.progress import (BarColumn, DownloadColumn, Progress, TextColumn,
                            TimeRemainingColumn, TransferSpeedColumn)
 from rich.text import Text
 
-from interp.models.local import LoadStatus
-from interp.models.local_download import download, part_path
-from interp.models.local_files import ModelSpec
+from interp.models.local.server import LoadStatus
+from interp.models.local.download import download, part_path
+from interp.models.local.files import ModelSpec
 from interp.ui.status import StatusLine
 from interp.ui.yesno import ask_yes_no
 
@@ -109,7 +109,7 @@ class LoadingStatus:
 
 
 def speed_text(speed) -> str | None:
-    """The /tokens line for a local model's measured speed (interp.models.local_model.Speed)."""
+    """The /tokens line for a local model's measured speed (interp.models.local.model.Speed)."""
     if speed is None or not (speed.prompt_rate or speed.generation_rate):
         return None
     parts = []

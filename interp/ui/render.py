@@ -72,6 +72,7 @@ class Renderer:
     def _handlers(self) -> dict[type[ev.Event], Callable]:
         return {
             ev.ModelRequest: self._on_model_request, ev.ModelRetry: self._on_model_retry,
+            ev.ModelHandedOver: self._on_model_handed_over,
             ev.MessageDelta: self._on_message_delta, ev.Message: self._on_message,
             ev.TurnCompleted: self._on_turn_completed, ev.TaskFinished: self._on_task_finished,
             ev.Notice: self._on_notice, ev.BlockProposed: self._on_block_proposed,
@@ -112,12 +113,16 @@ class Renderer:
         if event.restart and self._stream.text:  # what streamed is shown; it starts over
             self._stream.close()
             self.print(Text("(the reply was cut off and starts over)", style="dim"))
-        lasting = event.reason == "bad_request"  # a provider handed to litellm: kept
-        if self.status.enabled and self.status.active and not lasting:
+        if self.status.enabled and self.status.active:
             self.status.note(text)
         elif text != self._retry:
             self.print(Text(text, style="dim"))
         self._retry = text
+
+    def _on_model_handed_over(self, event: ev.ModelHandedOver) -> None:
+        """A provider handed to litellm: a lasting line, not a passing status note."""
+        text = self._clean(event.text or "sending the model's calls through litellm")
+        self.print(Text(text.replace("\n", " "), style="dim"))
 
     def _on_message_delta(self, event: ev.MessageDelta) -> None:
         if not self._stream.text:

@@ -16,7 +16,7 @@ from interp.core import events as ev
 from interp.core.exits import POLICY as EXIT_POLICY
 from interp.core.session import Session, SessionConfig
 from interp.approval.decision import RUN, ApprovalState, Decision, Proposal, decline
-from interp.models.litellm_model import LiteLLMModel
+from interp.models.reach import model_for
 from interp.cli.subcommands import rules_cli
 from interp.approval.policy import Policy, PolicyApprover, registry_resolver
 from interp.approval.rules import RulesError
@@ -265,7 +265,7 @@ def session_with(tmp_path):
     def make(server, approver) -> Session:
         work = tmp_path / "work"
         work.mkdir(exist_ok=True)
-        llm = LiteLLMModel("openai/fake-model", api_base=server.api_base, api_key="sk-test-1")
+        llm = model_for("openai/fake-model", api_base=server.api_base, api_key="sk-test-1")
         session = Session(llm, approver, config=SessionConfig(runner=RunnerConfig(cwd=str(work))),
                           registry=Registry([PythonRunner, ShellRunner]))
         made.append(session)

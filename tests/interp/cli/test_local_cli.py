@@ -18,7 +18,7 @@ import pytest
 
 from file_server import FileServer
 from helpers import hang_guard, interp_cmd, run_interp, write_config
-from interp.models.local_files import DEFAULT_MODEL
+from interp.models.local.files import DEFAULT_MODEL
 from interp.ui.local_setup import OFFER
 from pty_terminal import Term, screen_lines
 from local_fixtures import cached, finish, loose, needs_xllamacpp, servers_for, wait_gone

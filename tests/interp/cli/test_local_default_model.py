@@ -13,7 +13,7 @@ import os
 import pytest
 
 from file_server import FileServer
-from interp.models.local_files import DEFAULT_MODEL
+from interp.models.local.files import DEFAULT_MODEL
 from local_fixtures import finish, loose, needs_xllamacpp, servers_for, wait_gone
 from pty_terminal import QUESTION
 

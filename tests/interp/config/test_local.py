@@ -8,8 +8,8 @@ from interp.config.local import local_config, no_key_found
 from interp.config.models import ModelMaker
 from interp.cli.main import optional_resume
 from interp.config.settings import ConfigError, Settings, load_settings
-from interp.models.litellm_model import LiteLLMModel
-from interp.models.local import default_threads, physical_cores
+from interp.models.calls import StreamedModel
+from interp.models.local.server import default_threads, physical_cores
 from gguf_samples import sample
 
 pytestmark = pytest.mark.fast  # pure units: no process, pty or server (see conftest.py)
@@ -77,5 +77,5 @@ def test_model_maker_makes_one_local_model_and_others_by_name(tmp_path):
     assert local is models("local") and local.name == "local"
     assert not local.server.alive()  # nothing starts until the first model call
     other = models("anthropic/claude-sonnet-4-5")
-    assert isinstance(other, LiteLLMModel) and other.name == "anthropic/claude-sonnet-4-5"
+    assert isinstance(other, StreamedModel) and other.name == "anthropic/claude-sonnet-4-5"
     models.close()

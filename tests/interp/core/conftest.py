@@ -9,7 +9,7 @@ from session_kit import KEY
 
 from interp.approval.decision import auto_approve
 from interp.core.session import Session, SessionConfig
-from interp.models.litellm_model import LiteLLMModel
+from interp.models.reach import model_for
 from languages import Registry, RunnerConfig
 from languages.python import PythonRunner
 from languages.shell import ShellRunner
@@ -29,7 +29,7 @@ def make_session(tmp_path):
     work.mkdir()
 
     def make(server, approver=auto_approve, *, model: str = "fake-model", log=None,
-             model_cls=LiteLLMModel, api_base: str | None = None, **config):
+             model_cls=model_for, api_base: str | None = None, **config):
         llm = model_cls(f"openai/{model}", api_base=api_base or server.api_base, api_key=KEY)
         config.setdefault("runner", RunnerConfig(cwd=str(work)))
         session = Session(llm, approver, config=SessionConfig(**config),

@@ -13,13 +13,13 @@ from interp.core.asking import ModelAsker
 from interp.core.state import SessionConfig, SessionState
 from interp.core.turns import TurnChecks
 from interp.models.base import Reply
-from interp.models.litellm_model import LiteLLMModel
+from interp.models.reach import model_for
 from languages import Registry
 from languages.shell import ShellRunner
 
 
 def asker(server, **config) -> tuple[ModelAsker, SessionState]:
-    model = LiteLLMModel("openai/fake-model", api_base=server.api_base, api_key=KEY)
+    model = model_for("openai/fake-model", api_base=server.api_base, api_key=KEY)
     state = SessionState(model, SessionConfig(**config), Registry([ShellRunner]),
                          [{"role": "system", "content": "sys", "_prompt": "interp"},
                           {"role": "user", "content": "say hello", "_task": True}])

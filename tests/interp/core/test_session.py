@@ -20,7 +20,8 @@ from interp.core import events as ev
 from interp.core.session import Session
 from interp.approval.decision import RUN, Decision, Proposal, auto_approve, decline
 from interp.core.context import TRIMMED
-from interp.models.litellm_model import LiteLLMModel
+from interp.models.reach import model_for
+from interp.models.window import KnownWindow
 from interp.storage.conversations import ConversationStore
 from languages import Registry
 from languages.python import PythonRunner
@@ -317,11 +318,9 @@ def test_unreachable_endpoint_exit_1(server, make_session):
 
 # -- context window ------------------------------------------------------------------------------
 
-class TinyWindow(LiteLLMModel):
-    """A real LiteLLMModel that claims a 2000-token context window."""
-
-    def context_window(self) -> int | None:
-        return 2000
+def TinyWindow(name: str, **options) -> KnownWindow:  # noqa: N802 (a model class's stand-in)
+    """A real model (as the CLI reaches it) that claims a 2000-token context window."""
+    return KnownWindow(model_for(name, **options), 2000)
 
 
 def test_small_context_window_trims_old_outputs_keeps_system_and_task(server, make_session):

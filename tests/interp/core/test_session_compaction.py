@@ -16,7 +16,7 @@ from interp.core import events as ev
 from interp.core.compaction import KEY, PREFIX
 from interp.core.context import TRIMMED
 from interp.core.session import Session
-from interp.models.litellm_model import LiteLLMModel
+from interp.models.reach import model_for
 from interp.models.window import KnownWindow
 from interp.storage.export import export_markdown
 from interp.storage.conversations import ConversationStore
@@ -41,7 +41,7 @@ class Counted(KnownWindow):
 
 def windowed(window: int):
     """A model_cls for make_session: the fake model with a known context window."""
-    return lambda name, **kw: Counted(LiteLLMModel(name, **kw), window)
+    return lambda name, **kw: Counted(model_for(name, **kw), window)
 
 
 def scripted(server, replies: list, summaries: list) -> None:

@@ -17,7 +17,7 @@ from wire_server import Turn
 from interp.approval.decision import auto_approve, decline
 from interp.core import exits
 from interp.core.session import Session, SessionConfig
-from interp.models.litellm_model import LiteLLMModel
+from interp.models.reach import model_for
 from interp.storage.conversations import ConversationStore
 from languages import Registry, RunnerConfig
 from languages.python import PythonRunner
@@ -383,8 +383,8 @@ def test_content_filter_is_not_success(server, make_session):
 
 def test_anthropic_refusal_ends_with_no_answer(make_session):
     with AnthropicServer([Turn(text="I can't help", finish="refusal")]) as server:
-        session = Session(LiteLLMModel("anthropic/claude-sonnet-4-5", api_base=server.api_base,
-                                       api_key=KEY), config=SessionConfig(
+        session = Session(model_for("anthropic/claude-sonnet-4-5", api_base=server.api_base,
+                                    api_key=KEY), config=SessionConfig(
             runner=RunnerConfig(cwd=str(make_session.work))),
             registry=Registry([PythonRunner, ShellRunner]))
         try:
@@ -396,7 +396,7 @@ def test_anthropic_refusal_ends_with_no_answer(make_session):
 
 
 def gemini_session(server, work) -> Session:
-    return Session(LiteLLMModel("gemini/gemini-2.5-flash", api_base=server.api_base, api_key=KEY),
+    return Session(model_for("gemini/gemini-2.5-flash", api_base=server.api_base, api_key=KEY),
                    config=SessionConfig(runner=RunnerConfig(cwd=str(work))),
                    registry=Registry([PythonRunner, ShellRunner]))
 

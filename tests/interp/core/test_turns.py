@@ -10,7 +10,7 @@ from interp.core import exits
 from interp.core.state import SessionConfig, SessionState
 from interp.core.turns import EMPTY_NUDGE, UNTAGGED_NOTICE, TurnChecks
 from interp.models.base import Reply
-from interp.models.litellm_model import LiteLLMModel
+from interp.models.reach import model_for
 from languages import Registry
 from languages.shell import ShellRunner
 
@@ -18,7 +18,7 @@ pytestmark = pytest.mark.fast  # pure units: no process, pty or server (see conf
 
 
 def checks(tools: str = "off") -> TurnChecks:
-    model = LiteLLMModel("openai/small", api_base="http://127.0.0.1:9/v1", api_key="x")
+    model = model_for("openai/small", api_base="http://127.0.0.1:9/v1", api_key="x")
     state = SessionState(model, SessionConfig(tools=tools), Registry([ShellRunner]),
                          [{"role": "system", "content": "sys"}])
     return TurnChecks(state)

@@ -172,8 +172,8 @@ def test_a_provider_handed_to_litellm_is_said_in_a_lasting_line():
     r = renderer(tty)
     r.handle(ev.event(ev.MODEL_REQUEST, turn=1, model="mistral/m"))
     text = "mistral refused interp's own request (400: no); sending it through litellm"
-    r.handle(ev.event(ev.MODEL_RETRY, attempt=1, max_attempts=None, delay=0,
-                      reason="bad_request", text=text))
+    r.handle(ev.event(ev.MODEL_HANDED_OVER, provider="mistral", status=400, detail="no",
+                      text=text))
     r.handle(ev.event(ev.MESSAGE_DELTA, text="Hello."))
     r.handle(ev.event(ev.MESSAGE, role="assistant", text="Hello.", final=True))
     assert screen(tty)[:2] == [text, "Hello."]

@@ -11,7 +11,7 @@ from interp.eval.tasks.attempt import TaskConfig
 from interp.eval.tasks.catalog import TASKS
 from interp.eval.tasks.command import TaskPlan, run_plan
 from interp.eval.tasks.files import sandbox_works
-from interp.models.litellm_model import LiteLLMModel
+from interp.models.reach import model_for
 
 pytest.importorskip("matplotlib")
 BY_ID = {t.id: t for t in TASKS}
@@ -27,8 +27,8 @@ CHECKED = ("charts-revenue-by-region", "node-sum-json", "conversion-csv-to-xlsx"
 
 def test_right_runs_score_right_with_a_clean_finish(tmp_path):
     with FakeOpenAI(default=scripted("right")) as server:
-        model = LiteLLMModel("openai/fake-model", api_base=server.api_base, api_key="sk-test-1234567",
-                             params={"temperature": 0})
+        model = model_for("openai/fake-model", api_base=server.api_base, api_key="sk-test-1234567",
+                          params={"temperature": 0})
         summary = run_plan(plan_for(CHECKED, tmp_path), model)
     records = [line for line in (tmp_path / "out" / "tasks.jsonl").read_text().splitlines()]
     assert (summary.tasks, summary.right, summary.clean) == (3, 3, 3), records
@@ -39,8 +39,8 @@ def test_right_runs_score_right_with_a_clean_finish(tmp_path):
 
 def test_wrong_runs_say_what_failed_and_a_rerun_skips_finished_tasks(tmp_path):
     with FakeOpenAI(default=scripted("wrong")) as server:
-        model = LiteLLMModel("openai/fake-model", api_base=server.api_base, api_key="sk-test-1234567",
-                             params={"temperature": 0})
+        model = model_for("openai/fake-model", api_base=server.api_base, api_key="sk-test-1234567",
+                          params={"temperature": 0})
         plan = plan_for(CHECKED, tmp_path)
         summary = run_plan(plan, model)
         calls = len(server.requests)
@@ -65,8 +65,8 @@ def test_a_run_without_a_final_answer_is_right_but_not_clean(tmp_path):
     task = BY_ID["equations-quadratic"]
     code = f"```python\n{task.right.code}\n```"
     with FakeOpenAI(default=Reply(text=code)) as server:
-        model = LiteLLMModel("openai/fake-model", api_base=server.api_base, api_key="sk-test-1234567",
-                             params={"temperature": 0})
+        model = model_for("openai/fake-model", api_base=server.api_base, api_key="sk-test-1234567",
+                          params={"temperature": 0})
         summary = run_plan(plan_for([task.id], tmp_path, turns=2), model)
     assert (summary.right, summary.clean) == (1, 0)
     assert summary.exits in ({"max turns": 1}, {"loop": 1})

@@ -1,0 +1,196 @@
+"""The local model server and LocalModel, with llama.cpp's real server and a real 135M model."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import time
+import urllib.parse
+
+import pytest
+
+from helpers import hang_guard
+from interp.core.payload import build_payload
+from interp.models.base import ModelError, Reply
+from interp.models.local.server import LocalConfig, LocalServer, LocalServerError
+from interp.models.local.files import read_gguf
+from interp.models.local.model import LocalModel
+from local_fixtures import needs_xllamacpp, servers_for
+
+pytestmark = needs_xllamacpp
+HI = [{"role": "system", "content": "You are terse."}, {"role": "user", "content": "Say hi."}]
+
+
+def _config(path, **extra) -> LocalConfig:
+    return LocalConfig(path, threads=1, **{"context": 2048, "temperature": 0.0,
+                                           "predict": 16, **extra})
+
+
+def _refused(address: str) -> bool:
+    parts = urllib.parse.urlsplit(address)
+    try:
+        socket.create_connection((parts.hostname, parts.port), timeout=5).close()
+    except OSError:
+        return True
+    return False
+
+
+@pytest.fixture(scope="module")
+def model(smol_gguf, tmp_path_factory):
+    """One LocalModel on the 135M model for the module's read-only checks."""
+    folder = tmp_path_factory.mktemp("smol")
+    link = folder / smol_gguf.name
+    os.symlink(smol_gguf, link)
+    statuses = []
+    local = LocalModel(LocalServer(_config(link), statuses.append, log_dir=folder))
+    local.statuses = statuses
+    yield local
+    local.close()
+
+
+def test_starts_lazily_on_127_0_0_1_and_reports_its_load(model):
+    assert model.server.info is None and not model.server.alive()
+    assert servers_for(model.server.config.model) == []
+    with hang_guard(120, "the model did not load"):
+        assert model.supports_tools() is False  # SmolLM2's template has no tools
+    info = model.server.info
+    assert urllib.parse.urlsplit(info.address).hostname == "127.0.0.1"
+    assert [s.phase for s in model.statuses] == ["loading", "ready"]
+    assert "2048 tokens" in model.statuses[-1].text
+    assert servers_for(model.server.config.model) == [model.server._proc.pid]
+
+
+def test_streams_through_litellm_with_usage_and_no_cost(model):
+    with hang_guard(120, "no reply"):
+        items = list(model.stream(HI))
+    reply = items[-1]
+    assert isinstance(reply, Reply) and reply.text == "".join(items[:-1])
+    assert reply.usage.prompt_tokens > 0 and 0 < reply.usage.completion_tokens <= 16
+    assert reply.usage.cost == 0.0
+
+
+def test_context_window_tokens_and_speed_come_from_llama_cpp(model):
+    model.supports_tools()  # loaded
+    assert model.context_window() == 2048
+    reply = list(model.stream(HI))[-1]
+    assert model.count_tokens(HI) == reply.usage.prompt_tokens  # its own template and tokenizer
+    speed = model.speed()
+    assert speed.generated_tokens > 0 and speed.generation_rate > 0
+    assert speed.prompt_tokens > 0 and speed.prompt_rate > 0
+
+
+def test_the_conversation_is_trimmed_to_the_context(smol_gguf, own_copy):
+    path = own_copy(smol_gguf)
+    model = LocalModel(LocalServer(_config(path, context=512), log_dir=path.parent))
+    history = [{"role": "system", "content": "You are terse."}]
+    for i in range(12):
+        history += [{"role": "user", "content": f"task {i}", "_task": True},
+                    {"role": "assistant", "content": f"```python\nprint({i})\n```"},
+                    {"role": "user", "content": "output " * 60, "_output": True}]
+    history.append({"role": "user", "content": "the last task", "_task": True})
+    try:
+        with hang_guard(180, "no reply"):
+            model.supports_tools()  # loaded: exact counts from here on
+            assert model.context_window() == 512
+            plain = [{k: v for k, v in m.items() if k[0] != "_"} for m in history]
+            assert model.count_tokens(plain) > 512
+            payload = build_payload(history, model, vision=False)
+            assert model.count_tokens(payload) <= 512
+            assert payload[0]["content"] == "You are terse."
+            assert payload[-1]["content"] == "the last task"
+            assert isinstance(list(model.stream(payload))[-1], Reply)  # llama.cpp takes it
+    finally:
+        model.close()
+
+
+def test_context_defaults_to_the_gguf(smol_gguf, own_copy):
+    with LocalServer(_config(own_copy(smol_gguf), context=0)) as server, hang_guard(120):
+        assert server.wait().n_ctx == read_gguf(smol_gguf).context_length == 8192
+        model = LocalModel(server)
+        assert model.context_window() == 8192
+
+
+def test_stop_ends_the_process_and_frees_the_port(smol_gguf, own_copy):
+    path = own_copy(smol_gguf)
+    server = LocalServer(_config(path))
+    with hang_guard(120):
+        info = server.wait()
+    pid = server._proc.pid
+    server.stop()
+    assert servers_for(path) == [] and not server.alive() and server.info is None
+    assert _refused(info.address)
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+    assert server.log_path is None  # its log is removed with it
+    server.stop()  # again: harmless
+
+
+def test_a_crash_mid_reply_is_reported_and_the_next_call_restarts(smol_gguf, own_copy):
+    path = own_copy(smol_gguf)
+    statuses = []
+    model = LocalModel(LocalServer(_config(path, predict=64, temperature=1.0),
+                                   statuses.append, log_dir=path.parent))
+    story = [{"role": "user", "content": "Write a very long story about a lighthouse."}]
+    try:
+        with hang_guard(180):
+            with pytest.raises(ModelError) as caught:
+                for item in model.stream(story):
+                    if isinstance(item, str) and model.server.alive():
+                        os.kill(model.server._proc.pid, signal.SIGKILL)
+            assert caught.value.kind == "connection" and caught.value.partial
+            assert "server stopped (status -9)" in str(caught.value)
+            assert "starts again" in str(caught.value)
+            assert isinstance(list(model.stream(HI))[-1], Reply)
+            os.kill(model.server._proc.pid, signal.SIGKILL)  # between calls: restarted quietly
+            model.server._proc.wait(timeout=30)
+            assert isinstance(list(model.stream(HI))[-1], Reply)
+        assert "stopped (status -9); loading" in statuses[-2].text
+        assert len(servers_for(path)) == 1
+    finally:
+        model.close()
+
+
+def test_a_damaged_model_is_one_clear_error(smol_gguf, tmp_path):
+    bad = tmp_path / "cut.gguf"
+    with open(smol_gguf, "rb") as src:
+        bad.write_bytes(src.read(20_000_000))
+    statuses = []
+    server = LocalServer(_config(bad), statuses.append, log_dir=tmp_path)
+    with hang_guard(120), pytest.raises(LocalServerError) as caught:
+        server.wait()
+    assert "did not load" in str(caught.value) and "corrupted or incomplete" in str(caught.value)
+    assert statuses[-1].phase == "failed" and not server.alive()
+    assert server.log_path.exists()  # kept for the person to read
+    model = LocalModel(LocalServer(_config(bad), log_dir=tmp_path))
+    with hang_guard(120), pytest.raises(ModelError, match="Local model: the local model did not"):
+        list(model.stream(HI))
+    server.stop()
+    assert server.log_path is None
+
+
+def test_the_server_ends_when_its_parent_dies(smol_gguf, own_copy, tmp_path):
+    """interp killed with SIGKILL: the child must not outlive it (stdin EOF, PDEATHSIG)."""
+    import subprocess
+    import sys
+
+    path = own_copy(smol_gguf)
+    script = ("import sys, time\nfrom pathlib import Path\n"
+              "from interp.models.local.server import LocalConfig, LocalServer\n"
+              f"s = LocalServer(LocalConfig(Path({str(path)!r}), threads=1, context=2048),\n"
+              f"                log_dir=Path({str(path.parent)!r}))\n"
+              "s.wait(); print('ready', flush=True); time.sleep(600)\n")
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        with hang_guard(120, "the parent did not report ready"):
+            assert parent.stdout.readline().strip() == "ready"
+        assert len(servers_for(path)) == 1
+        parent.kill()
+        parent.wait(timeout=30)
+        with hang_guard(60, "the server outlived its parent"):
+            while servers_for(path):
+                time.sleep(0.1)
+    finally:
+        parent.kill()
+        for pid in servers_for(path):
+            os.kill(pid, signal.SIGKILL)
