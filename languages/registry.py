@@ -16,7 +16,7 @@ class UnknownLanguage(LookupError):
 
 def builtin_runners() -> list[type]:
     """The runners that ship with interp."""
-    from .javascript import NodeRunner
+    from .node import NodeRunner
     from .python import PythonRunner
     from .shell import ShellRunner
 

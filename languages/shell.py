@@ -16,8 +16,8 @@ from __future__ import annotations
 import shlex
 import shutil
 
-from .base import ProcessRunner
-from .procs import RunnerStartError
+from .process.runner import ProcessRunner
+from .process.spawn import RunnerStartError
 from .python import python_first
 from .shell_console import CONSOLE_NOTE, console_commands
 

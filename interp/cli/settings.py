@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import platformdirs
-from languages.sandbox import MODES as SANDBOX_MODES
+from languages.process.sandbox import MODES as SANDBOX_MODES
 
 APP_NAME = "interp"
 ENV_PREFIX = "INTERP_"

@@ -10,7 +10,7 @@ import threading
 import pytest
 
 from languages.protocol import Runner, RunnerConfig
-from languages.events import Output, Result
+from languages.records import Output, Result
 from languages.shell import ShellRunner
 
 pytestmark = pytest.mark.usefixtures("no_leaked_processes")
