@@ -27,7 +27,7 @@ def registry():
 @pytest.mark.fast
 @pytest.mark.parametrize("tag, name", [
     ("python", "python"), ("py", "python"), ("python3", "python"),
-    ("shell", "shell"), ("bash", "shell"), ("sh", "shell"), ("zsh", "shell"),
+    ("shell", "shell"), ("bash", "shell"), ("sh", "shell"), ("zsh", "zsh"),
     ("javascript", "javascript"), ("js", "javascript"), ("node", "javascript"),
     ("nodejs", "javascript"),
     ("Python", "python"), ("PY", "python"), ("BASH", "shell"), ("Node", "javascript"),

@@ -39,7 +39,7 @@ def block(text: str) -> str:
 
 def test_interface(sh, events):
     assert ShellRunner.name == "shell"
-    assert set(ShellRunner.aliases) >= {"bash", "sh", "zsh"}
+    assert set(ShellRunner.aliases) >= {"bash", "sh"}
     assert isinstance(sh, Runner)
     evs = events(sh, "echo hello")
     assert isinstance(evs[-1], Result)
