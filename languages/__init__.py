@@ -1,12 +1,11 @@
 """Persistent language runners for interp: Python, shell (bash, zsh) and Node, plus a registry."""
 
 from .process.limits import Limits
-from .process.output_capture import CapturedOutput
 from .process.runner import ProcessRunner
 from .process.sandbox import Sandbox, SandboxError, check_sandbox
 from .process.spawn import RunnerError, RunnerStartError
 from .protocol import Runner, RunnerConfig
-from .records import Display, Event, Output, Result
+from .records import CapturedOutput, Display, Event, Output, Result
 from .registry import Registry, UnknownLanguage, default_registry
 
 __all__ = [

@@ -1,4 +1,4 @@
-"""Typed events that a runner yields while it runs a block."""
+"""Typed records that a runner yields while it runs a block, and the output a Result carries."""
 
 from __future__ import annotations
 
@@ -6,9 +6,38 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .process.escapes import strip_escapes
-from .process.output_capture import CapturedOutput
+from .escapes import strip_escapes
 from .plots import Plot, plot_of
+
+
+@dataclass(frozen=True)
+class CapturedOutput:
+    """What a block printed: the head and tail kept in memory, and the full text's spool file."""
+
+    head: str
+    tail: str
+    omitted_chars: int
+    omitted_lines: int
+    total_chars: int
+    spool_path: str | None
+
+    @property
+    def truncated(self) -> bool:
+        """True when part of the output is only in the spool file."""
+        return self.omitted_chars > 0
+
+    @property
+    def text(self) -> str:
+        """Head and tail joined, with no marker (the full text when nothing was cut)."""
+        return self.head + self.tail
+
+    def for_model(self) -> str:
+        """A bounded, escape-free copy with a note on what was left out."""
+        if not self.truncated:
+            return strip_escapes(self.head + self.tail)
+        note = (f"\n[... {self.omitted_chars} characters ({self.omitted_lines} lines) omitted;"
+                f" full output in {self.spool_path} ...]\n")
+        return strip_escapes(self.head).rstrip("\n") + note + strip_escapes(self.tail)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from languages.process.escapes import controls
+from languages.escapes import controls
 
 from interp.core import png
 from interp.core.fences import fence

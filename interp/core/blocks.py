@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from languages import CapturedOutput, Display, Result
-from languages.process.escapes import strip_escapes
+from languages.escapes import strip_escapes
 from languages.plots import Plot
 
 RECORD_VERSION = 1

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from languages import Output, Result, RunnerError
-from languages.process.output_capture import CapturedOutput
+from languages.records import CapturedOutput
 
 from interp.approval.decision import Decision, Proposal
 from interp.core import blocks

@@ -13,7 +13,7 @@ import anyio
 import anyio.from_thread
 import anyio.to_thread
 
-from languages.process.escapes import strip_escapes
+from languages.escapes import strip_escapes
 
 from interp.mcp.approval import NoAnswer, Question, Reply
 

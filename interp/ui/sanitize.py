@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from languages.process.escapes import BIDI, EscapeStream, collapse_cr, controls, drop_sequences
+from languages.escapes import BIDI, EscapeStream, collapse_cr, controls, drop_sequences
 
 _CONTROLS = controls(extra=BIDI)
 _CONTROLS_KEEP_CR = controls(keep="\t\n\r", extra=BIDI)

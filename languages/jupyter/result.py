@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 from ..records import Display, Result
 from .bundle import BundleReader
-from ..process.escapes import strip_escapes
-from ..process.output_capture import CapturedOutput
+from ..escapes import strip_escapes
+from ..records import CapturedOutput
 from ..process.spawn import signal_name
 
 STUCK_NOTE = "the code did not stop after the interrupt, so the kernel was restarted"

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .escapes import strip_escapes
+from ..escapes import strip_escapes
 from .tree import children, descendants, output_target, running, started_at, stat_of
 from .python_shims import SHIM_FOLDER
 from .tty_wait import command_of

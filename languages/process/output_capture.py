@@ -5,9 +5,8 @@ from __future__ import annotations
 import codecs
 import os
 import re
-from dataclasses import dataclass
 
-from .escapes import strip_escapes
+from ..records import CapturedOutput
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -46,36 +45,6 @@ class StreamDecoder:
             text = text[:-1]
             self._held_cr = True
         return text.replace("\r\n", "\n") if "\r" in text else text  # `in` is a fast scan
-
-
-@dataclass(frozen=True)
-class CapturedOutput:
-    """What a block printed: the head and tail kept in memory, and the full text's spool file."""
-
-    head: str
-    tail: str
-    omitted_chars: int
-    omitted_lines: int
-    total_chars: int
-    spool_path: str | None
-
-    @property
-    def truncated(self) -> bool:
-        """True when part of the output is only in the spool file."""
-        return self.omitted_chars > 0
-
-    @property
-    def text(self) -> str:
-        """Head and tail joined, with no marker (the full text when nothing was cut)."""
-        return self.head + self.tail
-
-    def for_model(self) -> str:
-        """A bounded, escape-free copy with a note on what was left out."""
-        if not self.truncated:
-            return strip_escapes(self.head + self.tail)
-        note = (f"\n[... {self.omitted_chars} characters ({self.omitted_lines} lines) omitted;"
-                f" full output in {self.spool_path} ...]\n")
-        return strip_escapes(self.head).rstrip("\n") + note + strip_escapes(self.tail)
 
 
 def _whole_lines_head(head: str) -> str:

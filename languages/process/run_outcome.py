@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..records import Result, parse_displays
-from .output_capture import CapturedOutput
+from ..records import CapturedOutput, Result, parse_displays
 
 KILLED_NOTE = "the code did not stop after Ctrl-C, so its processes were killed"
 FAKE_NOTE = ("the block printed this run's end-of-block marker itself; that line was dropped and "

@@ -16,13 +16,13 @@ from typing import ClassVar
 import pexpect
 
 from ..protocol import RunnerConfig
-from ..records import Event, Output
+from ..records import CapturedOutput, Event, Output
 from .background import Background, BackgroundProcess, background_note
 from .command_pipe import CommandPipe
 from .limits import LimitGuard
 from .end_marker import MarkerScanner, new_token
 from .run_outcome import Outcome, build_result
-from .output_capture import CapturedOutput, OutputCapture, StreamDecoder, encode_code, spool_path
+from .output_capture import OutputCapture, StreamDecoder, encode_code, spool_path
 from .plumbing import ProcessPlumbing, code_folder, hidden_by_private_tmp, write_new
 from .spawn import RunnerStartError, session_members, signal_name, spawn
 from .terminal_reader import TerminalClosed, TerminalReader

@@ -8,7 +8,7 @@ import os
 import pytest
 
 from languages.process.end_marker import PREFIX, MarkerScanner, new_token
-from languages.process.escapes import strip_escapes
+from languages.escapes import strip_escapes
 from languages.process.output_capture import OutputCapture, StreamDecoder
 
 pytestmark = pytest.mark.fast  # pure units: no process, pty or server (see conftest.py)
@@ -298,7 +298,7 @@ def test_an_unterminated_string_ends_at_its_line(raw, clean):
 
 def test_the_screen_uses_the_same_patterns():
     from interp.ui import sanitize
-    from languages.process import escapes
+    from languages import escapes
 
     assert sanitize.drop_sequences is escapes.drop_sequences
     assert sanitize.safe_output("x \x1b]0;t\ny\n") == "x \ny\n"

@@ -13,7 +13,7 @@ import pytest
 
 from languages.protocol import RunnerConfig
 from languages.records import Display, Result, parse_displays
-from languages.process.output_capture import CapturedOutput
+from languages.records import CapturedOutput
 from languages.python import PythonRunner
 
 pytestmark = pytest.mark.usefixtures("no_leaked_processes")
