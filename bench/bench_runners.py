@@ -23,12 +23,12 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent)]
 
 import _baseline as raw  # noqa: E402
-from languages.limits import Limits  # noqa: E402
+from languages.process.limits import Limits  # noqa: E402
 from languages.protocol import RunnerConfig  # noqa: E402
-from languages.events import Result  # noqa: E402
+from languages.records import Result  # noqa: E402
 
 CLASSES = {"python": ("languages.python", "PythonRunner"), "shell": ("languages.shell", "ShellRunner"),
-           "javascript": ("languages.javascript", "NodeRunner")}
+           "javascript": ("languages.node", "NodeRunner")}
 WARM_TARGET_MS = {"python": 2.0, "shell": 2.0, "javascript": 3.0}
 BLOCKERS = {"python sleep": ("python", "import time; time.sleep(100)"), "shell sleep": ("shell", "sleep 100"),
             "javascript await": ("javascript", "await new Promise(r => setTimeout(r, 1e6))"),
@@ -209,7 +209,7 @@ def lines_floor_argv(lang: str, py: str) -> list[str]:
 
 def bench_lines(lang, cls, py, repeats):
     """run() to Result of a block printing LINES lines, interleaved with the raw pty floor."""
-    from languages.terminal import reading_gives_eof
+    from languages.process.terminal import reading_gives_eof
     runner = cls(RunnerConfig(timeout=300))
     mine, floor, ok = [], [], True
     try:

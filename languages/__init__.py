@@ -1,13 +1,12 @@
-"""Persistent language runners for interp: Python, shell (bash) and Node, plus a registry."""
+"""Persistent language runners for interp: Python, shell (bash, zsh) and Node, plus a registry."""
 
-from .base import ProcessRunner
-from .events import Display, Event, Output, Result
-from .limits import Limits
-from .output import CapturedOutput
-from .procs import RunnerError, RunnerStartError
+from .process.limits import Limits
+from .process.runner import ProcessRunner
+from .process.sandbox import Sandbox, SandboxError, check_sandbox
+from .process.spawn import RunnerError, RunnerStartError
 from .protocol import Runner, RunnerConfig
+from .records import CapturedOutput, Display, Event, Output, Result
 from .registry import Registry, UnknownLanguage, default_registry
-from .sandbox import Sandbox, SandboxError, check_sandbox
 
 __all__ = [
     "CapturedOutput", "Display", "Event", "Output", "ProcessRunner", "Registry", "Result", "Runner",

@@ -1,6 +1,6 @@
 """What a saved matplotlib figure plots, as typed records (the driver's summary read back).
 
-The Python driver (`_python_plots.py`) summarises each figure it saves, and each figure the
+The Python driver (`python/driver/plots.py`) summarises each figure it saves, and each figure the
 code saved itself with `savefig`, into a bounded dict carried in the figure's Display
 (`data["plot"]`); `Plot.from_dict` reads it back, leaving out what is malformed.
 """

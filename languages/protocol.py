@@ -1,6 +1,6 @@
 """Runner settings and the interface every language runner provides.
 
-The process protocol behind `ProcessRunner` (languages/base.py), for every built-in language:
+The process protocol behind `ProcessRunner` (languages/process/runner.py), for every built-in language:
 
 - The interpreter runs on a pseudo-terminal, which carries its output (stdout and stderr
   together) and is its controlling terminal (Ctrl-C, SIGWINCH, the user's size). Nobody types
@@ -17,7 +17,7 @@ The process protocol behind `ProcessRunner` (languages/base.py), for every built
   from the pipe only when the run has really ended (the Python driver reads the pipe a byte at
   a time, so the sync command is not even in its memory while the block runs). The run ends
   at the sync marker; the last run marker before it holds the real status, and any earlier
-  copy (the block's own print) is dropped and reported (marker.py). Output after a fake
+  copy (the block's own print) is dropped and reported (process/end_marker.py). Output after a fake
   marker stays with its block, so the runner never desyncs. bash keeps no history, and no
   token is in the environment or in a command line in /proc. What remains is code that reads
   the driver's command pipe itself (fd 3, or the descriptor bash saved its input on): it can
@@ -30,10 +30,10 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import ClassVar, Protocol, runtime_checkable
 
-from .events import Event
-from .limits import Limits
-from .sandbox import Sandbox
-from .terminal import user_terminal_size
+from .records import Event
+from .process.limits import Limits
+from .process.sandbox import Sandbox
+from .process.terminal import user_terminal_size
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ class RunnerConfig:
     # the terminal follows the user's resizes; None (or a None answer): 40 x 160.
     terminal_size: Callable[[], tuple[int, int] | None] | None = user_terminal_size
     # Seconds without output after which a block whose process sits reading the terminal is
-    # stopped as waiting for keyboard input (languages/ttywait.py); None: never.
+    # stopped as waiting for keyboard input (languages/process/tty_wait.py); None: never.
     input_wait: float | None = 3.0
 
 

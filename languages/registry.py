@@ -16,11 +16,12 @@ class UnknownLanguage(LookupError):
 
 def builtin_runners() -> list[type]:
     """The runners that ship with interp."""
-    from .javascript import NodeRunner
+    from .node import NodeRunner
     from .python import PythonRunner
     from .shell import ShellRunner
+    from .zsh import ZshRunner
 
-    return [PythonRunner, ShellRunner, NodeRunner]
+    return [PythonRunner, ShellRunner, NodeRunner, ZshRunner]
 
 
 class Registry:
@@ -62,6 +63,13 @@ class Registry:
     def canonical(self, tag: str) -> str:
         """The runner name a tag resolves to."""
         return self.resolve(tag).name
+
+    def rules_language(self, tag: str) -> str:
+        """The language whose approval rules judge a tag's blocks: the runner's `rules_as`
+        (zsh blocks are judged by the shell's rules), else its canonical name."""
+        runner = self.resolve(tag)
+        rules_as = getattr(runner, "rules_as", None)
+        return rules_as if isinstance(rules_as, str) and rules_as in self else runner.name
 
     def __contains__(self, tag: str) -> bool:
         return tag.strip().lower() in self._by_name

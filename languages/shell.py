@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import shlex
 import shutil
+from dataclasses import dataclass
 
-from .base import ProcessRunner
-from .procs import RunnerStartError
+from .process.runner import ProcessRunner
+from .process.spawn import RunnerStartError
 from .python import python_first
 from .shell_console import CONSOLE_NOTE, console_commands
 
@@ -61,20 +62,42 @@ STOPPED_NOTE = ("the block stopped at its first failing command (set -e); the sh
                 "variables, functions and working directory were kept")
 
 
+@dataclass(frozen=True)
+class Dialect:
+    """What differs between the shells a shell block runs in: the program and its flags, the
+    set-up sent once, the ERR trap at the top of each block, and the run and ping lines."""
+
+    program: str
+    flags: tuple[str, ...]
+    setup: str
+    err_trap: str  # `trap '...' SIGNAL`, completed by the block's file
+    run: str  # format(path=, token=)
+    ping: str  # format(token=)
+
+
+# __interp_end turns tracing off first, its own call traced to a closed standard error (cheaper
+# than opening /dev/null), then puts the options back and reports.
+BASH = Dialect(
+    "bash", ("--noprofile", "--norc", "--noediting", "+m", "-i"), _SETUP, f"trap '{_ERR_TRAP}' ERR",
+    "source {path} </dev/null || {{ __interp_st=$?; }} 2>&-; {{ __interp_end {token}; }} 2>&-\n",
+    "{{ __interp_end {token}; }} 2>&-\n")
+
+
 class ShellRunner(ProcessRunner):
     """Runs shell blocks with bash; cd, exports, functions and aliases persist."""
 
     name = "shell"
-    aliases = ("bash", "sh", "zsh")
+    aliases = ("bash", "sh")  # sh too: bash is an sh, and models tag bash code `sh`
     suffix = ".sh"
     command_fd = 0
+    dialect = BASH
 
     def argv(self) -> list[str]:
-        """An interactive bash without startup files, line editing or job control."""
-        bash = shutil.which("bash", path=self._environment().get("PATH"))
-        if bash is None:
-            raise RunnerStartError("bash was not found on PATH")
-        return [bash, "--noprofile", "--norc", "--noediting", "+m", "-i"]
+        """An interactive shell without startup files, line editing or job control."""
+        program = shutil.which(self.dialect.program, path=self._environment().get("PATH"))
+        if program is None:
+            raise RunnerStartError(f"{self.dialect.program} was not found on PATH")
+        return [program, *self.dialect.flags]
 
     def env_overrides(self) -> dict[str, str]:
         """`python`, `python3`, `pip` and `pip3` run the interpreter Python blocks use."""
@@ -82,21 +105,18 @@ class ShellRunner(ProcessRunner):
 
     def setup_command(self) -> bytes:
         """Silence the prompts, history and job notices; define the block's prologue and end."""
-        return _SETUP.encode()
+        return self.dialect.setup.encode()
 
     def block_text(self, code: str) -> str:
         """The ERR trap, then the code as one brace group, with its line numbers kept; a pasted
         terminal session (`$ ` prompts) keeps only its commands (see shell_console)."""
         pasted = console_commands(code)
         self._pasted = pasted is not None
-        return f"trap '{_ERR_TRAP}' ERR; {{ :; {code if pasted is None else pasted}\n}}\n"
+        return f"{self.dialect.err_trap}; {{ :; {code if pasted is None else pasted}\n}}\n"
 
     def run_command(self, token: str, path: str) -> bytes:
         """Source the block where errexit cannot end bash, then print the marker and status."""
-        # __interp_end turns tracing off first, its own call traced to a closed standard
-        # error (cheaper than opening /dev/null), then puts the options back and reports.
-        return (f"source {shlex.quote(path)} </dev/null || {{ __interp_st=$?; }} 2>&-; "
-                f"{{ __interp_end {token}; }} 2>&-\n").encode()
+        return self.dialect.run.format(path=shlex.quote(path), token=token).encode()
 
     def read_status(self, status: dict | None) -> dict | None:
         """Notes for the model: the block stopped at a failure; options it set were reset."""
@@ -113,7 +133,7 @@ class ShellRunner(ProcessRunner):
     def ping_command(self, token: str) -> bytes:
         """Put the shell back as __interp_end does, then print the marker: a ping follows a
         Ctrl-C, which abandons the run command's line before its __interp_end."""
-        return f"{{ __interp_end {token}; }} 2>&-\n".encode()
+        return self.dialect.ping.format(token=token).encode()
 
     def sync_command(self, token: str) -> bytes:
         """Print the marker only (__interp_end has run)."""

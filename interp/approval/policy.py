@@ -41,7 +41,7 @@ CONFIG, SESSION = "config", "session"
 
 def registry_resolver(registry) -> Resolve:
     """Language tag → canonical name through a runner registry (None when unknown)."""
-    return lambda tag: registry.canonical(tag) if tag.strip() and tag in registry else None
+    return lambda tag: registry.rules_language(tag) if tag.strip() and tag in registry else None
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass
 
 from languages import Limits, RunnerConfig, Sandbox, SandboxError, check_sandbox
-from languages.limits import DEFAULT_MEMORY_MB, DEFAULT_PROCESSES
+from languages.process.limits import DEFAULT_MEMORY_MB, DEFAULT_PROCESSES
 
 from interp.approval.policy import Policy, registry_resolver
 from interp.approval.rules import RulesError
@@ -104,7 +104,7 @@ def attach_files(session: Session, paths) -> list[str]:
 
 def choose_runners(settings: Settings, registry) -> list[str]:
     """Apply the per-language runner choices (--runner, [runners]); a notice per kernel language."""
-    from languages.jupyter_choice import ChoiceError, GatewaySettings, apply_choices
+    from languages.jupyter.choice import ChoiceError, GatewaySettings, apply_choices
 
     gateway = GatewaySettings(settings.gateway_url, gateway_token_env(settings),
                               settings.kernel_start_timeout)

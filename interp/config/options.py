@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from languages.sandbox import MODES as SANDBOX_MODES
+from languages.process.sandbox import MODES as SANDBOX_MODES
 
 ENV_PREFIX = "INTERP_"
 TOOL_MODES = ("auto", "on", "off")

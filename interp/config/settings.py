@@ -23,7 +23,7 @@ from interp.config.options import BY_NAME, OPTIONS, Invalid, Option
 
 APP_NAME = "interp"
 APPROVAL_TABLE = "approval"
-RUNNERS_TABLE = "runners"  # [runners] LANGUAGE = "RUNNER" (see languages.jupyter_choice)
+RUNNERS_TABLE = "runners"  # [runners] LANGUAGE = "RUNNER" (see languages.jupyter.choice)
 # Never read from config.toml, with the reason the user is told.
 REFUSED_KEYS = {"gateway_token": "tokens are not read from config.toml (it is stored in plain "
                                  "text); put the gateway's token in INTERP_GATEWAY_TOKEN, or name "

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 
 from languages import Output, Result, RunnerError
-from languages.output import CapturedOutput
+from languages.records import CapturedOutput
 
 from interp.approval.decision import Approver, Decision, Proposal
 from interp.core import blocks

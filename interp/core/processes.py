@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from languages.background import BackgroundProcess
-from languages.proctree import kill_tree, running_for
+from languages.process.background import BackgroundProcess
+from languages.process.tree import kill_tree, running_for
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from languages import Registry
 
-from languages._python_rewrite import console_paste
+from languages.python import console_paste
 from languages.shell_console import is_console_paste
 
 from interp.models.base import Reply

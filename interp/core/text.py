@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from languages.output import clean_surrogates
+from languages.process.output_capture import clean_surrogates
 
 from interp.models.base import Reply
 

@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from languages.process import hidden_by_private_tmp
-from languages.limits import LimitGuard, Limits
+from languages.process.plumbing import hidden_by_private_tmp
+from languages.process.limits import LimitGuard, Limits
 
 DRIVER = Path(__file__).with_name("_check_driver.py")  # the judge
 SOLUTION_DRIVER = Path(__file__).with_name("_solution_driver.py")

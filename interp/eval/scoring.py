@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from languages.procs import signal_name
+from languages.process.spawn import signal_name
 
 from interp.eval.data import Problem
 from interp.eval.isolation import Finished, IsolationConfig, run_check

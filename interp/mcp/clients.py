@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from languages import Display, Output, Result, RunnerError
-from languages.output import CapturedOutput
+from languages.records import CapturedOutput
 
 from interp.approval.decision import ApprovalState, Approver, Decision, Proposal
 from interp.approval.policy import Policy

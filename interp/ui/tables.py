@@ -92,7 +92,7 @@ def _dims(shape: list[int], rows: int, cols: int) -> str:
 def data_table(data: object, scrub: Callable[[str], str] = str,
                width: int | None = None) -> Group | None:
     """A bounded rich Table and its caption for a table display's `data` (see
-    languages.events.Display), or None when it is missing or malformed. Every string is
+    languages.records.Display), or None when it is missing or malformed. Every string is
     sanitised and drawn as plain text. With `width`, columns from the middle are left out
     (marked by a `…` column) until the table fits, as pandas does: the index and whole values
     are kept."""

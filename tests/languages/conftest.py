@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from helpers import HANG_GUARD, Hang, hang_guard  # noqa: F401  (used by the test modules)
-from languages.base import ProcessRunner
+from languages.process.runner import ProcessRunner
 from languages.protocol import RunnerConfig
-from languages.events import Display, Output, Result
+from languages.records import Display, Output, Result
 
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from languages.javascript import NodeRunner
+from languages.node import NodeRunner
 from languages.python import PythonRunner
 from languages.shell import ShellRunner
 

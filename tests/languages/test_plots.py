@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 
-from languages.events import Display
+from languages.records import Display
 from languages.plots import Plot, Series, plot_of
 from languages.protocol import RunnerConfig
 from languages.python import PythonRunner

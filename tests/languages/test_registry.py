@@ -9,9 +9,9 @@ import textwrap
 import pytest
 
 from helpers import model_args, run_interp
-from languages.base import ProcessRunner
+from languages.process.runner import ProcessRunner
 from languages.protocol import RunnerConfig
-from languages.events import Result
+from languages.records import Result
 from languages.python import PythonRunner
 from languages.registry import ENTRY_POINT_GROUP, Registry, UnknownLanguage, default_registry
 from languages.shell import ShellRunner
@@ -27,7 +27,7 @@ def registry():
 @pytest.mark.fast
 @pytest.mark.parametrize("tag, name", [
     ("python", "python"), ("py", "python"), ("python3", "python"),
-    ("shell", "shell"), ("bash", "shell"), ("sh", "shell"), ("zsh", "shell"),
+    ("shell", "shell"), ("bash", "shell"), ("sh", "shell"), ("zsh", "zsh"),
     ("javascript", "javascript"), ("js", "javascript"), ("node", "javascript"),
     ("nodejs", "javascript"),
     ("Python", "python"), ("PY", "python"), ("BASH", "shell"), ("Node", "javascript"),
@@ -84,7 +84,7 @@ TINY_MODULE = '''
 """A tiny third-party language: prints each block upper-cased, numbered across blocks."""
 import sys
 
-from languages.base import ProcessRunner
+from languages.process.runner import ProcessRunner
 
 DRIVER = r"""
 import json, os, sys

@@ -9,9 +9,9 @@ import textwrap
 import pytest
 
 from interp.ui.sanitize import OutputFilter
-from languages.events import Output
-from languages.javascript import NodeRunner
-from languages.outcome import FAKE_NOTE
+from languages.records import Output
+from languages.node import NodeRunner
+from languages.process.run_outcome import FAKE_NOTE
 from languages.python import PythonRunner
 from languages.shell import ShellRunner
 

@@ -10,7 +10,7 @@ import threading
 import pytest
 
 from languages.protocol import Runner, RunnerConfig
-from languages.events import Output, Result
+from languages.records import Output, Result
 from languages.shell import ShellRunner
 
 pytestmark = pytest.mark.usefixtures("no_leaked_processes")
@@ -39,7 +39,7 @@ def block(text: str) -> str:
 
 def test_interface(sh, events):
     assert ShellRunner.name == "shell"
-    assert set(ShellRunner.aliases) >= {"bash", "sh", "zsh"}
+    assert set(ShellRunner.aliases) >= {"bash", "sh"}
     assert isinstance(sh, Runner)
     evs = events(sh, "echo hello")
     assert isinstance(evs[-1], Result)

@@ -20,7 +20,7 @@ from pathlib import Path
 from xml.etree import ElementTree
 from xml.sax.saxutils import escape
 
-from languages.sandbox import Sandbox, SandboxError, check_sandbox
+from languages.process.sandbox import Sandbox, SandboxError, check_sandbox
 
 MAX_BYTES = 8 << 20
 

@@ -10,7 +10,7 @@ import threading
 from pathlib import Path
 
 from languages.jupyter import JupyterRunner
-from languages.jupyter_kernel import KernelChoice
+from languages.jupyter.kernel import KernelChoice
 
 from interp.checkpoints.history import read_history
 from interp.checkpoints.recorder import Checkpoints

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from helpers import hang_guard
-from languages.events import Display, Output, Result
-from languages.javascript import NodeRunner
+from languages.records import Display, Output, Result
+from languages.node import NodeRunner
 from languages.protocol import RunnerConfig
 from languages.python import PythonRunner
 from languages.shell import ShellRunner

@@ -1,0 +1,652 @@
+"""The Python runner, driven through real python3 processes on a pty."""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import textwrap
+import threading
+
+import pytest
+
+from languages.process.spawn import RunnerStartError
+from languages.protocol import Runner, RunnerConfig
+from languages.records import Output, Result
+from languages.python import PythonRunner
+
+pytestmark = pytest.mark.usefixtures("no_leaked_processes")
+
+
+@pytest.fixture(scope="module")
+def py(tmp_path_factory):
+    """A shared runner for tests that leave it alive and usable."""
+    runner = PythonRunner(RunnerConfig(grace=5.0, cwd=str(tmp_path_factory.mktemp("pycwd"))))
+    runner.start()
+    yield runner
+    runner.stop()
+
+
+@pytest.fixture
+def fresh(make_runner, tmp_path):
+    """A runner of its own, for tests that kill or restart it."""
+    return make_runner(PythonRunner, cwd=str(tmp_path))
+
+
+def block(text: str) -> str:
+    return textwrap.dedent(text).lstrip("\n")
+
+
+# -- interface ----------------------------------------------------------------
+
+def test_interface(py, events):
+    assert PythonRunner.name == "python"
+    assert set(PythonRunner.aliases) >= {"py", "python3"}
+    assert isinstance(py, Runner)
+    evs = events(py, "print('hi')")
+    assert [type(e) for e in evs][-1] is Result
+    assert "".join(e.text for e in evs if isinstance(e, Output)) == "hi\n"
+    res = evs[-1]
+    assert res.status == "ok" and res.ok and not (res.died or res.restarted or res.interrupted)
+    assert res.output.text == "hi\n" and res.output.total_chars == 3
+
+
+def test_output_is_streamed_before_the_block_ends(py, guard, tmp_path):
+    # The block waits for a file that the test creates only after it has seen the first line:
+    # with buffered (non-streamed) events the block would only finish via its own fallback.
+    flag = tmp_path / "go"
+    code = block(f"""
+        import os, time
+        print('first', flush=True)
+        limit = time.monotonic() + 30
+        while not os.path.exists({str(flag)!r}) and time.monotonic() < limit:
+            time.sleep(0.01)
+        print('second', os.path.exists({str(flag)!r}))
+    """)
+    seen = []
+    with guard():
+        for ev in py.run(code):
+            seen.append(ev)
+            if isinstance(ev, Output) and "first" in ev.text:
+                assert "second" not in ev.text
+                flag.touch()
+    text = "".join(e.text for e in seen[:-1])
+    assert text == "first\nsecond True\n"
+    firsts = [i for i, e in enumerate(seen) if isinstance(e, Output) and "first" in e.text]
+    seconds = [i for i, e in enumerate(seen) if isinstance(e, Output) and "second" in e.text]
+    assert firsts[0] < seconds[0] < len(seen) - 1
+
+
+# -- state ----------------------------------------------------------------------
+
+def test_state_persists_between_blocks(py, collect):
+    collect(py, block("""
+        import json as j
+        counter = 41
+        def bump(n):
+            return n + 1
+        class Box:
+            def __init__(self, v):
+                self.v = v
+    """))
+    out, res = collect(py, "print(bump(counter), j.dumps([1]), Box('b').v, type(Box('x')).__name__)")
+    assert res.ok
+    assert out == "42 [1] b Box\n"
+
+
+def test_restart_loses_state(make_runner, collect):
+    runner = make_runner(PythonRunner)
+    collect(runner, "kept = 1")
+    assert collect(runner, "print(kept)")[0] == "1\n"
+    runner.restart()
+    out, res = collect(runner, "print('kept' in globals())")
+    assert out == "False\n" and res.ok
+
+
+# -- runs like a script -----------------------------------------------------------
+
+def test_multiline_blocks_with_blank_lines_decorators_and_compound_statements(py, collect):
+    code = block("""
+        import functools
+        from dataclasses import dataclass
+
+        def loud(fn):
+            @functools.wraps(fn)
+            def wrapper(*a):
+
+                return fn(*a).upper()
+
+            return wrapper
+
+        @loud
+        def greet(name):
+
+            text = 'hello ' + name
+
+            return text
+
+        @dataclass
+        class Point:
+            x: int
+
+            y: int = 0
+
+        if Point(1).y == 0:
+            branch = 'if'
+        else:
+            branch = 'else'
+
+        try:
+            1 / 0
+        except ZeroDivisionError:
+            caught = True
+        finally:
+            done = True
+
+        with open(__import__('os').devnull) as fh:
+            read = fh.read()
+
+        for i in range(2):
+
+            pass
+
+        print(greet('bob'), Point(3, 4), branch, caught, done, repr(read), i, __name__)
+    """)
+    out, res = collect(py, code)
+    assert res.ok, out
+    assert out == "HELLO BOB Point(x=3, y=4) if True True '' 1 __main__\n"
+
+
+def test_main_guard_runs(py, collect):
+    out, _ = collect(py, "if __name__ == '__main__':\n    print('main')\nelse:\n    print('not main')")
+    assert out == "main\n"
+
+
+def test_async_code_at_top_level(py, collect):
+    code = block("""
+        import asyncio, contextlib
+
+        @contextlib.asynccontextmanager
+        async def opened(log):
+            log.append('enter')
+            yield 'res'
+            log.append('exit')
+
+        async def numbers(n):
+            for i in range(n):
+                await asyncio.sleep(0)
+                yield i
+
+        log = []
+        await asyncio.sleep(0)
+        async with opened(log) as r:
+            log.append(r)
+        total = 0
+        async for n in numbers(4):
+            total += n
+        print(log, total)
+    """)
+    out, res = collect(py, code)
+    assert res.ok, out
+    assert out == "['enter', 'res', 'exit'] 6\n"
+    out, res = collect(py, "await asyncio.sleep(0)\nawait asyncio.sleep(0, result=total * 2)")
+    assert (out, res.status) == ("12\n", "ok")
+
+
+@pytest.mark.parametrize("code, shown", [
+    ("1 + 1", "2\n"),
+    ("x = 5\nx * 2", "10\n"),
+    ("'text'", "'text'\n"),
+    ("[i for i in range(3)]", "[0, 1, 2]\n"),
+    ("y = 3", ""),
+    ("None", ""),
+    ("print('p')", "p\n"),  # print's own None is not echoed
+    ("z = [1]\nz.append(2)", ""),
+    ("z = 1\nz\nw = 2", ""),  # only a trailing expression is shown
+])
+def test_trailing_expression_is_shown_like_a_repl(py, collect, code, shown):
+    out, res = collect(py, code)
+    assert res.ok
+    assert out == shown
+
+
+def test_traceback_points_at_user_lines(py, collect):
+    code = "a = 1\nb = 0\nc = a / b\nprint('unreached')\n"
+    out, res = collect(py, code)
+    assert res.status == "error" and not res.ok
+    assert "ZeroDivisionError" in res.error
+    assert "line 3" in out and "c = a / b" in out
+    assert "unreached" not in out
+    for internal in ("_python_driver", "<string>", "run_file", "exec(code"):
+        assert internal not in out
+
+
+def test_traceback_through_functions_defined_in_earlier_blocks(py, collect):
+    collect(py, "def inner():\n    raise ValueError('bad value')\n")
+    out, res = collect(py, "x = 0\n\ninner()\n")
+    assert "ValueError: bad value" in out and res.error == "ValueError: bad value"
+    assert "line 3" in out and "inner()" in out
+    assert "line 2" in out and "raise ValueError('bad value')" in out
+    assert "<string>" not in out and "_python_driver" not in out
+
+
+def test_traceback_leaves_out_library_frames_and_causes_raised_inside_them(py, collect):
+    """A pandas KeyError printed 30 lines of pandas internals and its chained cause: the small
+    model read none of it. The block's line, a count, the raising frame and the error stay."""
+    out, res = collect(py, "import json\njson.loads('{bad')\n")
+    lines = out.splitlines()
+    assert lines[0] == "Traceback (most recent call last):"
+    assert lines[1].startswith('  File "<block ') and lines[1].endswith(", line 2, in <module>")
+    assert lines[2] == "    json.loads('{bad')"
+    assert "frames inside the Python library left out]" in out and "decoder.py" in out
+    assert lines[-1].startswith("json.decoder.JSONDecodeError: Expecting property name")
+    assert out.count("Traceback") == 1 and "json/__init__.py" not in out
+
+    out, res = collect(py, "import pandas as pd\npd.DataFrame({'a': [1]})['Month']\n")
+    assert out.count("Traceback") == 1 and "direct cause" not in out
+    assert "pd.DataFrame({'a': [1]})['Month']" in out and out.rstrip().endswith("KeyError: 'Month'")
+    assert "frame" in out and "inside pandas left out]" in out and "_libs" not in out
+
+
+def test_traceback_keeps_causes_from_the_users_code_and_collapses_recursion(py, collect):
+    out, _ = collect(py, "try:\n    1/0\nexcept ZeroDivisionError:\n    undefined_name\n")
+    assert "ZeroDivisionError: division by zero" in out
+    assert "During handling of the above exception, another exception occurred" in out
+    out, _ = collect(py, "raise ValueError('x') from KeyError('y')\n")
+    assert out.startswith("KeyError: 'y'\n\nThe above exception was the direct cause")
+    out, _ = collect(py, "def rec(n):\n    return rec(n + 1)\nrec(0)\n")
+    assert "[Previous line repeated" in out and len(out.splitlines()) < 20
+
+
+def test_traceback_in_async_code(py, collect):
+    out, res = collect(py, "import asyncio\nawait asyncio.sleep(0)\nraise KeyError('k')\n")
+    assert res.status == "error" and "KeyError" in res.error
+    assert "line 3" in out and "<string>" not in out and "asyncio/base_events" not in out
+
+
+def test_syntax_error_reported_with_line_and_state_kept(py, collect):
+    collect(py, "survivor = 'yes'")
+    out, res = collect(py, "ok = 1\nif True\n    pass\n")
+    assert res.status == "error"
+    assert "SyntaxError" in res.error and "line 2" in res.error
+    assert "SyntaxError" in out and "line 2" in out and "if True" in out
+    assert collect(py, "print(survivor)")[0] == "yes\n"
+
+
+def test_exceptions_do_not_break_the_runner(py, collect):
+    out, res = collect(py, "raise RuntimeError('boom')")
+    assert res.status == "error" and "RuntimeError: boom" in out
+    out, res = collect(py, "print('fine')")
+    assert (out, res.status) == ("fine\n", "ok")
+
+
+# -- end-of-output marker ---------------------------------------------------------
+
+class SpyPython(PythonRunner):
+    """Records the token of each run's marker."""
+
+    def run_command(self, token, path):
+        self.tokens = [*getattr(self, "tokens", []), token]
+        return super().run_command(token, path)
+
+
+def test_each_run_has_a_fresh_marker_and_old_markers_are_just_output(make_runner, collect):
+    runner = make_runner(SpyPython)
+    collect(runner, "print('one')")
+    old = runner.tokens[0]
+    spoof = f'__INTERP_{old}__{{"status": "error", "error": "spoofed"}}'
+    out, res = collect(runner, f"print({spoof!r})\nprint('still running')")
+    assert runner.tokens[0] != runner.tokens[1]
+    assert res.status == "ok" and res.error is None
+    assert out == spoof + "\nstill running\n"
+
+
+@pytest.mark.parametrize("text", [
+    ">>> ", "... ", "$ ", "__END__", "__INTERP_", "__INTERP_abc", "_", "__",
+    "__INTERP_0123456789abcdef01234567__{}\n", '__INTERP_deadbeef__{"status": "died"}\n',
+    ">>> \n... \n$ \n__END__\n",
+])
+def test_prompt_and_marker_lookalikes_are_output(py, collect, text):
+    out, res = collect(py, f"import sys\nsys.stdout.write({text!r})\nsys.stdout.flush()\nx_after = 1")
+    assert res.status == "ok"
+    assert out == text
+    assert collect(py, "print(x_after)")[0] == "1\n"
+
+
+def test_random_marker_lines_do_not_end_the_run(py, collect):
+    code = block("""
+        import secrets
+        for _ in range(3):
+            print('__INTERP_' + secrets.token_hex(12) + '__{}')
+        print('__INTERP_', end='', flush=True)
+        print('tail')
+    """)
+    out, res = collect(py, code)
+    assert res.ok
+    lines = out.splitlines()
+    assert len(lines) == 4 and all(line.startswith("__INTERP_") for line in lines[:3])
+    assert lines[3] == "__INTERP_tail"
+
+
+# -- stdin ------------------------------------------------------------------------
+
+def test_input_raises_eof_error(py, collect):
+    out, res = collect(py, "name = input('name? ')")
+    assert res.status == "error" and "EOFError" in res.error
+    assert "EOFError" in out
+
+
+def test_stdin_read_returns_empty(py, collect):
+    out, res = collect(py, "import sys\nprint(repr(sys.stdin.read()), repr(sys.stdin.readline()))")
+    assert (out, res.status) == ("'' ''\n", "ok")
+
+
+def test_subprocess_reading_stdin_finishes(py, collect):
+    code = "import subprocess\nr = subprocess.run(['cat'])\nprint('cat exit', r.returncode)"
+    out, res = collect(py, code)
+    assert (out, res.status) == ("cat exit 0\n", "ok")
+
+
+# -- interrupt and timeout --------------------------------------------------------
+
+def test_interrupt_from_another_thread_stops_sleep(py, collect, guard):
+    collect(py, "before_interrupt = 'kept'")
+    timers = []
+    seen = []
+    with guard():
+        for ev in py.run("import time\nprint('sleeping', flush=True)\ntime.sleep(100)\nprint('not reached')"):
+            seen.append(ev)
+            if isinstance(ev, Output) and "sleeping" in ev.text and not timers:
+                timers.append(threading.Timer(0.2, py.interrupt))
+                timers[0].start()
+    res = seen[-1]
+    text = "".join(e.text for e in seen[:-1])
+    assert res.status == "interrupted" and res.interrupted
+    assert not (res.died or res.restarted or res.timed_out)
+    assert "KeyboardInterrupt" in text and "not reached" not in text
+    out, res = collect(py, "print('after')")
+    assert (out, res.status) == ("after\n", "ok")
+    assert collect(py, "print(before_interrupt)")[0] == "kept\n"
+
+
+def test_interrupt_when_idle_is_harmless(py, collect):
+    py.interrupt()
+    assert collect(py, "print('idle ok')")[0] == "idle ok\n"
+
+
+def test_per_run_timeout_keeps_state(py, collect):
+    collect(py, "loops_survivor = 7")
+    out, res = collect(py, "while True:\n    pass", timeout=0.5)
+    assert res.status == "timeout" and res.timed_out
+    assert not (res.restarted or res.died)
+    assert "KeyboardInterrupt" in out
+    out, res = collect(py, "print(loops_survivor)")
+    assert (out, res.status) == ("7\n", "ok")
+
+
+def test_config_timeout(make_runner, collect):
+    runner = make_runner(PythonRunner, timeout=0.5)
+    collect(runner, "v = 'still here'")
+    out, res = collect(runner, "import time\nwhile True:\n    time.sleep(0.01)")
+    assert res.status == "timeout" and res.timed_out and not res.restarted
+    assert collect(runner, "print(v)")[0] == "still here\n"
+    # a per-run value overrides the configured one
+    out, res = collect(runner, "import time\ntime.sleep(1)\nprint('slept')", timeout=30)
+    assert (out, res.status) == ("slept\n", "ok")
+
+
+def test_code_ignoring_sigint_is_killed_and_runner_restarts(fresh, collect):
+    collect(fresh, "lost = True")
+    code = "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\ntime.sleep(100)"
+    out, res = collect(fresh, code, timeout=0.5)
+    assert res.status == "timeout" and res.timed_out
+    assert res.restarted and res.state_lost
+    assert res.notes and "killed" in res.notes[0]
+    assert "restarted" in res.summary()
+    out, res = collect(fresh, "print('lost' in globals())")
+    assert (out, res.status) == ("False\n", "ok")
+
+
+def test_interrupt_ignored_without_timeout_kills_after_grace(fresh, collect, guard):
+    seen = []
+    code = ("import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+            "print('armed', flush=True)\ntime.sleep(100)")
+    with guard():
+        for ev in fresh.run(code):
+            seen.append(ev)
+            if isinstance(ev, Output) and "armed" in ev.text:
+                threading.Timer(0.1, fresh.interrupt).start()
+    res = seen[-1]
+    assert res.interrupted and res.restarted and not res.timed_out
+    assert collect(fresh, "print(2 + 2)")[0] == "4\n"
+
+
+@pytest.mark.parametrize("popen_extra", ["", ", preexec_fn=os.setpgrp"], ids=["same-group", "own-group"])
+def test_no_orphan_survives_a_kill(fresh, collect, pid_gone, popen_extra):
+    code = block(f"""
+        import os, signal, subprocess, time
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        child = subprocess.Popen(['sleep', '1000']{popen_extra})
+        print(child.pid, flush=True)
+        time.sleep(100)
+    """)
+    out, res = collect(fresh, code, timeout=0.5)
+    pid = int(out.split()[0])
+    assert res.status == "timeout" and res.restarted
+    assert pid_gone(pid), f"background process {pid} survived"
+    assert collect(fresh, "print('next')")[0] == "next\n"
+
+
+# -- death ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("code, exit_code, signal_name", [
+    ("import os\nos._exit(3)", 3, None),
+    ("import os\nos._exit(0)", 0, None),
+    ("import ctypes\nctypes.string_at(0)", None, "SIGSEGV"),
+    ("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)", None, "SIGKILL"),
+])
+def test_death_is_reported_and_runner_restarts(fresh, collect, code, exit_code, signal_name):
+    collect(fresh, "doomed = 1")
+    out, res = collect(fresh, code)
+    assert res.status == "died" and res.died and res.restarted and res.state_lost
+    assert res.exit_code == exit_code
+    assert res.signal == signal_name
+    assert not res.ok
+    out, res = collect(fresh, "print('doomed' in globals(), 6 * 7)")
+    assert (out, res.status) == ("False 42\n", "ok")
+
+
+# -- large and strange output -------------------------------------------------------
+
+def test_hundred_megabytes_of_output_is_bounded_in_memory(fresh, guard, collect):
+    code = "import sys\nb = 'x' * 1023 + '\\n'\nfor _ in range(100):\n    sys.stdout.write(b * 1024)\n"
+    total = 10 * 1024 * 1024 * 10
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    streamed = 0
+    with guard(300):
+        for ev in fresh.run(code):
+            if isinstance(ev, Output):
+                streamed += len(ev.text)
+    grown_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+    res = ev
+    assert isinstance(res, Result) and res.ok
+    assert streamed == total == res.output.total_chars
+    assert grown_kb < 100 * 1024, f"test process grew by {grown_kb} kB"
+    captured = res.output
+    assert captured.truncated and captured.omitted_chars == total - len(captured.head) - len(captured.tail)
+    model = captured.for_model()
+    assert len(model) < 20_000
+    assert model.startswith("x" * 1023 + "\n") and model.endswith("x" * 1023 + "\n")
+    assert f"{captured.omitted_chars} characters" in model and captured.spool_path in model
+    assert os.path.getsize(captured.spool_path) == total
+    with open(captured.spool_path, "rb") as fh:
+        fh.seek(total - 1024)
+        assert fh.read() == b"x" * 1023 + b"\n"
+    assert collect(fresh, "print('after big')")[0] == "after big\n"
+
+
+def test_crlf_is_normalised(py, collect):
+    out, res = collect(py, "import sys\nsys.stdout.write('a\\r\\nb\\r\\n')\n_ = sys.stdout.write('c\\r')")
+    assert res.ok
+    assert out == "a\nb\nc\r"
+    assert res.output.for_model() == "a\nb\nc"
+
+
+def test_invalid_utf8_nul_ansi_and_osc_never_crash(py, collect):
+    code = block(r"""
+        import sys
+        sys.stdout.buffer.write(b'\xff\xfe bad \xc3')
+        sys.stdout.buffer.write(b'\n nul:\x00: \x1b[31mred\x1b[0m \x1b]0;title\x07 \x1b]2;t2\x1b\\ done\n')
+        sys.stdout.flush()
+    """)
+    out, res = collect(py, code)
+    assert res.ok
+    assert "\ufffd" in out and " bad " in out and "\x00" in out and "\x1b[31m" in out
+    model = res.output.for_model()
+    assert "\x1b" not in model and "\x00" not in model and "\x07" not in model
+    assert "title" not in model and "t2" not in model
+    assert "red" in model and "done" in model and "nul::" in model
+    assert collect(py, "print('still fine')")[0] == "still fine\n"
+
+
+def test_output_without_trailing_newline(py, collect):
+    out, res = collect(py, "print('no newline', end='')")
+    assert (out, res.status) == ("no newline", "ok")
+
+
+def test_stderr_is_captured(py, collect):
+    out, res = collect(py, "import sys\nprint('to stderr', file=sys.stderr)")
+    assert out == "to stderr\n" and res.ok
+
+
+# -- environment ------------------------------------------------------------------------
+
+def test_environment_and_cwd(make_runner, collect, tmp_path, monkeypatch):
+    monkeypatch.setenv("INTERP_TEST_FROM_OS", "os-value")
+    monkeypatch.setenv("INTERP_TEST_OVERRIDDEN", "os")
+    monkeypatch.delenv("MPLBACKEND", raising=False)
+    (tmp_path / "localmod.py").write_text("VALUE = 'imported from cwd'\n")
+    runner = make_runner(PythonRunner, cwd=str(tmp_path),
+                         env={"INTERP_TEST_FROM_CONFIG": "cfg", "INTERP_TEST_OVERRIDDEN": "config"})
+    code = block("""
+        import os
+        names = ['INTERP_TEST_FROM_OS', 'INTERP_TEST_FROM_CONFIG', 'INTERP_TEST_OVERRIDDEN',
+                 'NO_COLOR', 'PAGER', 'PYTHON_BASIC_REPL', 'MPLBACKEND']
+        for n in names:
+            print(n, os.environ.get(n))
+        print('cwd', os.getcwd())
+        import localmod
+        print(localmod.VALUE)
+    """)
+    out, res = collect(runner, code)
+    assert res.ok, out
+    assert out.splitlines() == [
+        "INTERP_TEST_FROM_OS os-value",
+        "INTERP_TEST_FROM_CONFIG cfg",
+        "INTERP_TEST_OVERRIDDEN config",
+        "NO_COLOR 1",
+        "PAGER cat",
+        "PYTHON_BASIC_REPL 1",
+        "MPLBACKEND Agg",
+        f"cwd {os.path.realpath(tmp_path)}",
+        "imported from cwd",
+    ]
+
+
+def _real_python() -> str:
+    found = shutil.which("python3")
+    assert found, "python3 must be on PATH"
+    return subprocess.run([found, "-c", "import sys; print(sys.executable)"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+
+
+def _wrapper(directory, marker: str) -> str:
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / "python3"
+    path.write_text(f'#!/bin/sh\nexport INTERP_WRAPPER={marker}\nexec {_real_python()} "$@"\n')
+    path.chmod(0o755)
+    return str(path)
+
+
+def test_interps_own_python_is_used_not_python3_on_path(make_runner, collect, tmp_path,
+                                                         monkeypatch):
+    _wrapper(tmp_path / "bin", "from-path")
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}")
+    monkeypatch.delenv("VIRTUAL_ENV", raising=False)
+    runner = make_runner(PythonRunner)
+    assert runner.executable() == sys.executable
+    out, res = collect(runner, "import os, sys\nprint(os.environ.get('INTERP_WRAPPER'), sys.executable)")
+    assert (out, res.status) == (f"None {sys.executable}\n", "ok")
+
+
+def test_active_virtualenv_python_is_used(make_runner, collect, tmp_path, monkeypatch):
+    fake = _wrapper(tmp_path / "venv" / "bin", "from-venv")
+    os.rename(fake, tmp_path / "venv" / "bin" / "python")
+    monkeypatch.setenv("VIRTUAL_ENV", str(tmp_path / "venv"))
+    runner = make_runner(PythonRunner)
+    assert runner.executable() == str(tmp_path / "venv" / "bin" / "python")
+    out, res = collect(runner, "import os\nprint(os.environ.get('INTERP_WRAPPER'))")
+    assert (out, res.status) == ("from-venv\n", "ok")
+
+
+def test_configured_python_wins_over_the_virtualenv(make_runner, collect, tmp_path, monkeypatch):
+    venv = _wrapper(tmp_path / "venv" / "bin", "from-venv")
+    os.rename(venv, tmp_path / "venv" / "bin" / "python")
+    monkeypatch.setenv("VIRTUAL_ENV", str(tmp_path / "venv"))
+    fake = _wrapper(tmp_path / "custom", "from-config")
+    runner = make_runner(PythonRunner, python=fake)
+    out, res = collect(runner, "import os\nprint(os.environ.get('INTERP_WRAPPER'))")
+    assert (out, res.status) == ("from-config\n", "ok")
+
+
+def test_a_virtualenv_without_python_is_passed_over(make_runner, tmp_path, monkeypatch):
+    monkeypatch.setenv("VIRTUAL_ENV", str(tmp_path / "not-a-venv"))
+    assert make_runner(PythonRunner, start=False).executable() == sys.executable
+
+
+def test_configured_python_overrides_path(make_runner, collect, tmp_path):
+    fake = _wrapper(tmp_path / "custom", "from-config")
+    runner = make_runner(PythonRunner, python=fake)
+    out, res = collect(runner, "import os\nprint(os.environ.get('INTERP_WRAPPER'))")
+    assert (out, res.status) == ("from-config\n", "ok")
+
+
+def test_missing_python_is_a_start_error(make_runner, tmp_path):
+    runner = make_runner(PythonRunner, start=False, python=str(tmp_path / "no-such-python"))
+    with pytest.raises(RunnerStartError):
+        runner.start()
+
+
+def test_python_that_exits_at_once_is_a_start_error(make_runner, tmp_path):
+    broken = tmp_path / "python3"
+    broken.write_text("#!/bin/sh\necho 'this python is broken' >&2\nexit 2\n")
+    broken.chmod(0o755)
+    runner = make_runner(PythonRunner, start=False, python=str(broken))
+    with pytest.raises(RunnerStartError, match="broken"):
+        runner.start()
+
+
+# -- the driver's compiled form is kept ---------------------------------------------------------
+def test_driver_runs_from_its_cached_file_compiled_once(make_runner, collect, tmp_path,
+                                                       monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")  # the user's choice for their own tree
+    runner = make_runner(PythonRunner, cwd=str(tmp_path))
+    folder = tmp_path / "cache" / "interp" / "python-driver"
+    assert runner.argv()[-1] == str(next(folder.glob("driver-*.py")))
+    assert list((folder / "__pycache__").glob("driver-*.pyc"))
+    out, res = collect(runner, "import sys; print(sys.argv, repr(sys.path[0]), sys.dont_write_bytecode)")
+    assert out == "[''] '' True\n" and res.ok  # the block sees what `python3 -c` would give it
+    out, res = collect(runner, "1/0")
+    assert 'File "<block 2>", line 1' in out and "driver" not in out
+
+
+def test_driver_without_a_writable_cache_runs_from_its_source(make_runner, collect, tmp_path,
+                                                              monkeypatch):
+    (tmp_path / "cache").write_text("a file where the cache folder would be")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    runner = make_runner(PythonRunner, cwd=str(tmp_path))
+    assert runner.argv()[2] == "-c" and "def main" in runner.argv()[3]
+    assert collect(runner, "print(6 * 7)")[0] == "42\n"
