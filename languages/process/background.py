@@ -95,9 +95,10 @@ class Background:
         return frozenset(self._own)
 
     def processes(self) -> list[BackgroundProcess]:
-        """Those still running, oldest first."""
+        """Those still running, oldest first (by the kernel's start ticks: `started` is
+        derived through the clock and /proc/uptime, read at two moments, so it jitters)."""
         self._known = {pid: p for pid, p in self._known.items() if p.alive}
-        return sorted(self._known.values(), key=lambda p: (p.started, p.pid))
+        return sorted(self._known.values(), key=lambda p: (p.ticks, p.pid))
 
     def started(self, leader: int, guard) -> None:
         """Note the interpreter's own processes once it is ready (its cgroup's, else its
