@@ -6,7 +6,7 @@ import json
 import os
 import re
 import threading
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from interp.eval.scoring import Verdict
@@ -115,31 +115,33 @@ def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._+-]+", "_", text).strip("_") or "model"
 
 
-class ResultStore:
-    """The JSONL file of one benchmark and mode in the output folder (append-only, thread-safe)."""
+class RecordFile:
+    """An append-only, thread-safe JSONL file of one record type; the latest record per
+    `task_id` wins, and a torn last line (from a killed run) is skipped."""
 
-    def __init__(self, folder: Path, benchmark: str, mode: str) -> None:
-        self.path = Path(folder) / f"{slug(benchmark)}-{mode}.jsonl"
+    def __init__(self, path: Path, kind: type) -> None:
+        self.path = Path(path)
+        self.kind = kind
         self._lock = threading.Lock()
 
-    def load(self) -> dict[str, Record]:
-        """The latest record per task (a torn last line, from a killed run, is skipped)."""
-        found: dict[str, Record] = {}
+    def load(self) -> dict:
+        """The latest record per task."""
         try:
             lines = self.path.read_text(encoding="utf-8").splitlines()
         except FileNotFoundError:
-            return found
-        names = set(Record.__dataclass_fields__)
+            return {}
+        names = {f.name for f in fields(self.kind)}
+        found = {}
         for line in lines:
             try:
                 data = json.loads(line)
-                record = Record(**{k: v for k, v in data.items() if k in names})
+                record = self.kind(**{k: v for k, v in data.items() if k in names})
             except (ValueError, TypeError):
                 continue
             found[record.task_id] = record
         return found
 
-    def append(self, record: Record) -> None:
+    def append(self, record) -> None:
         """Write one record and flush it to disk."""
         line = json.dumps(asdict(record), ensure_ascii=False, default=str) + "\n"
         with self._lock:
@@ -148,3 +150,10 @@ class ResultStore:
                 handle.write(line)
                 handle.flush()
                 os.fsync(handle.fileno())
+
+
+class ResultStore(RecordFile):
+    """The JSONL file of one benchmark and mode in the output folder."""
+
+    def __init__(self, folder: Path, benchmark: str, mode: str) -> None:
+        super().__init__(Path(folder) / f"{slug(benchmark)}-{mode}.jsonl", Record)

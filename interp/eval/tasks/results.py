@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import json
-import os
-import threading
 from collections import Counter
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from interp.core import exits
+from interp.eval.results import RecordFile
 
 BENCHMARK = "tasks"
 _EXIT_NAMES = {exits.OK: "ok", exits.MODEL_ERROR: "model error", exits.MAX_TURNS: "max turns",
@@ -46,39 +44,11 @@ class TaskRecord:
         return self.error is None
 
 
-class TaskStore:
-    """`DIR/tasks.jsonl`: append-only, thread-safe; the latest record per task wins."""
+class TaskStore(RecordFile):
+    """`DIR/tasks.jsonl`: the latest record per task wins."""
 
     def __init__(self, folder: Path) -> None:
-        self.path = Path(folder) / f"{BENCHMARK}.jsonl"
-        self._lock = threading.Lock()
-
-    def load(self) -> dict[str, TaskRecord]:
-        """The latest record per task (a torn last line, from a killed run, is skipped)."""
-        try:
-            lines = self.path.read_text(encoding="utf-8").splitlines()
-        except FileNotFoundError:
-            return {}
-        names = {f.name for f in fields(TaskRecord)}
-        found: dict[str, TaskRecord] = {}
-        for line in lines:
-            try:
-                data = json.loads(line)
-                record = TaskRecord(**{k: v for k, v in data.items() if k in names})
-            except (ValueError, TypeError):
-                continue
-            found[record.task_id] = record
-        return found
-
-    def append(self, record: TaskRecord) -> None:
-        """Write one record and flush it to disk."""
-        line = json.dumps(asdict(record), ensure_ascii=False, default=str) + "\n"
-        with self._lock:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self.path.open("a", encoding="utf-8") as handle:
-                handle.write(line)
-                handle.flush()
-                os.fsync(handle.fileno())
+        super().__init__(Path(folder) / f"{BENCHMARK}.jsonl", TaskRecord)
 
 
 @dataclass(frozen=True)
