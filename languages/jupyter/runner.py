@@ -123,9 +123,9 @@ class JupyterRunner:
     def stop(self) -> None:
         """Shut the kernel down and remove the runner's files."""
         self._shutdown_kernel()
-        if self._guard is not None:
-            self._guard.close()
-            self._guard = None
+        guard, self._guard = self._guard, None
+        if guard is not None:
+            guard.close()
         if self._workdir is not None:
             shutil.rmtree(self._workdir, ignore_errors=True)
             self._workdir = None

@@ -14,6 +14,7 @@ import os
 import resource
 import signal
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from functools import cache
@@ -94,6 +95,7 @@ class LimitGuard:
         self._events_fd: int | None = None
         self._procs: str | None = None  # the path of cgroup.procs
         self._current_fd: int | None = None  # pids.current
+        self._closing = threading.Lock()
         if self.method == "cgroup":
             self.cgroup = _make_cgroup(pids_parent(), limits.processes)
             if self.cgroup is None:
@@ -113,9 +115,9 @@ class LimitGuard:
 
     def breached(self, leader: int | None) -> bool:
         """True if the process limit was hit since the last check."""
-        if self.cgroup is not None:
+        if (cgroup := self.cgroup) is not None:
             if self._events_fd is None:  # kept open: checked twice a block, pread is cheap
-                self._events_fd = _open_events(self.cgroup)
+                self._events_fd = _open_events(cgroup)
             events, self._events = self._events, _max_events(self._events_fd)
             return self._events > events
         if self._nproc is not None and leader is not None:
@@ -143,10 +145,10 @@ class LimitGuard:
         """The processes in the runner's cgroup, or None without one (read after every block
         that could have started one: plain system calls, and opened each time, since an open
         cgroup v1 file keeps showing the list it first read)."""
-        if self.cgroup is None:
+        if (cgroup := self.cgroup) is None:
             return None
         if self._procs is None:
-            self._procs = os.fspath(self.cgroup / "cgroup.procs")
+            self._procs = os.fspath(cgroup / "cgroup.procs")
         try:
             fd = os.open(self._procs, os.O_RDONLY)
         except OSError:
@@ -161,11 +163,11 @@ class LimitGuard:
     def tasks(self) -> int | None:
         """How many processes and threads the runner's cgroup holds now (pids.current, read
         through a descriptor kept open), or None without a cgroup."""
-        if self.cgroup is None:
+        if (cgroup := self.cgroup) is None:
             return None
         if self._current_fd is None:
             try:
-                self._current_fd = os.open(self.cgroup / "pids.current", os.O_RDONLY)
+                self._current_fd = os.open(cgroup / "pids.current", os.O_RDONLY)
             except OSError:
                 return None
         try:
@@ -175,10 +177,11 @@ class LimitGuard:
 
     def kill(self) -> None:
         """SIGKILL every process in the runner's cgroup, including ones that left its session."""
-        if self.cgroup is None:
+        cgroup = self.cgroup  # read once: close() on another thread may clear it meanwhile
+        if cgroup is None:
             return
         deadline = time.monotonic() + 5
-        while (pids := _members(self.cgroup)) and time.monotonic() < deadline:
+        while (pids := _members(cgroup)) and time.monotonic() < deadline:
             for pid in pids:
                 try:
                     os.kill(pid, signal.SIGKILL)
@@ -187,22 +190,23 @@ class LimitGuard:
             time.sleep(0.01)
 
     def close(self) -> None:
-        """Kill what is left and remove the cgroup."""
+        """Kill what is left and remove the cgroup (safe to call from two threads at once)."""
         self.kill()
-        for fd in (self._events_fd, self._current_fd):
+        with self._closing:
+            fds, self._events_fd, self._current_fd = (self._events_fd, self._current_fd), None, None
+            cgroup, self.cgroup = self.cgroup, None
+        for fd in fds:
             if fd is not None:
                 os.close(fd)
-        self._events_fd = self._current_fd = None
-        if self.cgroup is not None:
+        if cgroup is not None:
             for _ in range(200):
                 try:
-                    self.cgroup.rmdir()
+                    cgroup.rmdir()
                     break
                 except FileNotFoundError:
                     break
                 except OSError:  # busy until the killed processes are reaped
                     time.sleep(0.01)
-            self.cgroup = None
 
 
 def _lower(which: int, value: int) -> None:

@@ -70,8 +70,8 @@ class ProcessPlumbing:
             return None, None
         if kill:
             kill_session(child.pid)
-            if self._guard is not None:
-                self._guard.kill()
+            if (guard := self._guard) is not None:  # stop() on another thread may clear it
+                guard.kill()
         try:
             child.wait()
         except pexpect.ExceptionPexpect:

@@ -154,9 +154,9 @@ class ProcessRunner(ProcessPlumbing):
         """Kill the interpreter and everything it started, and remove its files."""
         self.background.pause()
         self._reap(kill=True)
-        if self._guard is not None:
-            self._guard.close()
-            self._guard = None
+        guard, self._guard = self._guard, None  # stop() may run on two threads at once
+        if guard is not None:
+            guard.close()
         for folder in (self._workdir, self._codedir):
             if folder is not None:
                 shutil.rmtree(folder, ignore_errors=True)
