@@ -18,6 +18,7 @@ class Summary:
     mode: str
     model: str
     problems: int
+    scored: int  # problems that reached a verdict; model errors are left to the rerun
     passed: int
     pass_at_1: float
     mean_turns: float
@@ -36,14 +37,16 @@ class Summary:
 
 
 def summarize(benchmark: str, mode: str, model: str, records: list[Record]) -> Summary:
-    """Aggregate the records of one mode (model errors count as failures)."""
+    """Aggregate the records of one mode; pass@1 is over the problems scored (a model error
+    is no wrong answer: it is counted apart and tried again by the rerun)."""
     total = len(records)
-    passed = sum(r.passed for r in records)
+    scored = [r for r in records if r.error is None]
+    passed = sum(r.passed for r in scored)
     costs = [r.cost for r in records]
-    reasons = Counter(r.reason.split(":")[0] for r in records if not r.passed)
+    reasons = Counter(r.reason.split(":")[0] for r in scored if not r.passed)
     return Summary(
-        benchmark=benchmark, mode=mode, model=model, problems=total, passed=passed,
-        pass_at_1=round(100.0 * passed / total, 1) if total else 0.0,
+        benchmark=benchmark, mode=mode, model=model, problems=total, scored=len(scored),
+        passed=passed, pass_at_1=round(100.0 * passed / len(scored), 1) if scored else 0.0,
         mean_turns=round(sum(r.model_calls for r in records) / total, 2) if total else 0.0,
         prompt_tokens=sum(r.prompt_tokens for r in records),
         completion_tokens=sum(r.completion_tokens for r in records),
@@ -69,7 +72,7 @@ def summary_table(summaries: list[Summary]):
         table.add_column(name, justify=justify)
     for s in summaries:
         mode = f"{s.mode} *" if s.leaks_tests else s.mode
-        table.add_row(mode, f"{s.pass_at_1:.1f}%", f"{s.passed}/{s.problems}", f"{s.mean_turns:.2f}",
+        table.add_row(mode, f"{s.pass_at_1:.1f}%", f"{s.passed}/{s.scored}", f"{s.mean_turns:.2f}",
                       f"{s.prompt_tokens:,}/{s.completion_tokens:,}", _cost(s.cost),
                       _duration(s.seconds))
     return table
@@ -82,8 +85,8 @@ def notes(summaries: list[Summary]) -> list[str]:
         lines.append(f"* {LEAK_NOTE}")
     for s in summaries:
         if s.model_errors:
-            lines.append(f"{s.mode}: {s.model_errors} problem(s) failed on a model error "
-                         "(rerun to try them again)")
+            lines.append(f"{s.mode}: {s.model_errors} of {s.problems} problem(s) not scored: "
+                         "a model error (rerun to try them again)")
         if s.harness_errors:
             lines.append(f"{s.mode}: {s.harness_errors} check(s) failed in the harness itself")
         if s.reasons:

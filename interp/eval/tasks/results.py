@@ -58,6 +58,7 @@ class TaskSummary:
     benchmark: str
     model: str
     tasks: int
+    scored: int  # tasks that ran to an end; model errors are left to the rerun
     right: int
     right_pct: float
     clean: int
@@ -76,11 +77,13 @@ class TaskSummary:
 
 
 def summarize(model: str, records: list[TaskRecord]) -> TaskSummary:
-    """Aggregate the records of a run (model errors count as failures)."""
+    """Aggregate the records of a run; the rates are over the tasks scored (a model error is
+    no wrong answer: it is counted apart and tried again by the rerun)."""
     total = len(records)
-    right, clean = sum(r.right for r in records), sum(r.clean for r in records)
+    scored = [r for r in records if r.error is None]
+    right, clean = sum(r.right for r in scored), sum(r.clean for r in scored)
     categories: dict[str, dict[str, int]] = {}
-    for r in records:
+    for r in scored:
         tally = categories.setdefault(r.category, {"tasks": 0, "right": 0, "clean": 0})
         tally["tasks"] += 1
         tally["right"] += r.right
@@ -88,8 +91,8 @@ def summarize(model: str, records: list[TaskRecord]) -> TaskSummary:
     ends = Counter("model error" if r.error else _EXIT_NAMES.get(r.exit_code, f"exit {r.exit_code}")
                    for r in records)
     return TaskSummary(
-        benchmark=BENCHMARK, model=model, tasks=total, right=right,
-        right_pct=_pct(right, total), clean=clean, clean_pct=_pct(clean, total),
+        benchmark=BENCHMARK, model=model, tasks=total, scored=len(scored), right=right,
+        right_pct=_pct(right, len(scored)), clean=clean, clean_pct=_pct(clean, len(scored)),
         mean_calls=round(sum(r.model_calls for r in records) / total, 2) if total else 0.0,
         prompt_tokens=sum(r.prompt_tokens for r in records),
         completion_tokens=sum(r.completion_tokens for r in records),
@@ -113,7 +116,7 @@ def summary_table(summary: TaskSummary):
                  "time"):
         table.add_column(name, justify="right")
     s = summary
-    table.add_row(str(s.tasks), f"{s.right_pct:.1f}% ({s.right})", f"{s.clean_pct:.1f}% ({s.clean})",
+    table.add_row(str(s.scored), f"{s.right_pct:.1f}% ({s.right})", f"{s.clean_pct:.1f}% ({s.clean})",
                   f"{s.mean_calls:.2f}", f"{s.prompt_tokens:,}/{s.completion_tokens:,}",
                   _duration(s.seconds))
     return table
@@ -125,5 +128,6 @@ def notes(summary: TaskSummary) -> list[str]:
         f"{name} {c['right']}/{c['clean']} of {c['tasks']}" for name, c in summary.categories.items())]
     lines.append("ended: " + ", ".join(f"{name} {count}" for name, count in summary.exits.items()))
     if summary.model_errors:
-        lines.append(f"{summary.model_errors} task(s) failed on a model error (rerun to try them again)")
+        lines.append(f"{summary.model_errors} of {summary.tasks} task(s) not scored: a model error "
+                     "(rerun to try them again)")
     return lines

@@ -6,7 +6,8 @@ model load (measured: a 50 ms ticker thread ran twice during a 42 s load), so ne
 status line nor Ctrl-C could work while it loads in-process. The child binds 127.0.0.1 on a
 free port, ignores the terminal's Ctrl-C (it has its own session), and ends when interp
 closes its standard input (`stop()`, on every orderly exit) or dies (stdin reaches EOF; on
-Linux it also gets SIGKILL through PR_SET_PDEATHSIG, even while loading).
+Linux it also gets SIGKILL through PR_SET_PDEATHSIG, even while loading; see launcher.py for
+why it is forked by a thread that lives as long as interp).
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+
+from interp.models.local.launcher import Launcher
 
 XLLAMACPP_PIN = "xllamacpp==2026.10.11549"
 INSTALL_HINT = ("the local model needs llama.cpp's server (the xllamacpp package): "
@@ -94,6 +97,7 @@ class LocalServer:
         self._log: Path | None = None
         self._info: ServerInfo | None = None
         self._started = 0.0
+        self._launcher = Launcher()
 
     @property
     def info(self) -> ServerInfo | None:
@@ -123,7 +127,7 @@ class LocalServer:
         self._log = Path(log)
         self._started = time.monotonic()
         try:
-            self._proc = subprocess.Popen(
+            self._proc = self._launcher.popen(
                 [self.python, "-m", "interp.models.local.serve",
                  json.dumps({**self.config.to_child(), "log": log})],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=fd,

@@ -156,20 +156,25 @@ def test_mbpp_without_data_says_how_to_get_it(interp_env, fake_server):
 
 
 @needs_xllamacpp
-def test_local_scores_a_model_run_by_llama_cpp_and_stops_it(interp_env, tmp_path, smol_gguf,
-                                                           own_copy):
+def test_local_scores_two_modes_on_one_server_and_stops_it(interp_env, tmp_path, smol_gguf,
+                                                          own_copy):
+    """The second mode's problems reach the same server: it was not killed with the first
+    mode's worker thread (PR_SET_PDEATHSIG follows the thread that forked it)."""
     model = own_copy(smol_gguf)
     done = run_interp(["eval", "humaneval", "--local", str(model), "--limit", "2", "--json",
-                       "--max-tokens", "64", "--out", str(tmp_path / "out")], interp_env,
-                      timeout=600)
+                       "--feedback", "none,oracle", "--max-tokens", "64",
+                       "--out", str(tmp_path / "out")], interp_env, timeout=600)
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
-    (summary,) = out["summaries"]
     assert out["model"] == f"local-{model.stem}"
-    assert summary["problems"] == 2 and summary["model_errors"] == 0
-    assert [r["task_id"] for r in records(tmp_path / "out", "none")] == ["HumanEval/0",
-                                                                         "HumanEval/1"]
-    assert all(r["completion_tokens"] > 0 for r in records(tmp_path / "out", "none"))
+    assert [(s["mode"], s["problems"], s["scored"], s["model_errors"])
+            for s in out["summaries"]] == [("none", 2, 2, 0), ("oracle", 2, 2, 0)]
+    for mode in ("none", "oracle"):
+        found = records(tmp_path / "out", mode)
+        assert [r["task_id"] for r in found] == ["HumanEval/0", "HumanEval/1"]
+        assert all(r["error"] is None and r["model_calls"] > 0 and r["completion_tokens"] > 0
+                   for r in found), found
+    assert done.stderr.count("Loading the local model") == 1, done.stderr  # loaded once
     assert "ready: context" in done.stderr and "loaded in" in done.stderr
     assert servers_for(model) == []  # the server stopped with the run
 

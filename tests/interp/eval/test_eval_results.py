@@ -35,12 +35,12 @@ def test_the_latest_record_per_task_wins_and_a_torn_line_is_skipped(tmp_path):
     assert not _record("D", False, error="boom").finished
 
 
-def test_the_summary_counts_errors_as_failures_and_unknown_cost_as_unknown():
+def test_the_summary_leaves_model_errors_out_of_the_rate_and_unknown_cost_unknown():
     records = [_record("A", True), _record("B", False), _record("C", False, error="timeout")]
     summary = summarize("humaneval", "none", "m", records)
-    assert (summary.passed, summary.problems, summary.pass_at_1) == (1, 3, 33.3)
+    assert (summary.passed, summary.scored, summary.problems, summary.pass_at_1) == (1, 2, 3, 50.0)
     assert summary.model_errors == 1 and summary.mean_turns == 2
-    assert summary.reasons == {"wrong answer": 1, "error": 1}
+    assert summary.reasons == {"wrong answer": 1}
     assert summary.cost == 1.5
     assert summarize("humaneval", "none", "m", records + [_record("D", True, cost=None)]).cost is None
 

@@ -126,6 +126,29 @@ def test_stop_ends_the_process_and_frees_the_port(smol_gguf, own_copy):
     server.stop()  # again: harmless
 
 
+def test_a_server_started_by_a_thread_that_ends_keeps_serving(smol_gguf, own_copy):
+    """PR_SET_PDEATHSIG fires when the forking *thread* ends: the worker that started the
+    server (an eval mode's pool) must not take it down when it finishes."""
+    import threading
+
+    path = own_copy(smol_gguf)
+    model = LocalModel(LocalServer(_config(path), log_dir=path.parent))
+    replies = []
+    worker = threading.Thread(target=lambda: replies.append(list(model.stream(HI))[-1]))
+    try:
+        with hang_guard(180):
+            worker.start()
+            worker.join()
+            assert isinstance(replies[0], Reply)
+            pid = model.server._proc.pid
+            time.sleep(0.5)  # the kernel's signal, had it been sent, has arrived by now
+            assert model.server.alive() and model.server.died() is None
+            assert isinstance(list(model.stream(HI))[-1], Reply)
+            assert model.server._proc.pid == pid and servers_for(path) == [pid]
+    finally:
+        model.close()
+
+
 def test_a_crash_mid_reply_is_reported_and_the_next_call_restarts(smol_gguf, own_copy):
     path = own_copy(smol_gguf)
     statuses = []
