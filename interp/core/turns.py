@@ -35,9 +35,14 @@ ANSWER_REQUEST = ("You have run the same code {n} times and it printed the same 
                   "time, so running it again will not help. Do not run code again: reply now "
                   "with your final answer to the task, stating the result from that output, "
                   "or say what is missing.")
+FAILED_REPEAT_NOTE = ("Note: this is the same code as your previous run, and it failed again. "
+                      "Do not run it again unchanged: read the error and change the code.")
+FAILED_ANSWER_REQUEST = ("You have run the same code {n} times and it failed each time, so "
+                         "running it again will not help. Do not run code again: reply now with "
+                         "your final answer to the task, or say what went wrong.")
 TEXT_CALLS_NOTICE = ("tools: off from now on ({} wrote its tool call as text; code runs from "
                      "fenced blocks)")
-LOOP_NOTICE = "The model ran the same code with the same output {n} times; asking it for its answer."
+LOOP_NOTICE = "The model ran the same code with the same {what} {n} times; asking it for its answer."
 
 
 def tool_mode(setting: bool | str) -> str:
@@ -123,13 +128,16 @@ def cut_off_notice(reply: Reply) -> str | None:
 
 
 class LoopGuard:
-    """Counts runs of the same code with the same result in a row; once they reach the limit
-    the model is asked for its final answer (once a task), and only a further repeat stops."""
+    """Counts runs of the same code with the same result in a row (a failure is the same
+    result whatever its error: with state kept, the same failing code can fail two ways in
+    turn); once they reach the limit the model is asked for its final answer (once a task),
+    and only a further repeat stops."""
 
     def __init__(self, limit: int = REPEATS_TO_STOP) -> None:
         self.limit = limit
         self._last: str | None = None
         self._code: tuple[str, str] | None = None  # (language, code) of the last block
+        self.failed = False  # the repeated block failed (each time)
         self.repeats = 0
         self._note = False  # the model is to be told of a repeat in the next report
         self.asked = False  # the model was asked for its final answer this task
@@ -137,12 +145,12 @@ class LoopGuard:
 
     def saw(self, language: str, code: str, result) -> int:
         """Record a block that ran; returns how many times in a row it ran with this result."""
-        out = result.output
+        failed = result.status == "error"
+        seen = ("failed",) if failed else (result.status, result.exit_code, result.output.text)
         key = hashlib.sha256("\0".join(_BLOCK_NAME.sub("<block>", str(part)) for part in (
-            language, code.strip(), result.status, result.exit_code, result.error,
-            out.text)).encode("utf-8", "replace")).hexdigest()
+            language, code.strip(), *seen)).encode("utf-8", "replace")).hexdigest()
         self.repeats = self.repeats + 1 if key == self._last else 1
-        self._last, self._code = key, (language, code.strip())
+        self._last, self._code, self.failed = key, (language, code.strip()), failed
         self._note = self.repeats == 2
         return self.repeats
 
@@ -151,7 +159,7 @@ class LoopGuard:
         if not self._note:
             return None
         self._note = False
-        return REPEAT_NOTE
+        return FAILED_REPEAT_NOTE if self.failed else REPEAT_NOTE
 
     @property
     def stuck(self) -> bool:
@@ -167,16 +175,22 @@ class LoopGuard:
         """The message that asks a stuck model for its final answer (once a task)."""
         self.asked = True
         self.repeats = 0
-        return {"role": "user", "content": ANSWER_REQUEST.format(n=self.limit)}
+        request = FAILED_ANSWER_REQUEST if self.failed else ANSWER_REQUEST
+        return {"role": "user", "content": request.format(n=self.limit)}
+
+    def notice(self) -> str:
+        """The line that tells the person the model is asked for its answer."""
+        return LOOP_NOTICE.format(what="error" if self.failed else "output", n=self.limit)
 
     def ending(self) -> Ending:
+        what = "failing code" if self.failed else "code with the same output"
         return Ending(exits.LOOP, "loop",
-                      f"Stopped: the model ran the same code with the same output "
-                      f"{self.limit} times in a row, and again after it was asked for its "
-                      f"answer.", level="warning")
+                      f"Stopped: the model ran the same {what} {self.limit} times in a row, "
+                      f"and again after it was asked for its answer.", level="warning")
 
     def reset(self) -> None:
         self._last, self._code, self.repeats, self._note = None, None, 0, False
+        self.failed = False
         self.asked = self.refused = False
 
 

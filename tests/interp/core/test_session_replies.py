@@ -497,6 +497,23 @@ def test_an_echo_of_the_tool_definitions_is_not_an_answer(server, make_session):
     assert finished(events) == {"exit_code": 0, "reason": "done"}
 
 
+def test_the_same_failing_code_counts_as_a_repeat_though_its_error_changes(server, make_session):
+    """Qwen2.5-Coder-1.5B on the sensors task (interp eval tasks, 2026-11-27) proposed one
+    merge block eight times; with the runner's state kept it failed with KeyError 'temperature'
+    and 'Column not found: temperature_x' in turn, so it never counted as a repeat and the
+    task ran out of turns (exit 3)."""
+    server.default = py("flip = not globals().get('flip', False)\n"
+                        "raise KeyError('temperature' if flip else 'Column not found: temperature_x')")
+    events = run(make_session(server, tools="off", max_turns=10), "fill the gaps")
+    assert finished(events) == {"exit_code": exits.LOOP, "reason": "loop"}
+    assert len(of(events, "block.finished")) == 3 and len(server.requests) == 4
+    assert "same code as your previous run, and it failed again" in told(server, 2)
+    assert told(server, 3).startswith("You have run the same code 3 times and it failed each")
+    assert notices(events, "info")[-1] == ("The model ran the same code with the same error 3 "
+                                           "times; asking it for its answer.")
+    assert "same failing code 3 times" in notices(events, "warning")[0]
+
+
 def test_the_same_failing_block_three_times_stops_though_tracebacks_name_each_block(
         server, make_session):
     server.default = py("import missing_module_xyz")
