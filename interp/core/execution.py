@@ -64,6 +64,7 @@ class BlockExecutor:
                 tell = tell or ran
                 stopped = stopped or state.stop_requested
             records.append(record)
+        self.loops.end_reply()
         self._report(records)
         return stopped, tell and not stopped
 

@@ -128,29 +128,40 @@ def cut_off_notice(reply: Reply) -> str | None:
 
 
 class LoopGuard:
-    """Counts runs of the same code with the same result in a row (a failure is the same
-    result whatever its error: with state kept, the same failing code can fail two ways in
-    turn); once they reach the limit the model is asked for its final answer (once a task),
-    and only a further repeat stops."""
+    """Counts replies whose blocks ran the same code with the same results as the reply before
+    (a failure is the same result whatever its error: with state kept, the same failing code
+    can fail two ways in turn); once they reach the limit the model is asked for its final
+    answer (once a task), and only a further repeat stops."""
 
     def __init__(self, limit: int = REPEATS_TO_STOP) -> None:
         self.limit = limit
         self._last: str | None = None
-        self._code: tuple[str, str] | None = None  # (language, code) of the last block
-        self.failed = False  # the repeated block failed (each time)
+        self._codes: frozenset[tuple[str, str]] = frozenset()  # the last reply's blocks
+        self._reply: list[tuple[str, tuple[str, str], bool]] = []  # this reply's, so far
+        self.failed = False  # a block of the repeated reply failed (each time)
         self.repeats = 0
         self._note = False  # the model is to be told of a repeat in the next report
         self.asked = False  # the model was asked for its final answer this task
         self.refused = False  # it then proposed the stuck code again, which was not run
 
-    def saw(self, language: str, code: str, result) -> int:
-        """Record a block that ran; returns how many times in a row it ran with this result."""
+    def saw(self, language: str, code: str, result) -> None:
+        """Record a block of this reply that ran."""
         failed = result.status == "error"
         seen = ("failed",) if failed else (result.status, result.exit_code, result.output.text)
-        key = hashlib.sha256("\0".join(_BLOCK_NAME.sub("<block>", str(part)) for part in (
-            language, code.strip(), *seen)).encode("utf-8", "replace")).hexdigest()
+        key = "\0".join(_BLOCK_NAME.sub("<block>", str(part))
+                        for part in (language, code.strip(), *seen))
+        self._reply.append((key, (language, code.strip()), failed))
+
+    def end_reply(self) -> int:
+        """After a reply's blocks: how many replies in a row ran them with these results."""
+        if not self._reply:
+            return self.repeats
+        key = hashlib.sha256("\0\0".join(k for k, _, _ in self._reply).encode(
+            "utf-8", "replace")).hexdigest()
         self.repeats = self.repeats + 1 if key == self._last else 1
-        self._last, self._code, self.failed = key, (language, code.strip()), failed
+        self._last, self._codes = key, frozenset(code for _, code, _ in self._reply)
+        self.failed = any(failed for _, _, failed in self._reply)
+        self._reply = []
         self._note = self.repeats == 2
         return self.repeats
 
@@ -168,7 +179,7 @@ class LoopGuard:
     def repeats_after_asking(self, language: str, code: str) -> bool:
         """Whether a proposed block is the stuck code again after the model was asked for its
         answer: it is then not run, and the task stops."""
-        self.refused = self.refused or (self.asked and self._code == (language, code.strip()))
+        self.refused = self.refused or (self.asked and (language, code.strip()) in self._codes)
         return self.refused
 
     def ask_for_answer(self) -> dict:
@@ -189,8 +200,8 @@ class LoopGuard:
                       f"and again after it was asked for its answer.", level="warning")
 
     def reset(self) -> None:
-        self._last, self._code, self.repeats, self._note = None, None, 0, False
-        self.failed = False
+        self._last, self._codes, self.repeats, self._note = None, frozenset(), 0, False
+        self._reply, self.failed = [], False
         self.asked = self.refused = False
 
 

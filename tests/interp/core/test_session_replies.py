@@ -514,6 +514,29 @@ def test_the_same_failing_code_counts_as_a_repeat_though_its_error_changes(serve
     assert "same failing code 3 times" in notices(events, "warning")[0]
 
 
+# Qwen2.5-Coder-1.5B on the duplicates task (interp eval tasks, 2026-11-27), after its
+# "save the above code to remove_duplicates.py and run it" block had failed: the same two
+# blocks in every reply, the first running fine and the second failing, eight times.
+QWEN_CD_AND_RUN = (
+    "The error occurs because the script is not in the correct directory.\n\n"
+    "To fix this, you need to ensure that the script is in the correct directory. Here are the "
+    "steps to do it:\n\n1. **Navigate to the correct directory**:\n   - Open a terminal and "
+    "navigate to the directory where the `remove_duplicates.py` file is located. For example:\n"
+    "     ```sh\n     cd .\n     ```\n\n2. **Run the script**:\n   - Once you are in the "
+    "correct directory, run the script using Python:\n     ```sh\n     python3 "
+    "remove_duplicates.py\n     ```\n\nThis should resolve the error and allow the script to "
+    "run successfully.")
+
+
+def test_a_reply_of_several_blocks_repeated_is_a_loop(server, make_session):
+    server.default = QWEN_CD_AND_RUN
+    events = run(make_session(server, tools="off", max_turns=10), "dedupe contacts.csv")
+    assert finished(events) == {"exit_code": exits.LOOP, "reason": "loop"}
+    assert len(of(events, "block.finished")) == 6 and len(server.requests) == 4
+    assert "same code as your previous run, and it failed again" in told(server, 2)
+    assert told(server, 3).startswith("You have run the same code 3 times and it failed each")
+
+
 def test_the_same_failing_block_three_times_stops_though_tracebacks_name_each_block(
         server, make_session):
     server.default = py("import missing_module_xyz")
