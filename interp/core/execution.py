@@ -15,6 +15,7 @@ from interp.core import blocks
 from interp.core import events as ev
 from interp.core import workspace
 from interp.core.report import next_step, report_messages, with_footer
+from interp.core.savedscripts import unwritten_script
 from interp.core.state import SessionState
 from interp.core.steps import Step
 from interp.core.turns import LoopGuard
@@ -59,6 +60,11 @@ class BlockExecutor:
                 record, tell = blocks.not_run(index, step.language, step.code, "skipped",
                                               step.problem, call_id=step.call_id), True
                 yield ev.Notice(level="warning", text=step.problem)
+            elif step.fenced and (why := unwritten_script(
+                    step.language, step.code, state.root(),
+                    {r.language for r in records if r.ran})):
+                record = blocks.not_run(index, step.language, step.code, "skipped", why)
+                yield ev.Notice(level="info", text=why)
             else:
                 record, ran, stopped = yield from self._approve_and_run(index, step)
                 tell = tell or ran

@@ -73,7 +73,8 @@ def next_step(records: list[BlockRecord], task: str) -> str | None:
     lose it behind long output): when the last block ran to the end, whether the output
     answers the task (else they run the same code again, or answer "Result: ok."); when it
     failed, to fix it (else they explain the error and stop)."""
-    last = records[-1] if records else None
+    considered = [r for r in records if r.status != "skipped"] or records  # not run on purpose
+    last = considered[-1] if considered else None
     if last is None or not last.ran or last.status in ("interrupted", "timeout"):
         return None
     ask = ANSWER_CHECK if last.status == "ok" else FIX_REQUEST

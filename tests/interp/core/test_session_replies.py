@@ -514,6 +514,36 @@ def test_the_same_failing_code_counts_as_a_repeat_though_its_error_changes(serve
     assert "same failing code 3 times" in notices(events, "warning")[0]
 
 
+# Qwen2.5-Coder-1.5B on the duplicates task (interp eval tasks, 2026-11-27), its first reply:
+# a right block, then how to save and run it as a script (shortened).
+QWEN_SAVE_AND_RUN = (
+    "Here's the Python code to accomplish this:\n\n```python\nimport csv\n"
+    "print('Number of rows removed: 9')\n```\n\n### Running the Code:\n1. Save the above "
+    "code to a file, for example, `remove_duplicates.py`.\n2. Run the script using Python:\n"
+    "   ```sh\n   python remove_duplicates.py\n   ```\n\nThis will remove the exact duplicates "
+    "from `contacts.csv` and save the rest to `contacts_unique.csv`.")
+
+
+def test_run_instructions_for_a_script_never_written_are_not_run(server, make_session):
+    server.script([QWEN_SAVE_AND_RUN, "I removed 9 rows."])
+    events = run(make_session(server, tools="off"), "dedupe contacts.csv")
+    assert finished(events) == {"exit_code": 0, "reason": "done"}
+    assert [e["status"] for e in of(events, "block.finished")] == ["ok"]
+    assert "runs remove_duplicates.py, which does not exist" in notices(events, "info")[0]
+    report = told(server)
+    assert "Number of rows removed: 9" in report and "no need to save them to a file" in report
+    assert "If the output above answers it" in report  # asked for the answer, not for a fix
+
+
+def test_a_script_that_exists_or_follows_no_block_of_its_language_runs(server, make_session):
+    (make_session.work / "hello.py").write_text("print('hi from the file')\n")
+    server.script(["```python\nprint(1)\n```\n```sh\npython3 hello.py\n```",
+                   "```sh\npython3 other.py\n```", "done"])
+    events = run(make_session(server, tools="off"), "run it")
+    assert [e["status"] for e in of(events, "block.finished")] == ["ok", "ok", "error"]
+    assert not notices(events, "info")
+
+
 # Qwen2.5-Coder-1.5B on the duplicates task (interp eval tasks, 2026-11-27), after its
 # "save the above code to remove_duplicates.py and run it" block had failed: the same two
 # blocks in every reply, the first running fine and the second failing, eight times.
