@@ -9,7 +9,6 @@ from pathlib import Path
 from languages import Registry, default_registry
 
 from interp.approval.decision import Approver, auto_approve
-from interp.core import blocks
 from interp.core import events as ev
 from interp.core import exits
 from interp.core import turns
@@ -17,6 +16,7 @@ from interp.core.asking import ModelAsker
 from interp.core.attachments import attachment_notice, check_attachable, describe_file
 from interp.core.compaction import Compactor
 from interp.core.execution import BlockExecutor
+from interp.core.history import Entry, last_number
 from interp.core.instructions import with_instructions
 from interp.core.mentions import mentioned_files
 from interp.core.state import SessionConfig, SessionState, Totals
@@ -40,17 +40,17 @@ class Session:
 
     def __init__(self, model: Model, approver: Approver = auto_approve, *,
                  config: SessionConfig | None = None, registry: Registry | None = None,
-                 history: list[dict] | None = None, log=None, session_id: str | None = None):
+                 history: list[Entry] | None = None, log=None, session_id: str | None = None):
         config = config or SessionConfig()
         registry = registry or default_registry()
         self._state = state = SessionState(
             model, config, registry, list(history or []), log,
             session_id or (log.id if log is not None else None))
-        if not state.messages or state.messages[0].get("role") != "system":
-            state.add({"role": "system", "content": with_instructions(system_prompt(
+        if not state.messages or state.messages[0].role != "system":
+            state.add(Entry({"role": "system", "content": with_instructions(system_prompt(
                 registry.names(), config.runner.cwd, registry.model_notes()),
-                config.instructions), "_prompt": "interp"})
-        state.block = blocks.last_number(state.messages)
+                config.instructions)}, prompt=True))
+        state.block = last_number(state.messages)
         self._loops = turns.LoopGuard()
         self._checks = turns.TurnChecks(state)
         self._asker = ModelAsker(state, self._checks)
@@ -81,12 +81,12 @@ class Session:
         return self._state.registry
 
     @property
-    def messages(self) -> list[dict]:
-        """The conversation, the system prompt first."""
+    def messages(self) -> list[Entry]:
+        """The conversation, the system prompt first: one Entry (history.py) per message."""
         return self._state.messages
 
     @messages.setter
-    def messages(self, messages: list[dict]) -> None:
+    def messages(self, messages: list[Entry]) -> None:
         self._state.messages = messages
 
     @property
@@ -145,7 +145,7 @@ class Session:
         if self.attachments:
             task = f"{task}\n\nAttached files:\n\n" + "\n\n".join(self.attachments)
             self.attachments, self._attached = [], set()
-        self._state.add({"role": "user", "content": task}, task=True)
+        self._state.add(Entry({"role": "user", "content": task}, task=True))
         self._blocks.denied = False
         self._loops.reset()
         self._checks.new_task()

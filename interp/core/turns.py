@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from interp.core import events as ev
 from interp.core import exits
 from interp.core.codeasks import RunRequest, language_asked, previewed
+from interp.core.history import Entry, user_message
 from interp.core.steps import (HOW_TO_CALL, HOW_TO_FENCE, Step, steps_from_reply, unrun_code_tag,
                                untagged_code)
 from interp.core.state import SessionState
@@ -163,11 +164,11 @@ class LoopGuard:
         self.refused = self.refused or (self.asked and self._code == (language, code.strip()))
         return self.refused
 
-    def ask_for_answer(self) -> dict:
+    def ask_for_answer(self) -> Entry:
         """The message that asks a stuck model for its final answer (once a task)."""
         self.asked = True
         self.repeats = 0
-        return {"role": "user", "content": ANSWER_REQUEST.format(n=self.limit)}
+        return user_message(ANSWER_REQUEST.format(n=self.limit))
 
     def ending(self) -> Ending:
         return Ending(exits.LOOP, "loop",
@@ -236,7 +237,7 @@ class TurnChecks:
         only cost it tokens."""
         if tool_mode(self.state.config.tools) != "auto" or not self.modes()[0] or reply.tool_calls:
             return
-        if not text_calls(reply.text) or any(m.get("tool_calls") for m in self.state.messages):
+        if not text_calls(reply.text) or any(m.tool_calls for m in self.state.messages):
             return
         self.tools = (self.state.model, ToolChoice(False))
         yield ev.Notice(level="info", text=TEXT_CALLS_NOTICE.format(self.state.model.name))
@@ -250,7 +251,7 @@ class TurnChecks:
         """(the tool is offered, fenced blocks run): once the model has used the tool, only
         its calls run."""
         tools = bool(self.tools is not None and self.tools[1].send)
-        return tools, not (tools and any(m.get("tool_calls") for m in self.state.messages))
+        return tools, not (tools and any(m.tool_calls for m in self.state.messages))
 
     def tag_nudge_due(self, reply: Reply) -> bool:
         """Whether the reply's code sits in a fence without a language tag, fences run, and
@@ -270,8 +271,8 @@ class TurnChecks:
         """Ask the model (once a task: see run_nudge_due) to run code before answering."""
         self.run_asked = True
         yield ev.Notice(level="info", text=asked.notice())
-        self.state.add({"role": "user", "content": asked.request(
-            HOW_TO_CALL if self.modes()[0] else HOW_TO_FENCE)})
+        self.state.add(user_message(asked.request(
+            HOW_TO_CALL if self.modes()[0] else HOW_TO_FENCE)))
 
     def _tell_how_to_tag(self, reply: Reply) -> Iterator[ev.Event]:
         """Tell the model (once a task: see tag_nudge_due) how to run code."""
@@ -283,8 +284,7 @@ class TurnChecks:
         what = (f"```{tag} block in your reply has no `$ ` prompt, so it was shown as output "
                 f"and not run" if tag else "code block in your reply has no language tag, so it "
                 "was not run")
-        self.state.add({"role": "user", "content": f"The {what}: {how} If it was not meant to "
-                        f"run, say so."})
+        self.state.add(user_message(f"The {what}: {how} If it was not meant to run, say so."))
 
     def no_steps(self, reply: Reply, untagged: bool) -> Iterator[ev.Event]:
         """A reply with nothing to run: the answer, or not one (refused or blocked, empty, or
@@ -297,7 +297,7 @@ class TurnChecks:
             if self.empty_replies == 1:
                 yield ev.Notice(level="warning",
                                 text=f"{name} sent an empty reply; asking it to go on.")
-                self.state.add({"role": "user", "content": EMPTY_NUDGE})
+                self.state.add(user_message(EMPTY_NUDGE))
                 return None
             ending = empty_ending(name)
         if ending is None and untagged:
