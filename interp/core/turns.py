@@ -1,5 +1,6 @@
-"""Checks the conversation loop makes on each turn: whether to offer the tool, replies that
-are not answers (blocked, empty, cut off) and loops that go nowhere."""
+"""Checks the conversation loop makes on each turn: whether to offer the tool (the choice
+itself: tool_choice.py), replies that are not answers (blocked, empty, cut off) and loops that
+go nowhere."""
 
 from __future__ import annotations
 
@@ -16,9 +17,9 @@ from interp.core.steps import (HOW_TO_CALL, HOW_TO_FENCE, Step, steps_from_reply
                                untagged_code)
 from interp.core.state import SessionState
 from interp.core.textcalls import text_calls, valid_arguments
+from interp.core.tool_choice import TEXT_CALLS_NOTICE, ToolChoice, choose_tools, tool_mode
 from interp.models.base import Reply, Retrying
 
-TOOL_MODES = ("auto", "on", "off")
 REPEATS_TO_STOP = 3
 EMPTY_NUDGE = ("Your last reply had no answer and no code. Continue with the task (run code if "
                "there is more to do) or give your final answer.")
@@ -36,47 +37,7 @@ ANSWER_REQUEST = ("You have run the same code {n} times and it printed the same 
                   "time, so running it again will not help. Do not run code again: reply now "
                   "with your final answer to the task, stating the result from that output, "
                   "or say what is missing.")
-TEXT_CALLS_NOTICE = ("tools: off from now on ({} wrote its tool call as text; code runs from "
-                     "fenced blocks)")
 LOOP_NOTICE = "The model ran the same code with the same output {n} times; asking it for its answer."
-
-
-def tool_mode(setting: bool | str) -> str:
-    """The tools setting as auto|on|off (True means auto, False off)."""
-    if setting is True:
-        return "auto"
-    if setting is False:
-        return "off"
-    return setting if setting in TOOL_MODES else "auto"
-
-
-@dataclass(frozen=True)
-class ToolChoice:
-    """Whether the execute tool is sent, and a notice on why not (once, when it matters)."""
-
-    send: bool
-    notice: str | None = None
-
-
-def choose_tools(setting: bool | str, model) -> ToolChoice:
-    """auto: what litellm knows about the model; on: always; off: never (fenced blocks)."""
-    mode = tool_mode(setting)
-    if mode != "auto":
-        return ToolChoice(mode == "on")
-    known = getattr(model, "tool_support", None)
-    support = known() if callable(known) else model.supports_tools()
-    if support:
-        return ToolChoice(True)
-    measured = getattr(model, "tool_note", None)  # why a model that could take it is not sent it
-    if measured:
-        return ToolChoice(False, f"tools: off ({measured}; code runs from fenced blocks; "
-                                 f"--tools on to send the tool anyway)")
-    why = ("does not know whether" if support is None else "says")
-    what = (f"{model.name} supports function calling" if support is None
-            else f"{model.name} does not support function calling")
-    source = getattr(model, "tool_source", "litellm")
-    return ToolChoice(False, f"tools: off ({source} {why} {what}; code runs from fenced blocks; "
-                             f"--tools on to send the tool anyway)")
 
 
 @dataclass(frozen=True)
