@@ -10,14 +10,13 @@ from session_kit import KEY, hang_guard
 
 from interp.core import events as ev
 from interp.core.asking import ModelAsker
+from interp.core.history import Entry
 from interp.core.state import SessionConfig, SessionState
 from interp.core.turns import TurnChecks
 from interp.models.base import Reply
 from interp.models.reach import model_for
 from languages import Registry
 from languages.shell import ShellRunner
-
-from interp.core.history import Entry
 
 
 def asker(server, **config) -> tuple[ModelAsker, SessionState]:

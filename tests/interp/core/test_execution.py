@@ -8,13 +8,12 @@ from session_kit import hang_guard
 from interp.approval.decision import Decision
 from interp.core import events as ev
 from interp.core.execution import BlockExecutor
+from interp.core.history import Entry
 from interp.core.state import SessionConfig, SessionState
 from interp.core.steps import Step
 from interp.core.turns import LoopGuard
 from languages import Registry, RunnerConfig
 from languages.shell import ShellRunner
-
-from interp.core.history import Entry
 
 
 def executor(tmp_path, approver) -> BlockExecutor:

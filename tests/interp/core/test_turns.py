@@ -7,14 +7,13 @@ import pytest
 
 from interp.core import events as ev
 from interp.core import exits
+from interp.core.history import Entry
 from interp.core.state import SessionConfig, SessionState
 from interp.core.turns import EMPTY_NUDGE, UNTAGGED_NOTICE, TurnChecks
 from interp.models.base import Reply
 from interp.models.reach import model_for
 from languages import Registry
 from languages.shell import ShellRunner
-
-from interp.core.history import Entry
 
 pytestmark = pytest.mark.fast  # pure units: no process, pty or server (see conftest.py)
 
