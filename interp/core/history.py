@@ -1,7 +1,8 @@
 """The conversation's records: each holds the message a provider is sent and, beside it, the
 facts only interp reads (the user's task, a blocks report with its records and figures,
 interp's own system prompt, a compaction summary). The payload is built from the `message`
-fields (payload.py); saved conversations keep today's JSON shape (interp/storage/entries.py)."""
+fields (payload.py); saved conversations keep the JSON shape they have always had
+(interp/storage/entries.py)."""
 
 from __future__ import annotations
 
