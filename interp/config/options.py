@@ -213,7 +213,7 @@ OPTIONS: tuple[Option, ...] = (
            check=at_least(1)),
     Option("local_context", int, None, "tokens; None = the model's trained context length",
            check=at_least(1)),
-    Option("local_temperature", float, None, "None = llama.cpp's default",
+    Option("local_temperature", float, 0.0, "0 = greedy, as interp's benchmarks measure it",
            check=between(0, 5, "must be between {low} and {high}")),
     Option("mentions", bool, True, "describe the files a task names to the model (as /file "
            "does)"),

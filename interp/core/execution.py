@@ -15,11 +15,12 @@ from interp.core import blocks
 from interp.core import events as ev
 from interp.core import workspace
 from interp.core.report import next_step, report_messages, with_footer
+from interp.core.savedscripts import unwritten_script
 from interp.core.state import SessionState
 from interp.core.steps import Step
 from interp.core.turns import LoopGuard
 
-REPEAT_NOT_RUN = ("Not run: the same code already ran several times with the same output, and "
+REPEAT_NOT_RUN = ("Not run: the same code already ran several times with the same result, and "
                   "you were asked for your final answer instead.")
 
 
@@ -59,11 +60,17 @@ class BlockExecutor:
                 record, tell = blocks.not_run(index, step.language, step.code, "skipped",
                                               step.problem, call_id=step.call_id), True
                 yield ev.Notice(level="warning", text=step.problem)
+            elif step.fenced and (why := unwritten_script(
+                    step.language, step.code, state.root(),
+                    {r.language for r in records if r.ran})):
+                record = blocks.not_run(index, step.language, step.code, "skipped", why)
+                yield ev.Notice(level="info", text=why)
             else:
                 record, ran, stopped = yield from self._approve_and_run(index, step)
                 tell = tell or ran
                 stopped = stopped or state.stop_requested
             records.append(record)
+        self.loops.end_reply()
         self._report(records)
         return stopped, tell and not stopped
 

@@ -9,6 +9,7 @@ import sys
 from languages import Result
 
 from interp.core.blocks import BlockRecord
+from interp.core.expectations import mismatch_note, mismatches
 from interp.core.fences import fence
 from interp.core.figures import plot_text
 from interp.core.history import Entry
@@ -74,10 +75,14 @@ def next_step(records: list[BlockRecord], task: str) -> str | None:
     lose it behind long output): when the last block ran to the end, whether the output
     answers the task (else they run the same code again, or answer "Result: ok."); when it
     failed, to fix it (else they explain the error and stop)."""
-    last = records[-1] if records else None
+    considered = [r for r in records if r.status != "skipped"] or records  # not run on purpose
+    last = considered[-1] if considered else None
     if last is None or not last.ran or last.status in ("interrupted", "timeout"):
         return None
     ask = ANSWER_CHECK if last.status == "ok" else FIX_REQUEST
+    if last.status == "ok" and last.language == "python" and (
+            found := mismatches(last.code, last.output_text())):
+        ask = mismatch_note(found)  # its own comments say the output is wrong
     if len(task) > TASK_CHARS or "\n" in task.strip():  # a long task is not repeated
         return ask.replace("answers it", "answers your task")
     return f"Your task: {task.strip()}\n{ask}"

@@ -281,8 +281,7 @@ class Session:
                 return (yield from self._stopped())
             if self._loops.stuck:
                 if not self._loops.asked:
-                    yield ev.Notice(level="info",
-                                    text=turns.LOOP_NOTICE.format(n=self._loops.limit))
+                    yield ev.Notice(level="info", text=self._loops.notice())
                     self._state.add(self._loops.ask_for_answer())
                     continue
                 ending = self._loops.ending()

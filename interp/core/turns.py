@@ -37,7 +37,12 @@ ANSWER_REQUEST = ("You have run the same code {n} times and it printed the same 
                   "time, so running it again will not help. Do not run code again: reply now "
                   "with your final answer to the task, stating the result from that output, "
                   "or say what is missing.")
-LOOP_NOTICE = "The model ran the same code with the same output {n} times; asking it for its answer."
+FAILED_REPEAT_NOTE = ("Note: this is the same code as your previous run, and it failed again. "
+                      "Do not run it again unchanged: read the error and change the code.")
+FAILED_ANSWER_REQUEST = ("You have run the same code {n} times and it failed each time, so "
+                         "running it again will not help. Do not run code again: reply now with "
+                         "your final answer to the task, or say what went wrong.")
+LOOP_NOTICE = "The model ran the same code with the same {what} {n} times; asking it for its answer."
 
 
 @dataclass(frozen=True)
@@ -85,26 +90,40 @@ def cut_off_notice(reply: Reply) -> str | None:
 
 
 class LoopGuard:
-    """Counts runs of the same code with the same result in a row; once they reach the limit
-    the model is asked for its final answer (once a task), and only a further repeat stops."""
+    """Counts replies whose blocks ran the same code with the same results as the reply before
+    (a failure is the same result whatever its error: with state kept, the same failing code
+    can fail two ways in turn); once they reach the limit the model is asked for its final
+    answer (once a task), and only a further repeat stops."""
 
     def __init__(self, limit: int = REPEATS_TO_STOP) -> None:
         self.limit = limit
         self._last: str | None = None
-        self._code: tuple[str, str] | None = None  # (language, code) of the last block
+        self._codes: frozenset[tuple[str, str]] = frozenset()  # the last reply's blocks
+        self._reply: list[tuple[str, tuple[str, str], bool]] = []  # this reply's, so far
+        self.failed = False  # a block of the repeated reply failed (each time)
         self.repeats = 0
         self._note = False  # the model is to be told of a repeat in the next report
         self.asked = False  # the model was asked for its final answer this task
         self.refused = False  # it then proposed the stuck code again, which was not run
 
-    def saw(self, language: str, code: str, result) -> int:
-        """Record a block that ran; returns how many times in a row it ran with this result."""
-        out = result.output
-        key = hashlib.sha256("\0".join(_BLOCK_NAME.sub("<block>", str(part)) for part in (
-            language, code.strip(), result.status, result.exit_code, result.error,
-            out.text)).encode("utf-8", "replace")).hexdigest()
+    def saw(self, language: str, code: str, result) -> None:
+        """Record a block of this reply that ran."""
+        failed = result.status == "error"
+        seen = ("failed",) if failed else (result.status, result.exit_code, result.output.text)
+        key = "\0".join(_BLOCK_NAME.sub("<block>", str(part))
+                        for part in (language, code.strip(), *seen))
+        self._reply.append((key, (language, code.strip()), failed))
+
+    def end_reply(self) -> int:
+        """After a reply's blocks: how many replies in a row ran them with these results."""
+        if not self._reply:
+            return self.repeats
+        key = hashlib.sha256("\0\0".join(k for k, _, _ in self._reply).encode(
+            "utf-8", "replace")).hexdigest()
         self.repeats = self.repeats + 1 if key == self._last else 1
-        self._last, self._code = key, (language, code.strip())
+        self._last, self._codes = key, frozenset(code for _, code, _ in self._reply)
+        self.failed = any(failed for _, _, failed in self._reply)
+        self._reply = []
         self._note = self.repeats == 2
         return self.repeats
 
@@ -113,7 +132,7 @@ class LoopGuard:
         if not self._note:
             return None
         self._note = False
-        return REPEAT_NOTE
+        return FAILED_REPEAT_NOTE if self.failed else REPEAT_NOTE
 
     @property
     def stuck(self) -> bool:
@@ -122,23 +141,29 @@ class LoopGuard:
     def repeats_after_asking(self, language: str, code: str) -> bool:
         """Whether a proposed block is the stuck code again after the model was asked for its
         answer: it is then not run, and the task stops."""
-        self.refused = self.refused or (self.asked and self._code == (language, code.strip()))
+        self.refused = self.refused or (self.asked and (language, code.strip()) in self._codes)
         return self.refused
 
     def ask_for_answer(self) -> Entry:
         """The message that asks a stuck model for its final answer (once a task)."""
         self.asked = True
         self.repeats = 0
-        return user_message(ANSWER_REQUEST.format(n=self.limit))
+        request = FAILED_ANSWER_REQUEST if self.failed else ANSWER_REQUEST
+        return user_message(request.format(n=self.limit))
+
+    def notice(self) -> str:
+        """The line that tells the person the model is asked for its answer."""
+        return LOOP_NOTICE.format(what="error" if self.failed else "output", n=self.limit)
 
     def ending(self) -> Ending:
+        what = "failing code" if self.failed else "code with the same output"
         return Ending(exits.LOOP, "loop",
-                      f"Stopped: the model ran the same code with the same output "
-                      f"{self.limit} times in a row, and again after it was asked for its "
-                      f"answer.", level="warning")
+                      f"Stopped: the model ran the same {what} {self.limit} times in a row, "
+                      f"and again after it was asked for its answer.", level="warning")
 
     def reset(self) -> None:
-        self._last, self._code, self.repeats, self._note = None, None, 0, False
+        self._last, self._codes, self.repeats, self._note = None, frozenset(), 0, False
+        self._reply, self.failed = [], False
         self.asked = self.refused = False
 
 

@@ -251,7 +251,9 @@ class Driver:
                 print_error(exc, filename)
             if isinstance(exc, MemoryError):  # the runner restarts: a limit was hit
                 return {"status": "error", "error": summary(exc), "limit": "memory"}
-            return {"status": "error", "error": summary(exc), "notes": notes}
+            tables = tables_note(self.namespace, exc)  # from state.py, whose source comes first
+            return {"status": "error", "error": summary(exc),
+                    "notes": notes + ([tables] if tables else [])}
         return {"status": "ok", "notes": notes}
 
 

@@ -64,6 +64,9 @@ def test_local_config_follows_the_gguf_and_the_settings(tmp_path):
     path.write_bytes(sample(context=32768))
     config = local_config(Settings(model="local", local_model=str(path), local_threads=2))
     assert (config.threads, config.context, config.predict) == (2, 0, 4096)
+    assert config.temperature == 0.0  # greedy by default: what interp eval measures
+    assert local_config(Settings(model="local", local_model=str(path),
+                                 local_temperature=0.7)).temperature == 0.7
     small = local_config(Settings(model="local", local_model=str(path), local_context=2048,
                                   local_temperature=0.0))
     assert (small.context, small.predict, small.temperature) == (2048, 512, 0.0)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from interp.core import blocks
@@ -44,3 +46,14 @@ def test_the_footer_goes_on_the_last_message():
     assert with_footer(messages, "F") == [messages[0],
                                           Entry({"role": "user", "content": "b\nF"}, output=True)]
     assert with_footer(messages, None) == messages
+
+
+def test_an_ok_block_whose_prints_differ_from_its_comments_is_asked_to_fix_them():
+    """HumanEval/26: the model printed [1, 2, 3, 4] under `# Output: [1, 3, 4]` and replied
+    "The output is correct."."""
+    code = ("def remove_duplicates(numbers):\n    return sorted(set(numbers))\n\n"
+            "print(remove_duplicates([1, 2, 3, 2, 4]))  # Output: [1, 3, 4]\n")
+    record = replace(ran("ok"), code=code, output_head="[1, 2, 3, 4]\n", total_chars=13)
+    step = next_step([record], "Sum it.")
+    assert step.startswith("Your task: Sum it.\nThe output does not match")
+    assert "printed `[1, 2, 3, 4]` but its comment expects `[1, 3, 4]`" in step

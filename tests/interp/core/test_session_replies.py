@@ -498,6 +498,76 @@ def test_an_echo_of_the_tool_definitions_is_not_an_answer(server, make_session):
     assert finished(events) == {"exit_code": 0, "reason": "done"}
 
 
+def test_the_same_failing_code_counts_as_a_repeat_though_its_error_changes(server, make_session):
+    """Qwen2.5-Coder-1.5B on the sensors task (interp eval tasks, 2026-11-27) proposed one
+    merge block eight times; with the runner's state kept it failed with KeyError 'temperature'
+    and 'Column not found: temperature_x' in turn, so it never counted as a repeat and the
+    task ran out of turns (exit 3)."""
+    server.default = py("flip = not globals().get('flip', False)\n"
+                        "raise KeyError('temperature' if flip else 'Column not found: temperature_x')")
+    events = run(make_session(server, tools="off", max_turns=10), "fill the gaps")
+    assert finished(events) == {"exit_code": exits.LOOP, "reason": "loop"}
+    assert len(of(events, "block.finished")) == 3 and len(server.requests) == 4
+    assert "same code as your previous run, and it failed again" in told(server, 2)
+    assert told(server, 3).startswith("You have run the same code 3 times and it failed each")
+    assert notices(events, "info")[-1] == ("The model ran the same code with the same error 3 "
+                                           "times; asking it for its answer.")
+    assert "same failing code 3 times" in notices(events, "warning")[0]
+
+
+# Qwen2.5-Coder-1.5B on the duplicates task (interp eval tasks, 2026-11-27), its first reply:
+# a right block, then how to save and run it as a script (shortened).
+QWEN_SAVE_AND_RUN = (
+    "Here's the Python code to accomplish this:\n\n```python\nimport csv\n"
+    "print('Number of rows removed: 9')\n```\n\n### Running the Code:\n1. Save the above "
+    "code to a file, for example, `remove_duplicates.py`.\n2. Run the script using Python:\n"
+    "   ```sh\n   python remove_duplicates.py\n   ```\n\nThis will remove the exact duplicates "
+    "from `contacts.csv` and save the rest to `contacts_unique.csv`.")
+
+
+def test_run_instructions_for_a_script_never_written_are_not_run(server, make_session):
+    server.script([QWEN_SAVE_AND_RUN, "I removed 9 rows."])
+    events = run(make_session(server, tools="off"), "dedupe contacts.csv")
+    assert finished(events) == {"exit_code": 0, "reason": "done"}
+    assert [e["status"] for e in of(events, "block.finished")] == ["ok"]
+    assert "runs remove_duplicates.py, which does not exist" in notices(events, "info")[0]
+    report = told(server)
+    assert "Number of rows removed: 9" in report and "no need to save them to a file" in report
+    assert "If the output above answers it" in report  # asked for the answer, not for a fix
+
+
+def test_a_script_that_exists_or_follows_no_block_of_its_language_runs(server, make_session):
+    (make_session.work / "hello.py").write_text("print('hi from the file')\n")
+    server.script(["```python\nprint(1)\n```\n```sh\npython3 hello.py\n```",
+                   "```sh\npython3 other.py\n```", "done"])
+    events = run(make_session(server, tools="off"), "run it")
+    assert [e["status"] for e in of(events, "block.finished")] == ["ok", "ok", "error"]
+    assert not notices(events, "info")
+
+
+# Qwen2.5-Coder-1.5B on the duplicates task (interp eval tasks, 2026-11-27), after its
+# "save the above code to remove_duplicates.py and run it" block had failed: the same two
+# blocks in every reply, the first running fine and the second failing, eight times.
+QWEN_CD_AND_RUN = (
+    "The error occurs because the script is not in the correct directory.\n\n"
+    "To fix this, you need to ensure that the script is in the correct directory. Here are the "
+    "steps to do it:\n\n1. **Navigate to the correct directory**:\n   - Open a terminal and "
+    "navigate to the directory where the `remove_duplicates.py` file is located. For example:\n"
+    "     ```sh\n     cd .\n     ```\n\n2. **Run the script**:\n   - Once you are in the "
+    "correct directory, run the script using Python:\n     ```sh\n     python3 "
+    "remove_duplicates.py\n     ```\n\nThis should resolve the error and allow the script to "
+    "run successfully.")
+
+
+def test_a_reply_of_several_blocks_repeated_is_a_loop(server, make_session):
+    server.default = QWEN_CD_AND_RUN
+    events = run(make_session(server, tools="off", max_turns=10), "dedupe contacts.csv")
+    assert finished(events) == {"exit_code": exits.LOOP, "reason": "loop"}
+    assert len(of(events, "block.finished")) == 6 and len(server.requests) == 4
+    assert "same code as your previous run, and it failed again" in told(server, 2)
+    assert told(server, 3).startswith("You have run the same code 3 times and it failed each")
+
+
 def test_the_same_failing_block_three_times_stops_though_tracebacks_name_each_block(
         server, make_session):
     server.default = py("import missing_module_xyz")

@@ -250,6 +250,29 @@ def test_traceback_leaves_out_library_frames_and_causes_raised_inside_them(py, c
     assert "frame" in out and "inside pandas left out]" in out and "_libs" not in out
 
 
+def test_a_failed_block_names_the_tables_in_memory_with_their_columns(py, collect):
+    """The 1.5B model merged a frame with its per-sensor means, then asked for 'temperature'
+    (now temperature_x and temperature_y) three times: the columns it has are named."""
+    _, res = collect(py, textwrap.dedent("""\
+        import pandas as pd
+        df = pd.DataFrame({'sensor': ['S1', 'S2', 'S1'], 'temperature': [1.0, None, 3.0]})
+        means = df.groupby('sensor')['temperature'].mean().reset_index()
+        df = pd.merge(df, means, on='sensor', how='left')
+        df['temperature'].fillna(0)
+    """))
+    assert res.status == "error" and res.notes == (
+        "tables in memory now: df (DataFrame, 3 rows; columns sensor, temperature_x, "
+        "temperature_y); means (DataFrame, 2 rows; columns sensor, temperature)",)
+    _, res = collect(py, "g = df.groupby(['sensor', 'temperature_x']).size()\n"
+                         "means2 = 1\ng.loc['S9']")
+    assert res.notes[0].startswith("tables in memory now: g (Series, 2 values; index sensor, "
+                                   "temperature_x); df (DataFrame")  # the failing line's first
+    _, res = collect(py, "1 / 0")
+    assert res.notes == ()  # not an error tables explain
+    _, res = collect(py, "del df, means, g\n{}['x']")
+    assert res.notes == ()  # no tables held
+
+
 def test_traceback_keeps_causes_from_the_users_code_and_collapses_recursion(py, collect):
     out, _ = collect(py, "try:\n    1/0\nexcept ZeroDivisionError:\n    undefined_name\n")
     assert "ZeroDivisionError: division by zero" in out

@@ -1,0 +1,99 @@
+"""After a block fails: a note naming the pandas tables the user's code holds, with their
+columns and index, which is what a person looks at first after a KeyError on a column.
+
+Runs inside the user's python3 (compatible with Python 3.8); never imports pandas itself.
+"""
+
+import sys
+
+MAX_TABLES = 4  # tables named in one note
+MAX_COLUMNS = 20  # column names per table
+MAX_NAME = 30  # characters of one column or index name
+MAX_NOTE = 1200  # characters of the whole note
+
+
+def short(value):
+    """One column or index name, short and on one line."""
+    try:
+        text = str(value)
+    except Exception:  # a label with a broken __str__
+        text = "?"
+    text = text.replace("\n", " ")
+    return text if len(text) <= MAX_NAME else text[:MAX_NAME - 1] + "\u2026"
+
+
+def listed(labels):
+    """Up to MAX_COLUMNS labels, comma-separated, with how many more there are."""
+    labels = list(labels)
+    text = ", ".join(short(label) for label in labels[:MAX_COLUMNS])
+    if len(labels) > MAX_COLUMNS:
+        text += ", \u2026 (%d columns)" % len(labels)
+    return text
+
+
+def index_part(index):
+    """The index of a table when it says something: its level names."""
+    names = [name for name in getattr(index, "names", []) if name is not None]
+    return "; index %s" % listed(names) if names else ""
+
+
+def describe_table(pd, name, value):
+    """One table: its name, kind, size, columns and index."""
+    if isinstance(value, pd.DataFrame):
+        return "%s (DataFrame, %d rows; columns %s%s)" % (
+            name, len(value.index), listed(value.columns), index_part(value.index))
+    label = "" if value.name is None else " %s" % short(value.name)
+    return "%s (Series%s, %d values%s)" % (name, label, len(value.index), index_part(value.index))
+
+
+def failing_names(exc):
+    """The names on the failing line of the user's own code (the innermost such frame)."""
+    import linecache
+    line, tb = "", exc.__traceback__
+    while tb is not None:
+        name = tb.tb_frame.f_code.co_filename
+        if name.startswith("<block"):
+            line = linecache.getline(name, tb.tb_lineno)
+        tb = tb.tb_next
+    words, word = set(), ""
+    for char in line + " ":
+        if char.isalnum() or char == "_":
+            word += char
+        elif word:
+            words.add(word)
+            word = ""
+    return words
+
+
+def from_pandas(exc):
+    """Whether the error was raised inside pandas, or is one a wrong label or column causes."""
+    if isinstance(exc, (KeyError, IndexError, AttributeError)):
+        return True
+    tb = exc.__traceback__
+    while tb is not None:
+        if "pandas" in tb.tb_frame.f_code.co_filename.replace("\\", "/").split("/"):
+            return True
+        tb = tb.tb_next
+    return False
+
+
+def tables_note(namespace, exc):
+    """The note for a failed block, or None: the DataFrames and Series in the namespace (those
+    on the failing line first), when pandas is in use and the error is one they explain."""
+    pd = sys.modules.get("pandas")
+    if pd is None or not from_pandas(exc):
+        return None
+    try:
+        named = failing_names(exc)
+        tables = [(name not in named, position, name, value)
+                  for position, (name, value) in enumerate(list(namespace.items()))
+                  if not name.startswith("_") and isinstance(value, (pd.DataFrame, pd.Series))]
+        if not tables:
+            return None
+        tables.sort(key=lambda entry: entry[:2])
+        shown = [describe_table(pd, name, value) for _, _, name, value in tables[:MAX_TABLES]]
+    except Exception:  # the user's objects may be in any state; the note is only a help
+        return None
+    more = len(tables) - len(shown)
+    note = "tables in memory now: " + "; ".join(shown) + (" and %d more" % more if more else "")
+    return note if len(note) <= MAX_NOTE else note[:MAX_NOTE - 1] + "\u2026"

@@ -1,0 +1,62 @@
+"""A block's own `# Output:` comments checked against what it printed; the code and output are
+copied from the real 1.5B model's HumanEval runs (interp eval --feedback self)."""
+
+from __future__ import annotations
+
+import pytest
+
+from interp.core.expectations import Mismatch, mismatch_note, mismatches
+
+pytestmark = pytest.mark.fast  # pure units
+
+INTERSPERSE = '''from typing import List
+
+def intersperse(numbers: List[int], delimeter: int) -> List[int]:
+    """ Insert a number 'delimeter' between every two consecutive elements of input list `numbers'
+    >>> intersperse([], 4)
+    []
+    >>> intersperse([1, 2, 3], 4)
+    [1, 4, 2, 4, 3]
+    """
+    return [numbers[i] if i % 2 == 0 else delimeter for i in range(len(numbers))]
+
+# Check the examples
+print(intersperse([], 4))  # Output: []
+print(intersperse([1, 2, 3], 4))  # Output: [1, 4, 2, 4, 3]
+'''
+
+PALINDROME_CHECKS = '''print(make_palindrome(''))  # Output: ''
+print(make_palindrome('cat'))  # Output: 'catac'
+print(make_palindrome('cata'))  # Output: 'catac'
+'''
+
+
+def test_a_print_whose_line_differs_from_its_comment_is_found():
+    assert mismatches(INTERSPERSE, "[]\n[1, 4, 3]\n") == [
+        Mismatch(14, "print(intersperse([1, 2, 3], 4))", "[1, 4, 3]", "[1, 4, 2, 4, 3]")]
+    note = mismatch_note(mismatches(INTERSPERSE, "[]\n[1, 4, 3]\n"))
+    assert "printed `[1, 4, 3]` but its comment expects `[1, 4, 2, 4, 3]`" in note
+    assert "fix it and run the code again" in note
+
+
+def test_strings_printed_without_their_quotes_and_an_empty_line_match():
+    found = mismatches(PALINDROME_CHECKS, "\ncatc\ncatac\n")
+    assert [(m.printed, m.expected) for m in found] == [("catc", "'catac'")]
+    assert mismatches(PALINDROME_CHECKS, "\ncatac\ncatac\n") == []
+
+
+def test_floats_spacing_and_other_comment_words_match_loosely():
+    code = ("print(truncate_number(3.2))  # Expected output: 0.2\n"
+            "print(f([1,2]))  # -> [1, 2]\nprint(g())  # should be True\n")
+    assert mismatches(code, "0.1999999999999993\n[1, 2]\nTrue\n") == []
+    assert len(mismatches(code, "0.1999999999999993\n[1, 2]\nFalse\n")) == 1
+
+
+def test_nothing_is_claimed_when_the_lines_cannot_be_told_apart():
+    loop = "for x in [1, 2]:\n    print(x)  # Output: 1\n"
+    assert mismatches(loop, "1\n2\n") == []  # not a top-level run of prints
+    keywords = "print(1, 2)  # Output: 1 2\nprint('a', end='')  # Output: b\n"
+    assert mismatches(keywords, "1 2\na") == []
+    assert mismatches(INTERSPERSE, "[]\n") == []  # fewer lines than prints
+    assert mismatches("print(1)  # a count\n", "2\n") == []  # not an expectation
+    assert mismatches("print(1  # Output: 1\n", "1\n") == []  # does not parse
