@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from interp.checkpoints.capture import State
+from interp.storage.entries import from_saved
 from interp.storage.replay import records
 
 REWIND_EVENT = "rewind"
@@ -150,7 +151,7 @@ def read_history(path: Path) -> History:
             history.before.clear()
             history.after.clear()
         elif kind == "message" and isinstance(record.get("message"), Mapping) \
-                and record["message"].get("_task"):
+                and from_saved(record["message"]).task:
             history.untold = []
         elif kind == "event" and record.get("kind") == "checkpoint":
             mark = Mark.from_dict(record.get("data"))

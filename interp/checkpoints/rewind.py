@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from interp.core import workspace
-from interp.core.blocks import records_of
+from interp.core.history import Entry
 from interp.checkpoints.capture import MAX_FILE_BYTES, Capturer, State
 from interp.checkpoints.history import REWIND_EVENT, Mark, RewindMark, read_history
 from interp.checkpoints.restore import Applied, Plan, apply, make_plan, outside_paths
@@ -53,7 +53,7 @@ class Rewinder:
     """The checkpoints of one saved conversation (`messages`: as replayed from its file)."""
 
     def __init__(self, base: Path, session_path: Path, session_id: str,
-                 messages: list[dict]) -> None:
+                 messages: list[Entry]) -> None:
         try:
             self.history = read_history(session_path)
         except OSError as exc:
@@ -73,7 +73,7 @@ class Rewinder:
     # -- reading ----------------------------------------------------------------------------
     def points(self) -> list[BlockPoint]:
         """The blocks of the conversation that have checkpoints, in order."""
-        recorded = {r.index: r for m in self.messages for r in records_of(m) or ()}
+        recorded = {r.index: r for m in self.messages for r in m.blocks or ()}
         top = max(recorded, default=0)
         out = []
         for index, mark in sorted(self.history.before.items()):
@@ -199,13 +199,13 @@ def _uninterrupted() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
-def conversation_cut(messages: list[dict], index: int) -> int | None:
+def conversation_cut(messages: list[Entry], index: int) -> int | None:
     """Where the conversation goes back to with block `index`: the position of the model's
     message that proposed it (None when it cannot be found)."""
     for position, message in enumerate(messages):
-        if any(r.index == index for r in records_of(message) or ()):
+        if any(r.index == index for r in message.blocks or ()):
             for back in range(position - 1, -1, -1):
-                if messages[back].get("role") == "assistant":
+                if messages[back].role == "assistant":
                     return back
             return None
     return None

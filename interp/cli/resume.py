@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from interp.core.history import Entry
 from interp.errors import UsageError
 from interp.storage.conversations import ConversationLog, ConversationStore, same_dir
 
@@ -14,7 +15,7 @@ class Resumed:
     """A saved conversation reopened to continue it."""
 
     id: str
-    messages: list[dict]
+    messages: list[Entry]
     log: ConversationLog
     started_in: str | None
     notice: str  # for the person

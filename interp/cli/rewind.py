@@ -12,6 +12,7 @@ import sys
 from dataclasses import dataclass
 
 from interp.core import exits
+from interp.core.history import Entry
 
 REFUSED = 1  # README: Checkpoints and rewind
 
@@ -96,7 +97,7 @@ def _diff(rewinder, index: int) -> int:
     return 0
 
 
-def _rewind(rewinder, store, sid: str, messages: list[dict], args: RewindArgs) -> int:
+def _rewind(rewinder, store, sid: str, messages: list[Entry], args: RewindArgs) -> int:
     from interp.checkpoints.rewind import applied_summary, conversation_cut
     from interp.core.workspace import safe_path
 

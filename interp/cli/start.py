@@ -9,7 +9,7 @@ from dataclasses import replace
 
 from interp.cli.build import (Request, attach_files, build_policy, build_session, choose_runners,
                               new_log)
-from interp.config.local import loading_status, no_key_found, prepare_local, startup_notice
+from interp.config.local import no_key_found, prepare_local, startup_notice
 from interp.config.models import ModelMaker
 from interp.config.settings import ConfigError, Settings, data_dir, load_settings, no_model_help
 from interp.core import exits
@@ -57,13 +57,14 @@ def start(cli: dict, task: str | None, resume: str | None, files: tuple[str, ...
 
     if settings.model == LOCAL:  # before the preload: exiting mid-import can crash Python
         try:
-            settings = prepare_local(settings, interactive=sys.stdin.isatty())
+            settings = prepare_local(settings,
+                                     fetch=_fetch_model if sys.stdin.isatty() else None)
         except UsageError as exc:
             return _fail(str(exc), exits.USAGE)
         except KeyboardInterrupt:
             return _fail("interp: interrupted", exits.INTERRUPTED)
     _preload(settings, interactive=task is None)
-    models = ModelMaker(settings)
+    models = ModelMaker(settings, fetch=_fetch_model)
     try:
         return run(settings, Request(task=task, resume=resume, files=files), models)
     except KeyboardInterrupt:
@@ -103,6 +104,13 @@ def _use_local_instead(settings: Settings) -> bool:
         return offer_local(Console(stderr=True))
     except KeyboardInterrupt:
         return False
+
+
+def _fetch_model(spec, dest, url):
+    """The default local model, offered and downloaded in the terminal (or None)."""
+    from interp.ui.local_setup import fetch_model
+
+    return fetch_model(spec, dest, url)
 
 
 def _pipe_closed() -> int:
@@ -171,9 +179,11 @@ def run(settings: Settings, request: Request, models: ModelMaker | None = None) 
 
         human = TerminalApprover(state, stderr=task is not None, show=settings.json, keys=keys)
     approver = PolicyApprover(policy, human, state)
-    models = models or ModelMaker(settings)
+    models = models or ModelMaker(settings, fetch=_fetch_model)
     line = _status_line(settings, task)
     if models.on_status is None:
+        from interp.ui.local_setup import loading_status
+
         models.on_status = loading_status(line)
     model = models()
     models.preload()  # a local model loads while the runners start and the person types

@@ -4,14 +4,22 @@ and what is shown while it loads."""
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from interp.config.settings import Settings
 from interp.errors import UsageError
 from interp.models.base import LOCAL
 from interp.secrets import KEY_SUFFIXES, PROVIDER_VARIABLES
+
+if TYPE_CHECKING:
+    from interp.models.local.files import ModelSpec
+
+    # Offers the default model in a terminal and downloads it (interp.ui.local_setup's
+    # fetch_model): its path, or None when the person declines.
+    Fetch = Callable[[ModelSpec, Path, str], Path | None]
 
 MAX_REPLY_TOKENS = 4096  # a reply's limit: a small model that repeats itself stops here
 
@@ -25,10 +33,11 @@ def no_key_found(settings: Settings, environ: Mapping[str, str] | None = None) -
         if name in known or (name.endswith(KEY_SUFFIXES) and name != "INTERP_API_KEY"))
 
 
-def prepare_local(settings: Settings, *, interactive: bool,
+def prepare_local(settings: Settings, *, fetch: Fetch | None = None,
                   environ: Mapping[str, str] | None = None) -> Settings:
-    """The settings with `local_model` set to a GGUF file that exists, downloading the default
-    (after asking) in a terminal. Every problem is a UsageError saying what to do."""
+    """The settings with `local_model` set to a GGUF file that exists, the default one got by
+    `fetch` (asking in a terminal; None where no one can be asked). Every problem is a
+    UsageError saying what to do."""
     from interp.models.local.server import INSTALL_HINT, xllamacpp_installed
     from interp.models.local.files import (DEFAULT_MODEL, ModelFileError, default_model_path,
                                            resolve_model)
@@ -40,33 +49,25 @@ def prepare_local(settings: Settings, *, interactive: bool,
     except ModelFileError as exc:
         raise UsageError(f"interp: --local {exc}") from None
     if path is None:
-        dest = default_model_path(environ)
-        if not interactive:
-            raise UsageError(no_local_model(dest))
-        path = _download(DEFAULT_MODEL, dest, environ)
+        path = _download(fetch, DEFAULT_MODEL, default_model_path(environ), environ)
     return replace(settings, model=LOCAL, local_model=str(path))
 
 
-def _download(spec, dest: Path, environ) -> Path:
-    from rich.console import Console
-
+def _download(fetch: Fetch | None, spec: ModelSpec, dest: Path, environ) -> Path:
     from interp.models.local.download import DownloadError
-    from interp.ui.local_setup import download_with_progress, offer_download
 
-    console = Console(stderr=True)
-    url = spec.url(environ)
-    if not offer_download(console, spec, dest, url):
-        raise UsageError(no_local_model(dest))
     try:
-        return download_with_progress(console, spec, dest, url)
+        path = fetch(spec, dest, spec.url(environ)) if fetch is not None else None
     except DownloadError as exc:
         raise UsageError(f"interp: downloading the local model failed: {exc}") from None
+    if path is None:
+        raise UsageError(no_local_model(dest))
+    return path
 
 
 def no_local_model(dest: Path) -> str:
     """What to do when there is no local model (and no download)."""
-    from interp.models.local.files import DEFAULT_MODEL
-    from interp.ui.local_setup import size_text
+    from interp.models.local.files import DEFAULT_MODEL, size_text
 
     return (f"interp: no local model yet. Give one with --local PATH.gguf (or "
             f"INTERP_LOCAL_MODEL), or run interp --local in a terminal to download "
@@ -98,13 +99,3 @@ def startup_notice(settings: Settings) -> str:
     return (f"Local model {settings.local_model} (llama.cpp, {threads} "
             f"thread{'s' * (threads != 1)}); loading it now.")
 
-
-def loading_status(line=None):
-    """The local model's load, shown on the run's status line `line` when it has one, else
-    on stderr (stdout may carry --json)."""
-    from rich.console import Console
-
-    from interp.ui.local_setup import LoadingStatus
-
-    console = Console(file=line.stream) if line is not None else Console(stderr=True)
-    return LoadingStatus(console, line)

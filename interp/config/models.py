@@ -68,13 +68,16 @@ def _missing_keys(model: str) -> list[str]:
 
 class ModelMaker:
     """Makes the models of one run (`/model NAME` too): litellm models, and at most one local
-    model, whose server `close()` stops. `params` are extra request parameters for each."""
+    model, whose server `close()` stops. `params` are extra request parameters for each;
+    `on_status` shows the local model's load; `fetch` gets the default local model in a
+    terminal (config/local.py's prepare_local)."""
 
     def __init__(self, settings: Settings, on_status=None,
-                 params: dict[str, Any] | None = None) -> None:
+                 params: dict[str, Any] | None = None, fetch=None) -> None:
         self.settings = settings
         self.on_status = on_status
         self.params = params
+        self.fetch = fetch
         self._local = None
 
     def __call__(self, name: str | None = None):
@@ -83,15 +86,15 @@ class ModelMaker:
         if name != LOCAL:
             return make_model(self.settings, name, params=self.params)
         if self._local is None:
-            from interp.config.local import loading_status, local_config, prepare_local
+            from interp.config.local import local_config, prepare_local
             from interp.models.local.server import LocalServer
             from interp.models.local.model import LocalModel
 
             settings = self.settings
             if not settings.local_model:  # /model local in a run that did not start with it
-                settings = prepare_local(settings, interactive=sys.stdin.isatty())
-            self._local = LocalModel(LocalServer(local_config(settings),
-                                                 self.on_status or loading_status()))
+                settings = prepare_local(settings,
+                                         fetch=self.fetch if sys.stdin.isatty() else None)
+            self._local = LocalModel(LocalServer(local_config(settings), self.on_status))
             if self.params is not None:
                 self._local.params = self.params
         return self._local

@@ -12,8 +12,9 @@ from typing import Any
 
 from languages.process.sandbox import MODES as SANDBOX_MODES
 
+from interp.core.tool_choice import TOOL_MODES
+
 ENV_PREFIX = "INTERP_"
-TOOL_MODES = ("auto", "on", "off")
 
 
 class Invalid(ValueError):

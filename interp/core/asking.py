@@ -10,6 +10,7 @@ from dataclasses import replace
 from interp.core import events as ev
 from interp.core import turns
 from interp.core.compaction import view
+from interp.core.history import Entry
 from interp.core.payload import build_payload, has_images
 from interp.core.state import SessionState
 from interp.core.steps import EXECUTE_TOOL
@@ -95,19 +96,19 @@ class ModelAsker:
         reply = clean_reply(reply or Reply("".join(parts), (), None, None))
         if reply.tool_calls and not tools:
             reply = calls_as_text(reply)
-        state.add(_assistant_message(reply) if not turns.is_empty(reply) else
-                  {"role": "assistant", "content": turns.EMPTY_REPLY})  # APIs reject an empty one
+        state.add(Entry(_assistant_message(reply) if not turns.is_empty(reply) else
+                        {"role": "assistant", "content": turns.EMPTY_REPLY}))  # APIs reject an empty one
         return reply
 
     def _save_partial(self, text: str, note: str) -> None:
         if text:
-            self.state.add({"role": "assistant", "content": f"{text}\n{note}"})
+            self.state.add(Entry({"role": "assistant", "content": f"{text}\n{note}"}))
 
     def _with_tool_prompt(self, messages: list[dict]) -> list[dict]:
         """The payload with interp's system prompt in its execute-tool form."""
         state = self.state
         if not messages or messages[0].get("role") != "system" or \
-                state.messages[0].get("_prompt") != "interp":
+                not state.messages[0].prompt:
             return messages
         prompt = system_prompt(state.registry.names(), state.config.runner.cwd,
                                state.registry.model_notes(), tools=True)

@@ -1,14 +1,13 @@
 """One typed record per block: what the model proposed, what ran, and how it ended.
 
-The session builds a BlockRecord for every block of a reply and stores it with the message that
-reports the blocks to the model (under the private key ``_blocks``, so it is saved in the
-session file and never sent); the model's text is rendered from it (interp.core.report) and
+The session builds a BlockRecord for every block of a reply and keeps it on the history entry
+that reports the blocks to the model (`Entry.blocks`, interp.core.history: saved in the
+session file, never sent); the model's text is rendered from it (interp.core.report) and
 exports read it (interp.storage.export), so no one parses the model's text back.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,8 +19,6 @@ from languages.plots import Plot
 RECORD_VERSION = 1
 RAN = frozenset({"ok", "error", "interrupted", "timeout", "died"})  # statuses of blocks that ran
 NOT_RUN = frozenset({"declined", "denied", "skipped"})
-BLOCKS_KEY = "_blocks"  # the message key that holds the records of the blocks it reports
-_LEGACY_HEADER = re.compile(r"^\[Block \d+, [^\]\n]*\]$", re.M)
 
 
 @dataclass(frozen=True)
@@ -223,38 +220,3 @@ def _clean(head: str, tail: str, truncated: bool) -> tuple[str, str]:
     if not truncated:  # the model's copy cleans the whole text at once
         return strip_escapes(head + tail), ""
     return strip_escapes(head), strip_escapes(tail)
-
-
-# -- reading them back ----------------------------------------------------------------------
-def records_of(message: Mapping) -> list[BlockRecord] | None:
-    """The records a report message holds, or None when it has none (an older session)."""
-    raw = message.get(BLOCKS_KEY)
-    if not isinstance(raw, list):
-        return None
-    return [r for r in map(BlockRecord.from_dict, raw) if r is not None]
-
-
-def plotted(messages: list[Mapping]) -> dict[str, Plot]:
-    """What each figure file saved in a conversation plots, by absolute path (the last save
-    of a path wins)."""
-    found: dict[str, Plot] = {}
-    for message in messages:
-        for record in records_of(message) or ():
-            found.update(record.plots)
-    return found
-
-
-def last_number(messages: list[Mapping]) -> int:
-    """The highest block number in a conversation (0 if none), so that numbering continues.
-
-    Conversations saved before records existed are counted from their report messages."""
-    highest, legacy = 0, 0
-    for message in messages:
-        records = records_of(message)
-        if records is not None:
-            highest = max([highest, *(r.index for r in records)])
-        elif message.get("_output") and message.get("role") == "tool":
-            legacy += 1
-        elif message.get("_output") and isinstance(message.get("content"), str):
-            legacy += len(_LEGACY_HEADER.findall(message["content"]))
-    return highest or legacy

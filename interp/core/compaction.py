@@ -4,8 +4,8 @@ The system prompt (with the instructions files), the current task and the last b
 verbatim; everything else before them is replaced, in what the model is sent, by a summary the
 model writes (what was asked, what was found, the files and variables that matter, what is
 left). Nothing is deleted: the summary is a message of its own appended to the conversation,
-with `_compaction` = {"end": N, "task": T}: the messages before index N (except the system
-messages and message T, the current task) are the ones it replaces. `view()` builds what the
+with a `Compaction` record (history.py) of end N and task T: the messages before index N
+(except the system messages and message T, the current task) are the ones it replaces. `view()` builds what the
 model sees from the latest such message, so the saved conversation, replays and exports keep
 the full history. A summary that comes back too long is asked for again, shorter, once; then
 the conversation is left as it was (context.py trims the oldest outputs, as before).
@@ -18,7 +18,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from interp.core import events as ev
-from interp.core.summary import KEY, fitted, summary_request, text_of
+from interp.core.history import Compaction, Entry, task_indices
+from interp.core.summary import fitted, summary_request, text_of
 from interp.models.base import HandedOver, ModelError, Reply, Retrying
 
 PREFIX = ("Summary of the conversation so far (the earlier messages were replaced by it to "
@@ -43,32 +44,31 @@ class Plan:
     task_position: int | None = None  # the current task's position in the view, if before
 
 
-def marker_index(messages: list[dict]) -> int | None:
+def marker_index(messages: list[Entry]) -> int | None:
     """The index of the latest compaction summary, or None."""
     for i in range(len(messages) - 1, -1, -1):
-        if isinstance(messages[i].get(KEY), dict):
+        if messages[i].compaction is not None:
             return i
     return None
 
 
-def view_entries(messages: list[dict]) -> list[tuple[int, dict]]:
-    """(raw index, message) of what the model is sent, in order (see the module docstring)."""
+def view_entries(messages: list[Entry]) -> list[tuple[int, Entry]]:
+    """(raw index, entry) of what the model is sent, in order (see the module docstring)."""
     k = marker_index(messages)
-    entries = [(i, m) for i, m in enumerate(messages) if KEY not in m]
+    entries = [(i, m) for i, m in enumerate(messages) if m.compaction is None]
     if k is None:
         return entries
-    info = messages[k][KEY]
-    end, task = info.get("end"), info.get("task")
-    if not isinstance(end, int) or not 0 < end <= k:
+    end, task = messages[k].compaction.end, messages[k].compaction.task
+    if end is None or not 0 < end <= k:
         return entries  # not one interp wrote: the full history
     lead = _leading_system(messages)
     kept = [(i, m) for i, m in entries if i >= end]
-    if isinstance(task, int) and lead <= task < end and KEY not in messages[task]:
+    if task is not None and lead <= task < end and messages[task].compaction is None:
         kept.insert(0, (task, messages[task]))
     return [(i, messages[i]) for i in range(lead)] + [(k, messages[k])] + kept
 
 
-def view(messages: list[dict]) -> list[dict]:
+def view(messages: list[Entry]) -> list[Entry]:
     """The messages the model is sent: after a compaction, the system messages, the summary,
     the current task if it came earlier, and the messages kept from then on. A user message
     right after the summary is sent with it, as one message (the summary first): a small
@@ -76,25 +76,24 @@ def view(messages: list[dict]) -> list[dict]:
     if marker_index(messages) is None:
         return messages
     sent = [m for _, m in view_entries(messages)]
-    at = next((i for i, m in enumerate(sent) if KEY in m), None)
+    at = next((i for i, m in enumerate(sent) if m.compaction is not None), None)
     if at is None:  # a summary interp did not write: the full history
         return sent
     after = sent[at + 1] if at + 1 < len(sent) else None
-    if (after is not None and after.get("role") == "user" and not after.get("_output")
-            and isinstance(after.get("content"), str)):
-        joined = dict(after, content=f"{sent[at]['content']}\n\n{after['content']}")
-        sent[at:at + 2] = [joined]
+    if (after is not None and after.role == "user" and not after.output
+            and isinstance(after.content, str)):
+        sent[at:at + 2] = [after.with_content(f"{sent[at].content}\n\n{after.content}")]
     return sent
 
 
-def plan(messages: list[dict], window: int | None, keep_all: bool = True) -> Plan | None:
+def plan(messages: list[Entry], window: int | None, keep_all: bool = True) -> Plan | None:
     """What to summarise: everything after the system messages except the current task and the
     last blocks (at most KEEP_SHARE of the window, at least the last block; only the last one
     without `keep_all`); None when nothing new would be summarised."""
     entries = view_entries(messages)
     lead = next((p for p, (_, m) in enumerate(entries)
-                 if m.get("role") not in ("system", "developer")), len(entries))
-    tasks = [p for p, (_, m) in enumerate(entries) if m.get("_task")]
+                 if m.role not in ("system", "developer")), len(entries))
+    tasks = [p for p, (_, m) in enumerate(entries) if m.task]
     task = tasks[-1] if tasks else None
     units = _units(entries, lead)
     budget = (window or 32768) * KEEP_SHARE * 4 if keep_all else 0  # characters, ~4 a token
@@ -107,7 +106,7 @@ def plan(messages: list[dict], window: int | None, keep_all: bool = True) -> Pla
             break
         cut = unit[0]
     summarized = [p for p in range(lead, cut) if p != task]
-    if not any(KEY not in entries[p][1] for p in summarized):
+    if not any(entries[p][1].compaction is None for p in summarized):
         return None
     end = entries[cut][0] if cut < len(entries) else len(messages)
     task_raw = entries[task][0] if task is not None and task < cut else None
@@ -136,14 +135,14 @@ class Compactor:
         if self._last_size is not None and 0 <= len(messages) - self._last_size < REGROW:
             return False
         threshold = self.share * window
-        if sum(len(str(m.get("content") or "")) for m in view(messages)) < threshold:
+        if sum(len(str(m.content or "")) for m in view(messages)) < threshold:
             return False  # a token is at least a character: far from full (no tokenizer call)
         return _tokens(session) >= threshold and plan(messages, window) is not None
 
     def run(self, session, *, focus: str | None = None,
             auto: bool = False) -> Iterator[ev.Event]:
         """Ask the model for the summary; yields context.compacting (and a warning notice when
-        it cannot be done) and returns the summary message to append, or None."""
+        it cannot be done) and returns the summary entry to append, or None."""
         messages, model = session.messages, session.model
         window = model.context_window()
         found = plan(messages, window, keep_all=auto)  # on request: all but the last block
@@ -168,9 +167,10 @@ class Compactor:
         self._last_size = len(messages) + 1
         self._report = dict(auto=auto, summarized=len(found.summarized), kept=found.kept,
                             tokens_before=before, window=window, focus=focus, attempts=attempts)
-        return {"role": "user", "content": PREFIX + summary,
-                KEY: {"end": found.end, "task": found.task, "auto": auto, "focus": focus,
-                      "summarized": len(found.summarized), "tokens_before": before}}
+        return Entry({"role": "user", "content": PREFIX + summary},
+                     compaction=Compaction(end=found.end, task=found.task, auto=auto,
+                                           focus=focus, summarized=len(found.summarized),
+                                           tokens_before=before))
 
     def done(self, session) -> ev.Event:
         """The context.compacted event, once the summary message is in the conversation."""
@@ -227,41 +227,40 @@ def _ask(session, messages: list[dict]) -> Reply:
 def _tokens(session) -> int:
     """How many tokens the conversation takes now, as the model would be sent it before any
     trimming (context.py)."""
-    messages = [{k: v for k, v in m.items() if not k.startswith("_")}
-                for m in view(session.messages)]
+    messages = [entry.message for entry in view(session.messages)]
     try:
         return int(session.model.count_tokens(messages))
     except Exception:  # a tokenizer's trouble: estimate rather than fail
         return len(json.dumps(messages, default=str)) // 4
 
 
-def _task_index(messages: list[dict]) -> int | None:
-    tasks = [i for i, m in enumerate(messages) if m.get("_task")]
+def _task_index(messages: list[Entry]) -> int | None:
+    tasks = task_indices(messages)
     return tasks[-1] if tasks else None
 
 
-def _units(entries: list[tuple[int, dict]], lead: int) -> list[list[int]]:
+def _units(entries: list[tuple[int, Entry]], lead: int) -> list[list[int]]:
     """View positions grouped into units that stay together: an assistant message with the
     tool results and output reports after it; any other message alone."""
     units: list[list[int]] = []
     for p in range(lead, len(entries)):
         message = entries[p][1]
-        follows = units and entries[units[-1][0]][1].get("role") == "assistant"
-        if follows and (message.get("role") == "tool" or message.get("_output")):
+        follows = units and entries[units[-1][0]][1].role == "assistant"
+        if follows and (message.role == "tool" or message.output):
             units[-1].append(p)
         else:
             units.append([p])
     return units
 
 
-def _leading_system(messages: list[dict]) -> int:
+def _leading_system(messages: list[Entry]) -> int:
     for i, message in enumerate(messages):
-        if message.get("role") not in ("system", "developer"):
+        if message.role not in ("system", "developer"):
             return i
     return len(messages)
 
 
-def _chars(message: dict) -> int:
-    return len(text_of(message.get("content"))) + len(json.dumps(message.get("tool_calls") or ""))
+def _chars(message: Entry) -> int:
+    return len(text_of(message.content)) + len(json.dumps(message.tool_calls or ""))
 
 

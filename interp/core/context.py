@@ -9,8 +9,8 @@ binary search so ``count`` runs O(log n) times rather than once per message.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 TRIMMED = "[output trimmed to save context]"
 
@@ -23,11 +23,12 @@ class Fitted:
     trimmed: int = 0
     dropped: int = 0
     fits: bool = True
+    kept: tuple[int, ...] = field(default=(), compare=False)  # the positions in the input of the messages kept, in order
 
 
 def default_is_output(msg: dict) -> bool:
     """Tool results and code-block output messages."""
-    return msg.get("role") == "tool" or msg.get("name") == "output" or msg.get("interp_output") is True
+    return msg.get("role") == "tool" or msg.get("name") == "output"
 
 
 def fit_messages(
@@ -38,36 +39,42 @@ def fit_messages(
     *,
     task_index: int | None = None,
     is_output: Callable[[dict], bool] = default_is_output,
+    outputs: Sequence[bool] | None = None,
 ) -> Fitted:
-    """Return a new list that fits ``budget`` tokens as measured by ``count``; the input is not modified."""
+    """Return a new list that fits ``budget`` tokens as measured by ``count``; the input is not
+    modified. ``outputs`` says which messages are outputs, by position (else ``is_output``)."""
     msgs = list(messages)
+    every = tuple(range(len(msgs)))
     if count(msgs) <= budget:
-        return Fitted(msgs)
-    protected = _protected(msgs, keep_last_user, task_index, is_output)
-    outputs = [i for i, m in enumerate(msgs) if i not in protected and is_output(m) and _trimmable(m)]
+        return Fitted(msgs, kept=every)
+    out = list(outputs) if outputs is not None else [is_output(m) for m in msgs]
+    protected = _protected(msgs, keep_last_user, task_index, out)
+    trimmable = [i for i, m in enumerate(msgs) if i not in protected and out[i] and _trimmable(m)]
 
     def trim(k: int) -> list[dict]:
-        cut = set(outputs[:k])
+        cut = set(trimmable[:k])
         return [dict(m, content=TRIMMED) if i in cut else m for i, m in enumerate(msgs)]
 
-    k = _smallest(len(outputs), lambda k: count(trim(k)) <= budget)
+    k = _smallest(len(trimmable), lambda k: count(trim(k)) <= budget)
     if k is not None:
-        return Fitted(trim(k), trimmed=k)
-    msgs = trim(len(outputs))
-    units = [u for u in _units(msgs, is_output) if protected.isdisjoint(u)]
+        return Fitted(trim(k), trimmed=k, kept=every)
+    msgs = trim(len(trimmable))
+    units = [u for u in _units(msgs, out) if protected.isdisjoint(u)]
 
-    def drop(n: int) -> list[dict]:
+    def kept(n: int) -> list[int]:
         gone = {i for unit in units[:n] for i in unit}
-        return [m for i, m in enumerate(msgs) if i not in gone]
+        return [i for i in every if i not in gone]
 
-    n = _smallest(len(units), lambda n: count(drop(n)) <= budget)
+    n = _smallest(len(units), lambda n: count([msgs[i] for i in kept(n)]) <= budget)
     fits = n is not None
     n = len(units) if n is None else n
-    gone = {i for unit in units[:n] for i in unit}
-    return Fitted(drop(n), trimmed=len(set(outputs) - gone), dropped=len(gone), fits=fits)
+    left = kept(n)
+    return Fitted([msgs[i] for i in left], trimmed=len(set(trimmable) & set(left)),
+                  dropped=len(msgs) - len(left), fits=fits, kept=tuple(left))
 
 
-def _protected(msgs: list[dict], keep_last_user: bool, task_index: int | None, is_output: Callable) -> set[int]:
+def _protected(msgs: list[dict], keep_last_user: bool, task_index: int | None,
+               out: list[bool]) -> set[int]:
     """Indices never dropped: leading system messages and the current task."""
     protected = set()
     for i, msg in enumerate(msgs):
@@ -78,7 +85,7 @@ def _protected(msgs: list[dict], keep_last_user: bool, task_index: int | None, i
         if -len(msgs) <= task_index < len(msgs):
             protected.add(task_index % len(msgs))
     elif keep_last_user:
-        users = [i for i, m in enumerate(msgs) if m.get("role") == "user" and not is_output(m)]
+        users = [i for i, m in enumerate(msgs) if m.get("role") == "user" and not out[i]]
         protected.update(users[-1:])
     return protected
 
@@ -89,12 +96,12 @@ def _trimmable(msg: dict) -> bool:
     return isinstance(content, list) and bool(content) or isinstance(content, str) and len(content) > len(TRIMMED)
 
 
-def _units(msgs: list[dict], is_output: Callable[[dict], bool]) -> list[list[int]]:
+def _units(msgs: list[dict], out: list[bool]) -> list[list[int]]:
     """Group indices into drop units: an assistant message with the tool / output messages following it."""
     units: list[list[int]] = []
     for i, msg in enumerate(msgs):
         after_assistant = bool(units) and msgs[units[-1][0]].get("role") == "assistant"
-        if after_assistant and msg.get("role") != "assistant" and (msg.get("role") == "tool" or is_output(msg)):
+        if after_assistant and msg.get("role") != "assistant" and (msg.get("role") == "tool" or out[i]):
             units[-1].append(i)
         else:
             units.append([i])

@@ -8,10 +8,11 @@ import sys
 
 from languages import Result
 
-from interp.core.blocks import BLOCKS_KEY, BlockRecord
+from interp.core.blocks import BlockRecord
 from interp.core.expectations import mismatch_note, mismatches
 from interp.core.fences import fence
 from interp.core.figures import plot_text
+from interp.core.history import Entry
 
 
 def model_text(record: BlockRecord, plots: bool = False) -> str:
@@ -46,20 +47,21 @@ def report_text(records: list[BlockRecord], plots: bool = False) -> str:
                         for r in records)
 
 
-def report_messages(records: list[BlockRecord], plots: bool = False) -> list[dict]:
-    """The messages that tell the model about a reply's blocks: a tool result per execute call
+def report_messages(records: list[BlockRecord], plots: bool = False) -> list[Entry]:
+    """The entries that tell the model about a reply's blocks: a tool result per execute call
     and one user message for the fenced blocks (`plots`: with what each figure plots, for a
-    model that cannot see them). Each keeps the records of the blocks it reports (under
-    BLOCKS_KEY, never sent) and the figures to show a vision model."""
-    messages = [{"role": "tool", "tool_call_id": r.call_id, "content": model_text(r, plots),
-                 "_output": True, BLOCKS_KEY: [r.to_dict()], **_images(r.figures)}
-                for r in records if r.call_id is not None]
+    model that cannot see them). Each keeps the records of the blocks it reports (never sent)
+    and the figures to show a vision model."""
+    entries = [Entry({"role": "tool", "tool_call_id": r.call_id,
+                      "content": model_text(r, plots)},
+                     output=True, blocks=(r,), images=tuple(r.figures))
+               for r in records if r.call_id is not None]
     plain = [r for r in records if r.call_id is None]
     if plain:
-        messages.append({"role": "user", "content": report_text(plain, plots), "_output": True,
-                         BLOCKS_KEY: [r.to_dict() for r in plain],
-                         **_images([p for r in plain for p in r.figures])})
-    return messages
+        entries.append(Entry({"role": "user", "content": report_text(plain, plots)},
+                             output=True, blocks=tuple(plain),
+                             images=tuple(p for r in plain for p in r.figures)))
+    return entries
 
 
 TASK_CHARS = 300  # a longer task is not restated after a report
@@ -86,17 +88,12 @@ def next_step(records: list[BlockRecord], task: str) -> str | None:
     return f"Your task: {task.strip()}\n{ask}"
 
 
-def with_footer(messages: list[dict], footer: str | None) -> list[dict]:
-    """The report messages with `footer` on a line of its own at the end of the last one."""
-    if not footer or not messages:
-        return messages
-    last = messages[-1]
-    return [*messages[:-1], dict(last, content=f"{last['content']}\n{footer}")]
-
-
-def _images(paths: list[str]) -> dict:
-    """The key that lists the figures for a vision model, when there are any."""
-    return {"_images": list(paths)} if paths else {}
+def with_footer(entries: list[Entry], footer: str | None) -> list[Entry]:
+    """The report entries with `footer` on a line of its own at the end of the last one."""
+    if not footer or not entries:
+        return entries
+    last = entries[-1]
+    return [*entries[:-1], last.with_content(f"{last.content}\n{footer}")]
 
 
 def _output_with_displays(record: BlockRecord) -> str:

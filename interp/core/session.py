@@ -4,21 +4,19 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from pathlib import Path
 
 from languages import Registry, default_registry
 
 from interp.approval.decision import Approver, auto_approve
-from interp.core import blocks
 from interp.core import events as ev
 from interp.core import exits
 from interp.core import turns
 from interp.core.asking import ModelAsker
-from interp.core.attachments import attachment_notice, check_attachable, describe_file
 from interp.core.compaction import Compactor
 from interp.core.execution import BlockExecutor
+from interp.core.history import Entry, last_number
 from interp.core.instructions import with_instructions
-from interp.core.mentions import mentioned_files
+from interp.core.next_task import NextTask
 from interp.core.state import SessionConfig, SessionState, Totals
 from interp.core.system_prompt import system_prompt
 from interp.core.text import clean
@@ -40,17 +38,17 @@ class Session:
 
     def __init__(self, model: Model, approver: Approver = auto_approve, *,
                  config: SessionConfig | None = None, registry: Registry | None = None,
-                 history: list[dict] | None = None, log=None, session_id: str | None = None):
+                 history: list[Entry] | None = None, log=None, session_id: str | None = None):
         config = config or SessionConfig()
         registry = registry or default_registry()
         self._state = state = SessionState(
             model, config, registry, list(history or []), log,
             session_id or (log.id if log is not None else None))
-        if not state.messages or state.messages[0].get("role") != "system":
-            state.add({"role": "system", "content": with_instructions(system_prompt(
+        if not state.messages or state.messages[0].role != "system":
+            state.add(Entry({"role": "system", "content": with_instructions(system_prompt(
                 registry.names(), config.runner.cwd, registry.model_notes()),
-                config.instructions), "_prompt": "interp"})
-        state.block = blocks.last_number(state.messages)
+                config.instructions)}, prompt=True))
+        state.block = last_number(state.messages)
         self._loops = turns.LoopGuard()
         self._checks = turns.TurnChecks(state)
         self._asker = ModelAsker(state, self._checks)
@@ -58,9 +56,7 @@ class Session:
         self._compactor = Compactor(config.compact_at)
         self._started = False
         self.exit_code = exits.OK
-        self.attachments: list[str] = []  # file descriptions for the next task (see attach)
-        self._attached: set[Path] = set()  # the files those describe
-        self.notes: list[str] = []  # notes for the model, sent with the next task (see tell)
+        self._next = NextTask(state.root)  # notes and files for the next task's message
 
     # -- what the parts share, as attributes -------------------------------------------
     @property
@@ -81,12 +77,12 @@ class Session:
         return self._state.registry
 
     @property
-    def messages(self) -> list[dict]:
-        """The conversation, the system prompt first."""
+    def messages(self) -> list[Entry]:
+        """The conversation, the system prompt first: one Entry (history.py) per message."""
         return self._state.messages
 
     @messages.setter
-    def messages(self, messages: list[dict]) -> None:
+    def messages(self, messages: list[Entry]) -> None:
         self._state.messages = messages
 
     @property
@@ -137,15 +133,8 @@ class Session:
                                     instructions=self.config.instructions.paths
                                     if self.config.instructions is not None else [])
         self._state.answer_dangling_calls()
-        if self.notes:  # before the request: a small model answers whatever comes last
-            task = "\n\n".join([*self.notes, task])
-            self.notes = []
-        if self.config.mentions:
-            yield from self._describe_mentions(self._state.task)  # typed by the person, not notes
-        if self.attachments:
-            task = f"{task}\n\nAttached files:\n\n" + "\n\n".join(self.attachments)
-            self.attachments, self._attached = [], set()
-        self._state.add({"role": "user", "content": task}, task=True)
+        task = yield from self._next.message(task, self.config.mentions, self._checks.previewed)
+        self._state.add(Entry({"role": "user", "content": task}, task=True))
         self._blocks.denied = False
         self._loops.reset()
         self._checks.new_task()
@@ -163,26 +152,22 @@ class Session:
         The description is added after the text of the next task's user message. A relative
         path is taken from the session's working directory; a missing, unreadable or non-regular
         file raises attachments.AttachmentError."""
-        resolved = check_attachable(Path(self._state.root(), Path(path).expanduser()))
-        text = describe_file(resolved)
-        self.attachments.append(text)
-        self._attached.add(resolved.resolve())
-        return text
+        return self._next.attach(path)
 
-    def _describe_mentions(self, task: str) -> Iterator[ev.Event]:
-        """Attach the files of the working folder that the task names (not attached yet)."""
-        for path in mentioned_files(task, self._state.root()):
-            if path not in self._attached:
-                self._attached.add(path)
-                self.attachments.append(describe_file(path))
-                self._checks.previewed.append(os.path.relpath(path, self._state.root()))
-                yield ev.Notice(level="info", text=attachment_notice(
-                    self.attachments[-1], "Named in the task, so described to the model:"))
+    @property
+    def attachments(self) -> list[str]:
+        """The file descriptions queued for the next task."""
+        return self._next.attachments
+
+    @property
+    def notes(self) -> list[str]:
+        """The notes queued for the model, sent with the next task."""
+        return self._next.notes
 
     def tell(self, note: str) -> None:
         """Queue a note for the model (e.g. that runner state was not restored); it is put
         before the text of the next task's user message."""
-        self.notes.append(note)
+        self._next.notes.append(note)
 
     def compact(self, focus: str | None = None, *, auto: bool = False) -> Iterator[ev.Event]:
         """Have the model summarise the earlier conversation (interp/core/compaction.py): it is
@@ -241,7 +226,7 @@ class Session:
         self._blocks.stop_runners()
         self.messages = self.messages[:1]
         self.always.clear()
-        self._state.block, self.notes = 0, []
+        self._state.block, self._next.notes = 0, []
         # A log left attached must not bring the old conversation back on --resume; written
         # lazily so that attaching a new log right away (/reset) leaves the old file intact.
         self._state.log_reset = self.log is not None

@@ -4,10 +4,11 @@ to) and the facts of the task at hand."""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from languages import Registry, RunnerConfig
 
+from interp.core.history import Entry, task_indices
 from interp.core.instructions import Instructions
 from interp.core.text import clean
 from interp.models.base import Model
@@ -44,7 +45,7 @@ class SessionState:
     model: Model
     config: SessionConfig
     registry: Registry
-    messages: list[dict] = field(default_factory=list)
+    messages: list[Entry] = field(default_factory=list)  # the conversation, in order
     log: object | None = None  # the saved conversation (interp.storage), or None
     id: str | None = None
     totals: Totals = field(default_factory=Totals)
@@ -53,19 +54,17 @@ class SessionState:
     stop_requested: bool = False  # stop() was called during this task
     log_reset: bool = False  # reset() happened; the log learns of it before the next message
 
-    def add(self, message: dict, task: bool = False) -> None:
-        """Append a message to the conversation and to its file (`task`: the user's task)."""
-        message = clean(message)
-        if task:
-            message = dict(message, _task=True)
-        self.messages.append(message)
+    def add(self, entry: Entry) -> None:
+        """Append an entry to the conversation and to its file."""
+        entry = replace(entry, message=clean(entry.message))
+        self.messages.append(entry)
         if self.log is not None:
             if self.log_reset:
                 self.log_reset = False
                 self.log.append_reset()
                 for earlier in self.messages[:-1]:
                     self.log.append_message(earlier)
-            self.log.append_message(message)
+            self.log.append_message(entry)
 
     def root(self) -> str:
         """The session's working directory."""
@@ -73,7 +72,7 @@ class SessionState:
 
     def undo(self) -> int:
         """Drop the last task and everything after it; returns how many messages."""
-        tasks = [i for i, m in enumerate(self.messages) if m.get("_task")]
+        tasks = task_indices(self.messages)
         if not tasks:
             return 0
         dropped = len(self.messages) - tasks[-1]
@@ -88,14 +87,15 @@ class SessionState:
         Calls are left unanswered when a turn was cut short (Ctrl-C while events were handled) or
         the process died mid-block and the conversation was resumed."""
         for i in range(len(self.messages) - 1, -1, -1):
-            message = self.messages[i]
-            if message.get("role") == "tool":
+            entry = self.messages[i]
+            if entry.role == "tool":
                 continue
-            if message.get("role") != "assistant" or not message.get("tool_calls"):
+            if entry.role != "assistant" or not entry.tool_calls:
                 return
-            answered = {m.get("tool_call_id") for m in self.messages[i + 1:]}
-            for call in message["tool_calls"]:
+            answered = {m.message.get("tool_call_id") for m in self.messages[i + 1:]}
+            for call in entry.tool_calls:
                 if call.get("id") not in answered:
-                    self.add({"role": "tool", "tool_call_id": call.get("id"), "_output": True,
-                              "content": "Not run or not finished: the turn was interrupted."})
+                    self.add(Entry({"role": "tool", "tool_call_id": call.get("id"),
+                                    "content": "Not run or not finished: the turn was "
+                                               "interrupted."}, output=True))
             return

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 
-KEY = "_compaction"  # the key of a summary message (compaction.py)
+from interp.core.history import Entry
+
 _CAP = 4000  # characters of one message in the transcript, at first
 
 _SYSTEM = ("You write the summary that replaces the earlier part of a conversation between a "
@@ -26,21 +27,21 @@ Left to do: what is unfinished or was planned next.
 Plain text, no code blocks.{focus}"""
 
 
-def transcript(entries: list[dict], cap: int = _CAP, current: dict | None = None) -> str:
+def transcript(entries: list[Entry], cap: int = _CAP, current: Entry | None = None) -> str:
     """The messages as plain text for the summariser, each at most `cap` characters;
     `current` is the current task (it stays in the conversation as it is)."""
     parts = []
     for message in entries:
-        role, text = message.get("role"), text_of(message.get("content"))
+        role, text = message.role, text_of(message.content)
         if message is current:
             parts.append(f"User (the current task, kept word for word after the summary): "
                          f"{_shorten(text, cap)}")
-        elif KEY in message:
+        elif message.compaction is not None:
             parts.append(f"Summary of what came before:\n{_shorten(text, cap * 2)}")
-        elif role == "user" and not message.get("_output"):
+        elif role == "user" and not message.output:
             parts.append(f"User: {_shorten(text, cap)}")
         elif role == "assistant":
-            calls = [_call_text(c) for c in message.get("tool_calls") or ()]
+            calls = [_call_text(c) for c in message.tool_calls]
             parts.append("Assistant: " + _shorten("\n".join([text, *calls]).strip(), cap))
         elif role in ("tool", "user"):
             parts.append(f"Result: {_shorten(text, cap)}")
@@ -55,7 +56,7 @@ def summary_request(text: str, words: int, focus: str | None, note: str = "") ->
             {"role": "user", "content": f"{ask}\n{note}".rstrip()}]
 
 
-def fitted(messages: list[dict], window: int | None, current: dict | None = None) -> str:
+def fitted(messages: list[Entry], window: int | None, current: Entry | None = None) -> str:
     """The transcript, shortened until the request leaves room in the window for the reply:
     each message cut shorter, then the oldest left out (a summary from before and the current
     task stay)."""
@@ -67,7 +68,7 @@ def fitted(messages: list[dict], window: int | None, current: dict | None = None
         text = transcript(messages, cap, current)
     rest = list(messages)
     while len(text) > room:
-        drop = [m for m in rest if KEY not in m and m is not current][:max(1, len(rest) // 8)]
+        drop = [m for m in rest if m.compaction is None and m is not current][:max(1, len(rest) // 8)]
         if not drop:
             break
         rest = [m for m in rest if all(m is not d for d in drop)]

@@ -1,5 +1,6 @@
-"""Checks the conversation loop makes on each turn: whether to offer the tool, replies that
-are not answers (blocked, empty, cut off) and loops that go nowhere."""
+"""Checks the conversation loop makes on each turn: whether to offer the tool (the choice
+itself: tool_choice.py), replies that are not answers (blocked, empty, cut off) and loops that
+go nowhere."""
 
 from __future__ import annotations
 
@@ -11,13 +12,14 @@ from dataclasses import dataclass
 from interp.core import events as ev
 from interp.core import exits
 from interp.core.codeasks import RunRequest, language_asked, previewed
+from interp.core.history import Entry, user_message
 from interp.core.steps import (HOW_TO_CALL, HOW_TO_FENCE, Step, steps_from_reply, unrun_code_tag,
                                untagged_code)
 from interp.core.state import SessionState
 from interp.core.textcalls import text_calls, valid_arguments
+from interp.core.tool_choice import TEXT_CALLS_NOTICE, ToolChoice, choose_tools, tool_mode
 from interp.models.base import Reply, Retrying
 
-TOOL_MODES = ("auto", "on", "off")
 REPEATS_TO_STOP = 3
 EMPTY_NUDGE = ("Your last reply had no answer and no code. Continue with the task (run code if "
                "there is more to do) or give your final answer.")
@@ -40,47 +42,7 @@ FAILED_REPEAT_NOTE = ("Note: this is the same code as your previous run, and it 
 FAILED_ANSWER_REQUEST = ("You have run the same code {n} times and it failed each time, so "
                          "running it again will not help. Do not run code again: reply now with "
                          "your final answer to the task, or say what went wrong.")
-TEXT_CALLS_NOTICE = ("tools: off from now on ({} wrote its tool call as text; code runs from "
-                     "fenced blocks)")
 LOOP_NOTICE = "The model ran the same code with the same {what} {n} times; asking it for its answer."
-
-
-def tool_mode(setting: bool | str) -> str:
-    """The tools setting as auto|on|off (True means auto, False off)."""
-    if setting is True:
-        return "auto"
-    if setting is False:
-        return "off"
-    return setting if setting in TOOL_MODES else "auto"
-
-
-@dataclass(frozen=True)
-class ToolChoice:
-    """Whether the execute tool is sent, and a notice on why not (once, when it matters)."""
-
-    send: bool
-    notice: str | None = None
-
-
-def choose_tools(setting: bool | str, model) -> ToolChoice:
-    """auto: what litellm knows about the model; on: always; off: never (fenced blocks)."""
-    mode = tool_mode(setting)
-    if mode != "auto":
-        return ToolChoice(mode == "on")
-    known = getattr(model, "tool_support", None)
-    support = known() if callable(known) else model.supports_tools()
-    if support:
-        return ToolChoice(True)
-    measured = getattr(model, "tool_note", None)  # why a model that could take it is not sent it
-    if measured:
-        return ToolChoice(False, f"tools: off ({measured}; code runs from fenced blocks; "
-                                 f"--tools on to send the tool anyway)")
-    why = ("does not know whether" if support is None else "says")
-    what = (f"{model.name} supports function calling" if support is None
-            else f"{model.name} does not support function calling")
-    source = getattr(model, "tool_source", "litellm")
-    return ToolChoice(False, f"tools: off ({source} {why} {what}; code runs from fenced blocks; "
-                             f"--tools on to send the tool anyway)")
 
 
 @dataclass(frozen=True)
@@ -182,12 +144,12 @@ class LoopGuard:
         self.refused = self.refused or (self.asked and (language, code.strip()) in self._codes)
         return self.refused
 
-    def ask_for_answer(self) -> dict:
+    def ask_for_answer(self) -> Entry:
         """The message that asks a stuck model for its final answer (once a task)."""
         self.asked = True
         self.repeats = 0
         request = FAILED_ANSWER_REQUEST if self.failed else ANSWER_REQUEST
-        return {"role": "user", "content": request.format(n=self.limit)}
+        return user_message(request.format(n=self.limit))
 
     def notice(self) -> str:
         """The line that tells the person the model is asked for its answer."""
@@ -261,7 +223,7 @@ class TurnChecks:
         only cost it tokens."""
         if tool_mode(self.state.config.tools) != "auto" or not self.modes()[0] or reply.tool_calls:
             return
-        if not text_calls(reply.text) or any(m.get("tool_calls") for m in self.state.messages):
+        if not text_calls(reply.text) or any(m.tool_calls for m in self.state.messages):
             return
         self.tools = (self.state.model, ToolChoice(False))
         yield ev.Notice(level="info", text=TEXT_CALLS_NOTICE.format(self.state.model.name))
@@ -275,7 +237,7 @@ class TurnChecks:
         """(the tool is offered, fenced blocks run): once the model has used the tool, only
         its calls run."""
         tools = bool(self.tools is not None and self.tools[1].send)
-        return tools, not (tools and any(m.get("tool_calls") for m in self.state.messages))
+        return tools, not (tools and any(m.tool_calls for m in self.state.messages))
 
     def tag_nudge_due(self, reply: Reply) -> bool:
         """Whether the reply's code sits in a fence without a language tag, fences run, and
@@ -295,8 +257,8 @@ class TurnChecks:
         """Ask the model (once a task: see run_nudge_due) to run code before answering."""
         self.run_asked = True
         yield ev.Notice(level="info", text=asked.notice())
-        self.state.add({"role": "user", "content": asked.request(
-            HOW_TO_CALL if self.modes()[0] else HOW_TO_FENCE)})
+        self.state.add(user_message(asked.request(
+            HOW_TO_CALL if self.modes()[0] else HOW_TO_FENCE)))
 
     def _tell_how_to_tag(self, reply: Reply) -> Iterator[ev.Event]:
         """Tell the model (once a task: see tag_nudge_due) how to run code."""
@@ -308,8 +270,7 @@ class TurnChecks:
         what = (f"```{tag} block in your reply has no `$ ` prompt, so it was shown as output "
                 f"and not run" if tag else "code block in your reply has no language tag, so it "
                 "was not run")
-        self.state.add({"role": "user", "content": f"The {what}: {how} If it was not meant to "
-                        f"run, say so."})
+        self.state.add(user_message(f"The {what}: {how} If it was not meant to run, say so."))
 
     def no_steps(self, reply: Reply, untagged: bool) -> Iterator[ev.Event]:
         """A reply with nothing to run: the answer, or not one (refused or blocked, empty, or
@@ -322,7 +283,7 @@ class TurnChecks:
             if self.empty_replies == 1:
                 yield ev.Notice(level="warning",
                                 text=f"{name} sent an empty reply; asking it to go on.")
-                self.state.add({"role": "user", "content": EMPTY_NUDGE})
+                self.state.add(user_message(EMPTY_NUDGE))
                 return None
             ending = empty_ending(name)
         if ending is None and untagged:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from languages import Limits, RunnerConfig, Sandbox
 
 from interp.core import events as ev
+from interp.core.history import Entry, provider_messages
 from interp.eval.data import Problem
 from interp.eval.prompts import instruction, self_task, with_feedback
 from interp.eval.results import Outcome, Spend
@@ -124,15 +125,15 @@ def _self(problem: Problem, model: Model, config: ModeConfig) -> Outcome:
         finally:
             session.close()
     spend.add_totals(session.totals)
-    turns = [{k: v for k, v in m.items() if not k.startswith("_")} for m in session.messages[1:]]
-    calls = sum(1 for m in session.messages if m.get("role") == "assistant")
+    turns = provider_messages(session.messages[1:])
+    calls = sum(1 for m in session.messages if m.role == "assistant")
     code = final_code(problem, blocks, session.messages)
     if error and not code:
         return Outcome.failed_call(turns, spend, error, calls=calls)
     return Outcome.scored(turns, spend, code, check(problem, code, plus=config.plus), calls=calls)
 
 
-def final_code(problem: Problem, blocks: list[str], messages: list[dict]) -> str:
+def final_code(problem: Problem, blocks: list[str], messages: list[Entry]) -> str:
     """The solution a `self` run ends with: its Python blocks taken together (later definitions
     win, as in the runner), else the code in its last reply."""
     runnable = [block for block in blocks if parses(block)]
@@ -140,8 +141,8 @@ def final_code(problem: Problem, blocks: list[str], messages: list[dict]) -> str
     if defines(code, problem.entry_point):
         return code
     for message in reversed(messages):
-        if message.get("role") == "assistant" and message.get("content"):
-            found = solution_code(message["content"], problem.entry_point, problem.prompt)
+        if message.role == "assistant" and message.content:
+            found = solution_code(message.content, problem.entry_point, problem.prompt)
             if defines(found, problem.entry_point):
                 return found
     return code

@@ -36,7 +36,7 @@ def eval_model(settings: Settings, temperature: float, max_tokens: int):
     if settings.model == LOCAL:
         from interp.config.local import prepare_local
 
-        settings = prepare_local(settings, interactive=False)
+        settings = prepare_local(settings)  # no one to ask: no download
         if settings.local_temperature is None:
             settings = replace(settings, local_temperature=temperature)
     return settings, ModelMaker(settings, on_status=_local_status, params=params)()

@@ -20,6 +20,7 @@ from languages.records import CapturedOutput
 from interp.approval.decision import ApprovalState, Approver, Decision, Proposal
 from interp.approval.policy import Policy
 from interp.core import blocks, workspace
+from interp.core.history import Entry
 from interp.core.report import report_messages
 from interp.mcp.config import ServerConfig
 from interp.mcp.tools import RunCode
@@ -221,8 +222,8 @@ class ClientState:
             self._log = self.config.store.create(
                 {"model": f"mcp: {self.client}", "cwd": self.config.runner.cwd or os.getcwd()},
                 self.config.secrets)
-            self._log.append_message({"role": "user", "content": (
-                f"MCP client {self.client}: blocks run through `interp mcp`.")})
+            self._log.append_message(Entry({"role": "user", "content": (
+                f"MCP client {self.client}: blocks run through `interp mcp`.")}))
         except StoreError as exc:
             self._log_failed = True
             sys.stderr.write(f"interp mcp: warning: the conversation is not saved: {exc}\n")
@@ -232,9 +233,9 @@ class ClientState:
         `interp sessions`, `interp export` and `--resume` read it."""
         self._open_log()
         arguments = json.dumps({"language": request.language, "code": request.code})
-        call = {"role": "assistant", "content": None, "tool_calls": [{
+        call = Entry({"role": "assistant", "content": None, "tool_calls": [{
             "id": record.call_id, "type": "function",
-            "function": {"name": "execute", "arguments": arguments}}]}
+            "function": {"name": "execute", "arguments": arguments}}]})
         self._write(lambda log: [log.append_message(m) for m in [call, *report_messages([record])]])
 
     def _write(self, write: Callable) -> None:

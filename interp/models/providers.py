@@ -22,7 +22,6 @@ KEY_SUFFIXES = ("_API_KEY", "_API_TOKEN")
 class Host:
     """How a hosted provider that speaks OpenAI's chat completions differs from OpenAI."""
 
-    base: str  # its own URL
     stream_usage: bool = True  # accepts stream_options.include_usage
     # "always": a content list sent as its text joined; "text-only": so, unless some message
     # of the history holds an image or a file
@@ -52,6 +51,7 @@ class Provider:
     bare_in_map: bool = False  # litellm's model map sends its bare names to it
     map_prefix: str | None = None  # its keys' prefix in litellm's model map (None: not read so)
     host: Host | None = None  # a hosted OpenAI-compatible provider's quirks
+    base: str = ""  # its own URL, where neither --api-base nor a variable names another
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -86,8 +86,8 @@ class Provider:
         return next((os.environ[v] for v in self.base_vars if os.environ.get(v)), None)
 
     def url(self, api_base: str | None) -> str:
-        """A hosted provider's URL: --api-base, else its variables, else its own URL."""
-        found = api_base or self.env_base() or (self.host.base if self.host else "")
+        """Where its requests go: --api-base, else its variables, else its own URL."""
+        found = api_base or self.env_base() or self.base
         found = found.rstrip("/")
         v1 = self.host is not None and self.host.v1
         return found + "/v1" if v1 and not found.endswith("/v1") else found
@@ -110,7 +110,7 @@ def _host(name: str, base: str, key_vars: str, **quirks: Any) -> Provider:
     base_vars = tuple(quirks.pop("base_vars", f"{name.upper()}_API_BASE").split())
     secrets, bare = quirks.pop("secrets", None), quirks.pop("bare", "")
     return Provider(name, "openai", key_vars=tuple(key_vars.split()), base_vars=base_vars,
-                    secrets=secrets, bare=bare, host=Host(base, **quirks))
+                    secrets=secrets, bare=bare, host=Host(**quirks), base=base)
 
 
 PROVIDERS: tuple[Provider, ...] = (
@@ -118,15 +118,17 @@ PROVIDERS: tuple[Provider, ...] = (
     Provider("openai", "openai", key_vars=("OPENAI_API_KEY",),
              base_vars=("OPENAI_BASE_URL", "OPENAI_API_BASE"),
              bare=r"gpt-|chatgpt-|o[1-9]\b|ft:gpt|text-davinci|davinci|babbage",
-             bare_in_map=True, map_prefix=""),
+             bare_in_map=True, map_prefix="", base="https://api.openai.com/v1"),
     Provider("anthropic", "anthropic", key_vars=("ANTHROPIC_API_KEY",),
              base_vars=("ANTHROPIC_API_BASE", "ANTHROPIC_BASE_URL"),
-             secrets=("ANTHROPIC_AUTH_TOKEN",), bare="claude", bare_in_map=True, map_prefix=""),
+             secrets=("ANTHROPIC_AUTH_TOKEN",), bare="claude", bare_in_map=True, map_prefix="",
+             base="https://api.anthropic.com"),
     Provider("gemini", "gemini", key_vars=("GOOGLE_API_KEY", "GEMINI_API_KEY"),
              base_vars=("GEMINI_API_BASE",), told="GEMINI_API_KEY", bare="gemini",
-             map_prefix="gemini/"),
+             map_prefix="gemini/", base="https://generativelanguage.googleapis.com"),
     Provider("ollama", "ollama", prefixes=("ollama/", "ollama_chat/"), key_vars=("OLLAMA_API_KEY",),
-             base_vars=("OLLAMA_API_BASE",), litellm="ollama_chat", map_prefix="ollama/"),
+             base_vars=("OLLAMA_API_BASE",), litellm="ollama_chat", map_prefix="ollama/",
+             base="http://localhost:11434"),
     Provider("azure", "azure", key_vars=("AZURE_OPENAI_API_KEY", "AZURE_API_KEY"),
              base_vars=("AZURE_API_BASE",), secrets=("AZURE_AD_TOKEN",)),
     # hosted providers that speak OpenAI's chat completions

@@ -24,7 +24,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from interp.core.history import Entry
 from interp.secrets import Redactor
+from interp.storage.entries import to_saved
 from interp.storage.locks import SessionBusy, SessionLock, lock_path
 from interp.storage.replay import read_meta, replay, session_title
 
@@ -127,9 +129,9 @@ class ConversationLog:
         the runners create it when the first long output is spooled)."""
         return self.path.parent / self.id
 
-    def append_message(self, message: dict[str, Any]) -> None:
-        """Record one chat message (OpenAI format dict)."""
-        self._write({"type": "message", "ts": _now(), "message": message})
+    def append_message(self, entry: Entry) -> None:
+        """Record one entry of the conversation (its saved form: entries.py)."""
+        self._write({"type": "message", "ts": _now(), "message": to_saved(entry)})
 
     def append_event(self, kind: str, data: dict[str, Any]) -> None:
         """Record a non-message event (e.g. a code run) for later inspection."""
@@ -264,12 +266,12 @@ class ConversationStore:
             return None
         return max(ids, key=lambda i: (self._mtime_ns(i), i))
 
-    def load(self, id: str) -> list[dict[str, Any]]:
-        """Messages of a session (id or unique prefix), with undo/reset applied."""
+    def load(self, id: str) -> list[Entry]:
+        """Entries of a session (id or unique prefix), with undo/reset applied."""
         return self.load_checked(id)[0]
 
-    def load_checked(self, id: str) -> tuple[list[dict[str, Any]], list[str]]:
-        """(messages, a warning for each line that was skipped) of a session."""
+    def load_checked(self, id: str) -> tuple[list[Entry], list[str]]:
+        """(entries, a warning for each line that was skipped) of a session."""
         path = self.path_for(self.resolve(id))
         try:
             _, messages, warnings = replay(path)

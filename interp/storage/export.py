@@ -1,8 +1,8 @@
 """Exporting a conversation as Markdown, a Jupyter notebook (nbformat v4) or JSON.
 
-Blocks are read from their records (interp.core.blocks): the message that reports a reply's
-blocks to the model keeps one record per block under ``_blocks``, so an export never depends on
-the wording the model was given. Conversations saved before records existed are read by
+Blocks are read from their records (interp.core.blocks): the history entry that reports a
+reply's blocks to the model keeps one record per block (``Entry.blocks``), so an export never
+depends on the wording the model was given. Conversations saved before records existed are read by
 interp.storage.legacy. Blocks are numbered as in the session (``▶ python block 3``; a notebook
 cell's execution count is its block number).
 
@@ -24,12 +24,13 @@ import base64
 import json
 from pathlib import Path
 
-from interp.core.blocks import BlockRecord, not_run, records_of
+from interp.core.blocks import BlockRecord, not_run
 from interp.core.fences import fence, parse_blocks
+from interp.core.history import Entry
 from interp.core.png import is_png
 from interp.core.report import missing_package_hint
 from interp.core.steps import shown_only
-from interp.core.summary import KEY as SUMMARY_KEY
+from interp.storage.entries import to_saved
 from interp.storage.legacy import legacy_record, split_report
 
 FORMATS = {".md": "markdown", ".markdown": "markdown", ".ipynb": "notebook", ".json": "json"}
@@ -39,12 +40,13 @@ class ExportError(Exception):
     """A conversation cannot be exported (unknown format, unwritable path)."""
 
 
-def export_json(messages: list[dict]) -> str:
-    """The messages as an indented JSON array (every key kept, so it loads back the same)."""
-    return json.dumps(messages, ensure_ascii=False, indent=2) + "\n"
+def export_json(messages: list[Entry]) -> str:
+    """The entries as an indented JSON array in their saved form (every fact kept, so it loads
+    back the same)."""
+    return json.dumps([to_saved(m) for m in messages], ensure_ascii=False, indent=2) + "\n"
 
 
-def export_markdown(messages: list[dict], *, title: str | None = None) -> str:
+def export_markdown(messages: list[Entry], *, title: str | None = None) -> str:
     """A readable Markdown transcript: tasks, prose, code, outputs and figure links."""
     parts, last = [f"# {title or 'interp conversation'}"], "task"
     for kind, item in conversation_items(messages):
@@ -60,7 +62,7 @@ def export_markdown(messages: list[dict], *, title: str | None = None) -> str:
     return "\n\n".join(p.strip("\n") for p in parts if p.strip()) + "\n"
 
 
-def export_notebook(messages: list[dict], *, title: str | None = None) -> dict:
+def export_notebook(messages: list[Entry], *, title: str | None = None) -> dict:
     """An nbformat v4.5 notebook: markdown cells for prose, code cells for blocks that ran."""
     cells: list[dict] = []
     if title:
@@ -98,7 +100,7 @@ def export_format(fmt: str | None, path: Path | str | None = None) -> str:
     return name
 
 
-def render_export(messages: list[dict], fmt: str, *, title: str | None = None) -> str:
+def render_export(messages: list[Entry], fmt: str, *, title: str | None = None) -> str:
     """The text of an export in `fmt` (see export_format), ending with a newline."""
     name = export_format(fmt)
     if name == "markdown":
@@ -110,7 +112,7 @@ def render_export(messages: list[dict], fmt: str, *, title: str | None = None) -
     return text if text.endswith("\n") else text + "\n"
 
 
-def write_export(messages: list[dict], path: Path | str, fmt: str | None = None, *,
+def write_export(messages: list[Entry], path: Path | str, fmt: str | None = None, *,
                  title: str | None = None) -> str:
     """Write an export to `path` in `fmt` (else chosen by suffix); returns the format used."""
     path = Path(path)
@@ -124,22 +126,22 @@ def write_export(messages: list[dict], path: Path | str, fmt: str | None = None,
 
 
 # -- reading the history ----------------------------------------------------------------------
-def conversation_items(messages: list[dict]) -> list[tuple[str, object]]:
+def conversation_items(messages: list[Entry]) -> list[tuple[str, object]]:
     """The conversation as ("task", str), ("prose", str) and ("block", BlockRecord) items."""
     items: list[tuple[str, object]] = []
     numbers = _Numbers()
     for i, message in enumerate(messages):
-        role, text = message.get("role"), _text(message.get("content"))
-        if SUMMARY_KEY in message:  # the summary the model got: the history itself is here
+        role, text = message.role, _text(message.content)
+        if message.compaction is not None:  # the summary the model got: the history is here
             continue
         if role == "user" and not _is_report(message):
             items.append(("task", text))
         elif role == "assistant":
             report, calls = _answers_after(messages, i)
-            if message.get("tool_calls"):
+            if message.tool_calls:
                 items += [("prose", text)] if text.strip() else []
                 items += [("block", _call_block(c, calls.get(c.get("id")), numbers))
-                          for c in message["tool_calls"]]
+                          for c in message.tool_calls]
             else:
                 items += _fenced_items(text, report, numbers)
     return items
@@ -156,28 +158,29 @@ class _Numbers:
         return self.last
 
 
-def _answers_after(messages: list[dict], i: int) -> tuple[dict | None, dict[str, dict]]:
-    """The report message of message i's fenced blocks, and its tool results by call id."""
-    report: dict | None = None
-    calls: dict[str, dict] = {}
+def _answers_after(messages: list[Entry], i: int) -> tuple[Entry | None, dict[str, Entry]]:
+    """The report entry of entry i's fenced blocks, and its tool results by call id."""
+    report: Entry | None = None
+    calls: dict[str, Entry] = {}
     for message in messages[i + 1:]:
-        role = message.get("role")
+        role = message.role
         if role == "tool":
-            calls[message.get("tool_call_id")] = message
+            calls[message.message.get("tool_call_id")] = message
         elif role == "user" and _is_report(message):
             report = report or message
-        elif role in ("assistant", "user") and SUMMARY_KEY not in message:
+        elif role in ("assistant", "user") and message.compaction is None:
             break
     return report, calls
 
 
-def _is_report(message: dict) -> bool:
-    return bool(message.get("_output")) or _text(message.get("content")).startswith("[Block 1, ")
+def _is_report(message: Entry) -> bool:
+    return message.output or _text(message.content).startswith("[Block 1, ")
 
 
-def _fenced_items(text: str, report: dict | None, numbers: _Numbers) -> list[tuple[str, object]]:
-    records = records_of(report) if report is not None else None
-    legacy = split_report(_text(report.get("content"))) if report and records is None else {}
+def _fenced_items(text: str, report: Entry | None,
+                  numbers: _Numbers) -> list[tuple[str, object]]:
+    records = report.blocks if report is not None else None
+    legacy = split_report(_text(report.content)) if report and records is None else {}
     items: list[tuple[str, object]] = []
     pos, k = 0, 0
     for found in parse_blocks(text):
@@ -198,8 +201,8 @@ def _fenced_items(text: str, report: dict | None, numbers: _Numbers) -> list[tup
     return items
 
 
-def _call_block(call: dict, answer: dict | None, numbers: _Numbers) -> BlockRecord:
-    records = records_of(answer) if answer is not None else None
+def _call_block(call: dict, answer: Entry | None, numbers: _Numbers) -> BlockRecord:
+    records = answer.blocks if answer is not None else None
     if records:
         numbers.take(records[0])
         return records[0]
@@ -208,7 +211,7 @@ def _call_block(call: dict, answer: dict | None, numbers: _Numbers) -> BlockReco
         args = json.loads(arguments)
     except ValueError:
         args = None
-    text = _text(answer.get("content")) if answer is not None else None
+    text = _text(answer.content) if answer is not None else None
     if not isinstance(args, dict) or not isinstance(args.get("code"), str):
         return not_run(numbers.take(), "", str(arguments), "skipped", text)
     return legacy_record(numbers.take(), str(args.get("language") or "python"), args["code"],

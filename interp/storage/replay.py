@@ -1,4 +1,4 @@
-"""Reading a saved session back: its meta record, its messages after undo and reset records
+"""Reading a saved session back: its meta record, its entries after undo and reset records
 (each unusable line skipped with a warning), and its title."""
 
 from __future__ import annotations
@@ -8,7 +8,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from interp.core.history import Entry
 from interp.core.text import clean
+from interp.storage.entries import from_saved
 from interp.storage.validate import message_problem
 
 _TITLE_LEN = 60
@@ -41,11 +43,11 @@ def records(path: Path) -> Iterator[tuple[int, dict[str, Any] | None, str]]:
                 yield number, None, "not a JSON object"
 
 
-def replay(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]], list[str]]:
-    """(meta record, messages, warnings) after applying undo and reset records; each line that
+def replay(path: Path) -> tuple[dict[str, Any], list[Entry], list[str]]:
+    """(meta record, entries, warnings) after applying undo and reset records; each line that
     cannot be used is skipped with a warning that names it."""
     meta: dict[str, Any] = {}
-    messages: list[dict[str, Any]] = []
+    messages: list[Entry] = []
     warnings: list[str] = []
     for number, record, problem in records(path):
         kind = record.get("type") if record is not None else None
@@ -56,7 +58,7 @@ def replay(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]], list[str]]
         elif kind == "meta" and not meta:
             meta = record
         elif kind == "message":
-            messages.append(record["message"])
+            messages.append(from_saved(record["message"]))
         elif kind == "undo":
             count = record.get("count")
             if isinstance(count, int) and not isinstance(count, bool) and count > 0:
@@ -75,10 +77,11 @@ def _content_text(content: Any) -> str:
     return ""
 
 
-def session_title(messages: list[dict[str, Any]]) -> str:
+def session_title(messages: list[Entry]) -> str:
+    """The first user message that is not a blocks report, shortened."""
     for message in messages:
-        if message.get("role") == "user" and not message.get("_output"):
-            text = " ".join(_content_text(message.get("content")).split())
+        if message.role == "user" and not message.output:
+            text = " ".join(_content_text(message.content).split())
             if len(text) > _TITLE_LEN:
                 text = text[: _TITLE_LEN - 1] + "…"
             return text

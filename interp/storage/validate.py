@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from interp.storage.entries import IMAGES
+
 _ROLES = frozenset({"system", "user", "assistant", "tool"})
 
 
@@ -22,7 +24,7 @@ def message_problem(message: Any) -> str:
         return "a tool result without a tool_call_id"
     if message.get("tool_calls") is not None and not _tool_calls(message["tool_calls"]):
         return "an assistant message with malformed tool calls"
-    images = message.get("_images")
+    images = message.get(IMAGES)
     if images is not None and not (isinstance(images, list) and all(isinstance(i, str) for i in images)):
         return "a message whose figure list is not a list of paths"
     return ""

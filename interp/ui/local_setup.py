@@ -12,7 +12,7 @@ from rich.text import Text
 
 from interp.models.local.server import LoadStatus
 from interp.models.local.download import download, part_path
-from interp.models.local.files import ModelSpec
+from interp.models.local.files import ModelSpec, size_text
 from interp.ui.status import StatusLine
 from interp.ui.yesno import ask_yes_no
 
@@ -38,6 +38,22 @@ def offer_download(console: Console, spec: ModelSpec, dest: Path, url: str) -> b
     return ask_yes_no(console, "Download it now?")
 
 
+def fetch_model(spec: ModelSpec, dest: Path, url: str) -> Path | None:
+    """Offer to download `spec` in the terminal and download it with a progress bar; None when
+    the person declines (DownloadError when the download fails)."""
+    console = Console(stderr=True)
+    if not offer_download(console, spec, dest, url):
+        return None
+    return download_with_progress(console, spec, dest, url)
+
+
+def loading_status(line: StatusLine | None = None) -> LoadingStatus:
+    """The local model's load, shown on the run's status line `line` when it has one, else
+    on stderr (stdout may carry --json)."""
+    console = Console(file=line.stream) if line is not None else Console(stderr=True)
+    return LoadingStatus(console, line)
+
+
 def download_with_progress(console: Console, spec: ModelSpec, dest: Path, url: str) -> Path:
     """Download `spec` to `dest` with a progress bar (DownloadError if it fails)."""
     part = part_path(dest)
@@ -51,11 +67,6 @@ def download_with_progress(console: Console, spec: ModelSpec, dest: Path, url: s
     console.print(Text(f"Downloaded {dest} (sha256 checked)."),
                   soft_wrap=not console.is_terminal)  # a terminal wraps it at word boundaries
     return dest
-
-
-def size_text(n: int) -> str:
-    """Bytes as MB or GB."""
-    return f"{n / 1e9:.1f} GB" if n >= 1e9 else f"{n / 1e6:.0f} MB"
 
 
 class LoadingStatus:

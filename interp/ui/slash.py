@@ -275,7 +275,7 @@ def _export(ctx: CommandContext, arg: str) -> None:
         return
     title = None
     try:
-        if not any(m.get("role") not in ("system", None) for m in session.messages):
+        if not any(m.role not in ("system", None) for m in session.messages):
             ctx.console.print("Nothing to export: the conversation is empty.")
             return
         if session.log is not None:  # the saved form: keys are already [REDACTED] there

@@ -14,7 +14,7 @@ from languages import Limits, RunnerConfig, Sandbox
 
 from interp.core import events as ev
 from interp.core import exits
-from interp.core.blocks import plotted, records_of
+from interp.core.history import Entry, plotted, provider_messages
 from interp.eval.tasks.results import TaskRecord
 from interp.eval.tasks.spec import Attempt, Block, Task, score
 from interp.models.base import Model
@@ -81,29 +81,29 @@ def _run(task: Task, model: Model, config: TaskConfig, model_name: str,
         task_id=task.id, category=task.category, model=model_name, sentence=task.sentence,
         right=result.right, answered=result.answered, clean=result.answered and code == exits.OK,
         exit_code=code, reason=reason, final_message=answer, failed=result.failures,
-        model_calls=sum(m.get("role") == "assistant" for m in messages),
+        model_calls=sum(m.role == "assistant" for m in messages),
         prompt_tokens=totals.prompt_tokens, completion_tokens=totals.completion_tokens,
         error=notice if code == exits.MODEL_ERROR else None, files=listing(folder),
-        turns=[{k: v for k, v in m.items() if not k.startswith("_")} for m in messages[1:]])
+        turns=provider_messages(messages[1:]))
 
 
-def shown_text(messages: list[dict]) -> str:
+def shown_text(messages: list[Entry]) -> str:
     """What the user saw: each assistant message (its code fences left out), each block's
     output and the text of the tables it showed, in order."""
     parts: list[str] = []
     for message in messages:
-        content = message.get("content")
-        if message.get("role") == "assistant" and isinstance(content, str):
+        content = message.content
+        if message.role == "assistant" and isinstance(content, str):
             parts.append(_FENCE.sub("", content).strip())
-        for record in records_of(message) or ():
+        for record in message.blocks or ():
             parts.append(record.output_text())
             parts += [table.text for table in record.tables]
     return "\n".join(p for p in parts if p)
 
 
-def blocks_ran(messages: list[dict]) -> tuple[Block, ...]:
+def blocks_ran(messages: list[Entry]) -> tuple[Block, ...]:
     """The blocks of a conversation that ran."""
-    return tuple(Block(r.language, r.code) for m in messages for r in records_of(m) or () if r.ran)
+    return tuple(Block(r.language, r.code) for m in messages for r in m.blocks or () if r.ran)
 
 
 def listing(folder: Path) -> list[str]:

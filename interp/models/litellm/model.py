@@ -4,7 +4,6 @@ deadlines and retries (calls.py). litellm is imported on first use, through load
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 from collections.abc import Iterator
 from typing import Any
@@ -13,6 +12,7 @@ from interp.models.calls import DEFAULT_MAX_TOKENS, StreamedModel
 from interp.models.litellm import routes
 from interp.models.litellm.chunks import is_progress, records_of
 from interp.models.litellm.loader import load_litellm
+from interp.models.litellm.tokens import count_tokens
 from interp.models.stream import Accumulator
 from interp.models.watch import Deadlines, Wire, watched
 
@@ -116,14 +116,6 @@ class LiteLLMModel(StreamedModel):
     def count_tokens(self, messages: list[dict]) -> int:
         """Token count via litellm's tokenizer, falling back to JSON length / 4."""
         return count_tokens(self.name, messages)
-
-
-def count_tokens(name: str, messages: list[dict]) -> int:
-    """Token count via litellm's tokenizer, falling back to JSON length / 4."""
-    try:
-        return int(load_litellm().token_counter(model=name, messages=messages))
-    except Exception:  # tokenizer trouble must never break the loop
-        return len(json.dumps(messages, default=str)) // 4
 
 
 def _close(response: Any) -> None:

@@ -26,8 +26,8 @@ def client_for(provider: str, http: httpx.Client, api_base: str | None,
     if provider == "openai":
         import openai
 
-        from interp.models.wire.openai import base_url
+        from interp.models.providers import BY_NAME
 
-        return openai.OpenAI(api_key=api_key, base_url=base_url(api_base), http_client=http,
-                             max_retries=0)
+        return openai.OpenAI(api_key=api_key, base_url=BY_NAME["openai"].url(api_base),
+                             http_client=http, max_retries=0)
     return None

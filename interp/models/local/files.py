@@ -55,6 +55,11 @@ DEFAULT_MODEL = ModelSpec(
 )
 
 
+def size_text(n: int) -> str:
+    """Bytes as MB or GB."""
+    return f"{n / 1e9:.1f} GB" if n >= 1e9 else f"{n / 1e6:.0f} MB"
+
+
 @dataclass(frozen=True)
 class GGUFInfo:
     """What interp needs from a GGUF header."""

@@ -22,8 +22,8 @@ from interp.models.wire.http import WireError, WireRequest, event_records, is_js
 if TYPE_CHECKING:
     import httpx
 
-DEFAULT_BASE = "https://api.anthropic.com"
 ANTHROPIC = BY_NAME["anthropic"]
+DEFAULT_BASE = ANTHROPIC.base
 VERSION = "2023-06-01"
 FALLBACK_MAX_TOKENS = 4096  # the API requires max_tokens; for models the map does not know
 # The request fields the Messages API itself reads; other parameters are dropped.
@@ -43,7 +43,7 @@ STATUS = {"invalid_request_error": 400, "authentication_error": 401, "billing_er
 def base_url(api_base: str | None) -> str:
     """The messages endpoint: --api-base (with or without /v1[/messages]), else litellm's
     variables, else Anthropic."""
-    base = (api_base or ANTHROPIC.env_base() or DEFAULT_BASE).rstrip("/")
+    base = ANTHROPIC.url(api_base)
     if base.endswith("/v1/messages"):
         return base
     return base + ("/messages" if base.endswith("/v1") else "/v1/messages")

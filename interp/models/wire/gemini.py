@@ -27,8 +27,8 @@ from interp.models.wire.gemini_schema import declaration
 if TYPE_CHECKING:
     import httpx
 
-DEFAULT_BASE = "https://generativelanguage.googleapis.com"
 GEMINI = BY_NAME["gemini"]  # its key variables in litellm's order (and Google's SDK's)
+DEFAULT_BASE = GEMINI.base
 SIGNATURE = "__thought__"  # separates a call's id from its thought signature
 SKIP_SIGNATURE = "c2tpcF90aG91Z2h0X3NpZ25hdHVyZV92YWxpZGF0b3I="  # Google's documented stand-in
 _FINISH = {"MAX_TOKENS": "length", "SAFETY": "content_filter", "RECITATION": "content_filter",
@@ -49,7 +49,7 @@ _GEMINI_CONFIG = {"maxOutputTokens", "topP", "topK", "stopSequences", "candidate
 def url(model: str, api_base: str | None) -> str:
     """Where requests go: --api-base, else GEMINI_API_BASE, else Google. A base with a path
     (`.../v1beta`, a proxy's prefix) is used as given, as litellm does; a bare host gets /v1beta."""
-    base = (api_base or GEMINI.env_base() or DEFAULT_BASE).rstrip("/")
+    base = GEMINI.url(api_base)
     if urlsplit(base).path in ("", "/"):
         base += "/v1beta"
     model = model.removeprefix("models/")

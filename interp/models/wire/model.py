@@ -14,6 +14,7 @@ from typing import Any
 from interp.models import modelmap
 from interp.models.calls import Refused, StreamedModel
 from interp.models.litellm.loader import loaded, preload_in_background
+from interp.models.litellm.tokens import count_tokens
 from interp.models.providers import Provider
 from interp.models.stream import Accumulator, is_progress
 from interp.models.watch import Deadlines, Wire, watched
@@ -121,8 +122,6 @@ class WireModel(StreamedModel):
         if not loaded():
             preload_in_background()
             return len(json.dumps(messages, default=str)) // 4
-        from interp.models.litellm.model import count_tokens
-
         return count_tokens(self.name, messages)
 
 

@@ -23,9 +23,9 @@ from interp.models.wire.http import (WireError, WireRequest, arguments_object, e
 if TYPE_CHECKING:
     import httpx
 
-DEFAULT_BASE = "http://localhost:11434"
 SHOW_TIMEOUT = 5.0  # seconds to wait for /api/show before deciding without it
 OLLAMA = BY_NAME["ollama"]  # its key is optional: Ollama's cloud and authenticating proxies
+DEFAULT_BASE = OLLAMA.base
 # Ollama's own request fields outside `options`.
 TOP_LEVEL = frozenset({"keep_alive", "format", "think"})
 # The model options Ollama reads (api.Options); other parameters are dropped, as litellm does.

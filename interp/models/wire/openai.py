@@ -21,13 +21,13 @@ from interp.models.wire.http import WireError, WireRequest, is_json, sse
 if TYPE_CHECKING:
     import httpx
 
-DEFAULT_BASE = "https://api.openai.com/v1"
 OPENAI = BY_NAME["openai"]
+DEFAULT_BASE = OPENAI.base
 
 
 def base_url(api_base: str | None) -> str:
     """Where requests go: --api-base, else the OpenAI SDK's variables, else OpenAI."""
-    return (api_base or OPENAI.env_base() or DEFAULT_BASE).rstrip("/")
+    return OPENAI.url(api_base)
 
 
 def body(model: str, messages: list[dict], tools: list[dict] | None,

@@ -65,7 +65,7 @@ def test_a_task_after_a_rewind_means_the_model_was_told(tmp_path):
 def test_session_files_with_checkpoints_still_replay_and_old_ones_have_none(tmp_path):
     path = _write(tmp_path, [_task("one"), _mark(1, "before", A)])
     meta, messages, warnings = replay(path)
-    assert [m["content"] for m in messages] == ["one"] and warnings == []
+    assert [m.content for m in messages] == ["one"] and warnings == []
     old = _write(tmp_path, [_task("one")])
     history = read_history(old)
     assert history.root is None and history.before == {} and history.points == []

@@ -10,6 +10,7 @@ from session_kit import KEY, hang_guard
 
 from interp.core import events as ev
 from interp.core.asking import ModelAsker
+from interp.core.history import Entry
 from interp.core.state import SessionConfig, SessionState
 from interp.core.turns import TurnChecks
 from interp.models.base import Reply
@@ -21,8 +22,8 @@ from languages.shell import ShellRunner
 def asker(server, **config) -> tuple[ModelAsker, SessionState]:
     model = model_for("openai/fake-model", api_base=server.api_base, api_key=KEY)
     state = SessionState(model, SessionConfig(**config), Registry([ShellRunner]),
-                         [{"role": "system", "content": "sys", "_prompt": "interp"},
-                          {"role": "user", "content": "say hello", "_task": True}])
+                         [Entry({"role": "system", "content": "sys"}, prompt=True),
+                          Entry({"role": "user", "content": "say hello"}, task=True)])
     return ModelAsker(state, TurnChecks(state)), state
 
 
@@ -44,7 +45,7 @@ def test_a_reply_streams_as_events_and_joins_the_conversation():
     assert events[0] == ev.ModelRequest(turn=1, model="openai/fake-model")
     assert "".join(e.text for e in events if isinstance(e, ev.MessageDelta)) == "Hello there."
     assert isinstance(reply, Reply) and reply.text == "Hello there."
-    assert state.messages[-1] == {"role": "assistant", "content": "Hello there."}
+    assert state.messages[-1].message == {"role": "assistant", "content": "Hello there."}
     assert sent == [{"role": "system", "content": "sys"}, {"role": "user", "content": "say hello"}]
     assert ask.payload() == [*sent, {"role": "assistant", "content": "Hello there."}]
 
@@ -66,8 +67,8 @@ def test_a_stop_keeps_what_arrived_and_raises_keyboard_interrupt():
         with pytest.raises(KeyboardInterrupt):
             drain(ask.ask(1))
     kept = state.messages[-1]
-    assert kept["role"] == "assistant"
-    assert kept["content"].endswith("\n[reply interrupted by the user]")
+    assert kept.role == "assistant"
+    assert kept.content.endswith("\n[reply interrupted by the user]")
 
 
 def test_with_the_tool_the_system_prompt_is_its_execute_tool_form():

@@ -8,8 +8,10 @@ import json
 import pytest
 
 from interp.core import blocks
-from interp.core.blocks import BlockRecord, FileChanges, last_number, records_of
+from interp.core.blocks import BlockRecord, FileChanges
+from interp.core.history import Entry, plotted
 from interp.core.report import model_text, report_messages, report_text
+from interp.storage.entries import from_saved, to_saved
 from languages import CapturedOutput, Display, Result, RunnerConfig
 from languages.python import PythonRunner
 
@@ -116,24 +118,11 @@ def test_report_messages_keep_the_records_and_figures():
     fenced = [blocks.ran(8, "python", "a", ok), blocks.not_run(9, "shell", "b", "declined")]
     called = blocks.ran(10, "python", "c", ok, call_id="call_7")
     tool, user = report_messages([called, *fenced])
-    assert tool["role"] == "tool" and tool["tool_call_id"] == "call_7" and tool["_output"]
-    assert records_of(tool) == [called] and tool["_images"] == ["/f/1.png"]
-    assert user["role"] == "user" and records_of(user) == fenced and user["_images"] == ["/f/1.png"]
-    assert user["content"].startswith("[Block 8, python]\n") and "\n\n[Block 9, shell]\n" in user["content"]
+    assert tool.role == "tool" and tool.message["tool_call_id"] == "call_7" and tool.output
+    assert tool.blocks == (called,) and tool.images == ("/f/1.png",)
+    assert user.role == "user" and user.blocks == tuple(fenced) and user.images == ("/f/1.png",)
+    assert user.content.startswith("[Block 8, python]\n") and "\n\n[Block 9, shell]\n" in user.content
     assert report_messages([]) == []
-
-
-@pytest.mark.fast
-def test_last_number_continues_records_and_counts_older_sessions():
-    assert last_number([]) == 0
-    ok = Result(status="ok", output=CapturedOutput("", "", 0, 0, 0, None))
-    new = report_messages([blocks.ran(4, "python", "a", ok), blocks.ran(5, "shell", "b", ok)])
-    assert last_number([{"role": "user", "content": "task"}, *new]) == 5
-    legacy = [{"role": "user", "_output": True,
-               "content": "[Block 1, python]\nNo output.\nResult: ok.\n\n[Block 2, shell]\nx"},
-              {"role": "tool", "_output": True, "tool_call_id": "c", "content": "Result: ok."}]
-    assert last_number(legacy) == 3
-    assert last_number([*legacy, *new]) == 5
 
 
 def test_what_saved_figures_plot_is_kept_and_read_back_by_path(python, tmp_path):
@@ -148,6 +137,6 @@ def test_what_saved_figures_plot_is_kept_and_read_back_by_path(python, tmp_path)
     assert record.plots[mine].series[0].items == {"a": 1.0, "b": 2.0}
     assert record.plots[record.figures[0]].kinds == ("line",)
     assert "mine.png" not in model_text(record) and "[figure saved:" in model_text(record)
-    messages = [json.loads(json.dumps(m)) for m in report_messages([record])]
-    assert blocks.plotted(messages) == record.plots
-    assert blocks.plotted([{"role": "user", "content": "no records"}]) == {}
+    messages = [from_saved(json.loads(json.dumps(to_saved(m)))) for m in report_messages([record])]
+    assert plotted(messages) == record.plots
+    assert plotted([Entry({"role": "user", "content": "no records"})]) == {}

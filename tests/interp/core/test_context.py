@@ -121,13 +121,15 @@ def test_without_keep_last_user_only_system_survives():
 def test_output_marker_messages_are_trimmed_and_grouped_with_their_code():
     big = "x" * 3000
     msgs = [system(), user("task"), {"role": "assistant", "content": "```python\nprint('x')\n```"},
-            {"role": "user", "content": big, "interp_output": True},
+            {"role": "user", "content": big},
             {"role": "assistant", "content": "ok"}, user("next task")]
-    fitted = fit_messages(msgs, count(msgs) - 100, count)
+    outputs = [False, False, False, True, False, False]  # the history's output flags
+    fitted = fit_messages(msgs, count(msgs) - 100, count, outputs=outputs)
     assert fitted.trimmed == 1 and fitted.messages[3]["content"] == TRIMMED
-    assert fitted.messages[3]["interp_output"] is True
-    tiny = fit_messages(msgs, count([msgs[0], msgs[4], msgs[5]]), count)
+    assert fitted.kept == (0, 1, 2, 3, 4, 5)
+    tiny = fit_messages(msgs, count([msgs[0], msgs[4], msgs[5]]), count, outputs=outputs)
     assert tiny.messages == [msgs[0], msgs[4], msgs[5]] and tiny.dropped == 3
+    assert tiny.kept == (0, 4, 5)
 
 
 def test_custom_output_predicate_and_image_content():
@@ -146,7 +148,6 @@ def test_multiple_leading_system_messages_are_kept():
 def test_default_is_output():
     assert default_is_output({"role": "tool", "content": ""})
     assert default_is_output({"role": "user", "name": "output", "content": ""})
-    assert default_is_output({"role": "user", "interp_output": True, "content": ""})
     assert not default_is_output({"role": "user", "content": "hi"})
 
 

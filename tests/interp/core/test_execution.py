@@ -8,6 +8,7 @@ from session_kit import hang_guard
 from interp.approval.decision import Decision
 from interp.core import events as ev
 from interp.core.execution import BlockExecutor
+from interp.core.history import Entry
 from interp.core.state import SessionConfig, SessionState
 from interp.core.steps import Step
 from interp.core.turns import LoopGuard
@@ -18,7 +19,7 @@ from languages.shell import ShellRunner
 def executor(tmp_path, approver) -> BlockExecutor:
     config = SessionConfig(runner=RunnerConfig(cwd=str(tmp_path)))
     state = SessionState(None, config, Registry([ShellRunner]),
-                         [{"role": "system", "content": "sys"}], task="make a file")
+                         [Entry({"role": "system", "content": "sys"})], task="make a file")
     return BlockExecutor(state, approver, LoopGuard(), supports_vision=lambda: False)
 
 
@@ -45,8 +46,8 @@ def test_an_approved_block_runs_and_its_report_joins_the_conversation(tmp_path):
     assert events[-1].status == "ok" and events[-1].index == 1
     assert (stopped, tell) == (False, True) and blocks.state.block == 1
     report = blocks.state.messages[-1]
-    assert report["role"] == "user" and "done" in report["content"]
-    assert "Your task: make a file" in report["content"]  # the footer restates the task
+    assert report.role == "user" and "done" in report.content
+    assert "Your task: make a file" in report.content  # the footer restates the task
     assert not blocks.runners  # stopped
 
 
@@ -63,7 +64,7 @@ def test_a_block_denied_by_policy_does_not_run_and_is_remembered(tmp_path):
     assert asked == ["rm keep.txt"] and (tmp_path / "keep.txt").exists()
     assert events[-1] == ev.BlockDeclined(index=1, reason="no rm", policy=True)
     assert blocks.denied and not blocks.runners and (stopped, tell) == (False, True)
-    assert "no rm" in blocks.state.messages[-1]["content"]
+    assert "no rm" in blocks.state.messages[-1].content
 
 
 def test_a_language_allowed_always_is_not_asked_again(tmp_path):
@@ -87,4 +88,4 @@ def test_a_stop_requested_skips_the_blocks(tmp_path):
     blocks.state.stop_requested = True
     events, (stopped, tell) = act(blocks, [Step("shell", "echo never")])
     assert events == [] and stopped and not tell
-    assert "Not run: the user stopped the turn." in blocks.state.messages[-1]["content"]
+    assert "Not run: the user stopped the turn." in blocks.state.messages[-1].content

@@ -7,6 +7,7 @@ from dataclasses import replace
 import pytest
 
 from interp.core import blocks
+from interp.core.history import Entry
 from interp.core.report import ANSWER_CHECK, FIX_REQUEST, next_step, with_footer
 from languages import CapturedOutput, Result
 
@@ -40,8 +41,10 @@ def test_a_long_task_is_not_repeated():
 
 
 def test_the_footer_goes_on_the_last_message():
-    messages = [{"role": "tool", "content": "a"}, {"role": "user", "content": "b"}]
-    assert with_footer(messages, "F") == [messages[0], {"role": "user", "content": "b\nF"}]
+    messages = [Entry({"role": "tool", "content": "a"}, output=True),
+                Entry({"role": "user", "content": "b"}, output=True)]
+    assert with_footer(messages, "F") == [messages[0],
+                                          Entry({"role": "user", "content": "b\nF"}, output=True)]
     assert with_footer(messages, None) == messages
 
 

@@ -19,10 +19,12 @@ from session_kit import KEY, contents, finished, hang_guard, of, py, run
 from interp.core import events as ev
 from interp.core.session import Session
 from interp.approval.decision import RUN, Decision, Proposal, auto_approve, decline
+from interp.core.history import Entry
 from interp.core.context import TRIMMED
 from interp.models.reach import model_for
 from interp.models.window import KnownWindow
 from interp.storage.conversations import ConversationStore
+from interp.storage.entries import from_saved, to_saved
 from languages import Registry
 from languages.python import PythonRunner
 from languages.shell import ShellRunner
@@ -328,12 +330,12 @@ def test_small_context_window_trims_old_outputs_keeps_system_and_task(server, ma
     server.script([py(big), "printed many words", py("print('RECENT_OK')"), "done"])
     session = make_session(server, model_cls=TinyWindow, compact_at=None)  # trimming alone
     run(session, "FIRST TASK: print many words")
-    assert "w1499" in session.messages[3]["content"]  # the full output is kept in the session
+    assert "w1499" in session.messages[3].content  # the full output is kept in the session
     events = run(session, "SECOND TASK: print a little")
     assert finished(events)["exit_code"] == 0
 
     last = server.requests[-1]["messages"]
-    assert last[0] == {"role": "system", "content": session.messages[0]["content"]}
+    assert last[0] == {"role": "system", "content": session.messages[0].content}
     texts = contents(server.requests[-1])
     assert "SECOND TASK: print a little" in texts
     assert not any("w1499" in t for t in texts)
@@ -373,8 +375,10 @@ def saved(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
-def redacted(messages: list[dict]) -> list[dict]:
-    return json.loads(json.dumps(messages).replace(KEY, "[REDACTED]"))
+def redacted(messages: list[Entry]) -> list[Entry]:
+    """The entries as their saved form has them (the key replaced)."""
+    return [from_saved(m) for m in
+            json.loads(json.dumps([to_saved(m) for m in messages]).replace(KEY, "[REDACTED]"))]
 
 
 def test_messages_are_saved_as_they_happen_and_undo_reset(server, make_session, tmp_path):
@@ -404,18 +408,18 @@ def test_messages_are_saved_as_they_happen_and_undo_reset(server, make_session, 
     assert len(store.load(log.id)) == 7
     assert session.undo() == 2
     assert store.load(log.id) == redacted(session.messages)
-    assert [m["role"] for m in store.load(log.id)] == ["system", "user", "assistant", "user", "assistant"]
+    assert [m.role for m in store.load(log.id)] == ["system", "user", "assistant", "user", "assistant"]
 
     session.reset()
-    assert [m["role"] for m in session.messages] == ["system"]
+    assert [m.role for m in session.messages] == ["system"]
     server.script(["after reset"])
     run(session, "third task")
     request = server.requests[-1]["messages"]
     assert [m["role"] for m in request] == ["system", "user"]
     # the file agrees with the session, so a resume would not bring the old tasks back
     reloaded = store.load(log.id)
-    assert [m.get("content") for m in reloaded] == [m.get("content") for m in session.messages]
-    assert not any("first task" in (m.get("content") or "") for m in reloaded)
+    assert [m.content for m in reloaded] == [m.content for m in session.messages]
+    assert not any("first task" in (m.content or "") for m in reloaded)
 
 
 def test_attach_log_writes_the_conversation_so_far(server, make_session, tmp_path):

@@ -13,7 +13,7 @@ from fake_openai import Reply
 from session_kit import of, py, run
 
 from interp.core import events as ev
-from interp.core.compaction import KEY, PREFIX
+from interp.core.compaction import PREFIX
 from interp.core.context import TRIMMED
 from interp.core.session import Session
 from interp.models.reach import model_for
@@ -78,7 +78,7 @@ def test_auto_compaction_sends_the_summary_the_task_and_the_last_block(server, m
     assert after[0]["content"].startswith("You are interp")
     assert after[1]["content"] == f"{PREFIX}{SUMMARY}\n\nprint some numbers"
     assert "[600, 601" in after[3]["content"] and "[0, 1, 2" not in str(after)
-    assert any("[0, 1, 2" in str(m.get("content")) for m in session.messages)  # all kept
+    assert any("[0, 1, 2" in str(m.content) for m in session.messages)  # all kept
 
 
 def test_the_saved_conversation_keeps_everything_and_resumes_compacted(server, make_session,
@@ -89,7 +89,7 @@ def test_the_saved_conversation_keeps_everything_and_resumes_compacted(server, m
     session = make_session(server, model_cls=windowed(2000), log=log)
     run(session, "print some numbers")
     saved = store.load(log.id)
-    assert saved == session.messages and sum(KEY in m for m in saved) == 1
+    assert saved == session.messages and sum(m.compaction is not None for m in saved) == 1
     resumed = Session(session.model, history=saved,
                       registry=Registry([PythonRunner, ShellRunner]))
     assert resumed.payload() == session.payload()
@@ -111,7 +111,7 @@ def test_a_summary_too_long_twice_leaves_the_trimming_as_before(server, make_ses
     warning = [n["text"] for n in of(events, ev.NOTICE) if n["level"] == "warning"]
     assert any(t.startswith("Could not compact the conversation: the summary was still longer")
                and "older outputs are trimmed instead" in t for t in warning)
-    assert not of(events, ev.CONTEXT_COMPACTED) and not any(KEY in m for m in session.messages)
+    assert not of(events, ev.CONTEXT_COMPACTED) and not any(m.compaction for m in session.messages)
     assert events[-1].exit_code == 0
     last = server.requests[-1]["messages"]
     assert any(m.get("content") == TRIMMED for m in last)  # context.py's trimming, as before
@@ -151,9 +151,10 @@ def test_no_window_no_automatic_compaction():
             return None
 
     from interp.core.compaction import Compactor
+    from interp.core.history import Entry
     from interp.core.state import SessionConfig, SessionState
 
     session = SessionState(Unknown(), SessionConfig(), registry=None,
-                           messages=[{"role": "system", "content": "s"}])
+                           messages=[Entry({"role": "system", "content": "s"})])
 
     assert not Compactor(0.7).due(session) and not Compactor(None).due(session)

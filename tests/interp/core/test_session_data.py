@@ -20,6 +20,7 @@ import pytest
 from fake_openai import Reply
 from session_kit import of, py, run
 
+from interp.core.history import Entry
 from interp.core.report import ANSWER_CHECK
 from interp.core.vision import MAX_IMAGES
 
@@ -283,7 +284,7 @@ def test_figure_goes_to_a_vision_model_as_an_image_part(server, make_session, tm
     # saved sessions keep a reference, not the image
     saved = log.path.read_text()
     assert "base64" not in saved and len(saved) < 20_000
-    assert store.load(log.id)[-2]["_images"] == [path]
+    assert store.load(log.id)[-2].images == (path,)
 
     # later requests rebuild it from the file; a deleted file falls back to a note
     os.remove(path)
@@ -369,9 +370,9 @@ def test_result_text_with_fences_hint_and_files_survives_export():
                     displays=(Display("image", "[figure saved: /tmp/f/a.png]", "/tmp/f/a.png"),))
     record = blocks.ran(1, "python", "x", result, python="/x/py",
                         files=blocks.FileChanges(("a.csv",), text="Files created: a.csv (3 B)"))
-    messages = [{"role": "user", "content": "t"}, {"role": "assistant", "content": py("x")},
-                *report_messages([record])]
-    text = messages[-1]["content"]
+    messages = [Entry({"role": "user", "content": "t"}),
+                Entry({"role": "assistant", "content": py("x")}), *report_messages([record])]
+    text = messages[-1].content
     assert text.startswith("[Block 1, python]\nOutput:\n````\n```\nnested fence\n```\n")
     assert "[figure saved: /tmp/f/a.png]\n````\nHint: openpyxl is not installed" in text
     markdown = export_markdown(messages)

@@ -16,6 +16,7 @@ from wire_server import Turn
 
 from interp.approval.decision import auto_approve, decline
 from interp.core import exits
+from interp.core.history import Entry
 from interp.core.session import Session, SessionConfig
 from interp.models.reach import model_for
 from interp.storage.conversations import ConversationStore
@@ -58,7 +59,7 @@ def test_on_sends_the_tool_and_describes_it(server, make_session):
     assert [t["function"]["name"] for t in server.requests[0]["tools"]] == ["execute"]
     system = server.requests[0]["messages"][0]["content"]
     assert "call the `execute` function" in system and "fenced code block with" not in system
-    assert session.messages[0]["content"] != system  # stored: the plain prompt
+    assert session.messages[0].content != system  # stored: the plain prompt
     assert of(events, "block.finished")[0]["status"] == "ok"
 
 
@@ -215,8 +216,8 @@ def test_calls_the_server_parsed_out_of_the_text_run_in_fenced_mode(server, make
     events = run(session, "6*7?")
     assert of(events, "block.finished")[0]["status"] == "ok" and "42" in told(server)
     saved = session.messages[2]
-    assert saved["role"] == "assistant" and "tool_calls" not in saved
-    assert saved["content"].startswith("Let me check.\n<tool_call>\n{\"name\": \"execute\"")
+    assert saved.role == "assistant" and "tool_calls" not in saved.message
+    assert saved.content.startswith("Let me check.\n<tool_call>\n{\"name\": \"execute\"")
     assert all("tool_calls" not in m for r in server.requests for m in r["messages"])
 
 
@@ -355,11 +356,11 @@ def test_an_old_conversation_with_a_broken_call_is_sent_repaired(server, make_se
     server.script(["fine"])
     session = make_session(server, model="gpt-4o")
     session.messages += [
-        {"role": "user", "content": "earlier"},
-        {"role": "assistant", "content": None, "tool_calls": [
+        Entry({"role": "user", "content": "earlier"}),
+        Entry({"role": "assistant", "content": None, "tool_calls": [
             {"id": "c1", "type": "function", "function": {"name": "execute",
-                                                          "arguments": '{"code": "x = '}}]},
-        {"role": "tool", "tool_call_id": "c1", "content": "cut off"}]
+                                                          "arguments": '{"code": "x = '}}]}),
+        Entry({"role": "tool", "tool_call_id": "c1", "content": "cut off"})]
     run(session, "again")
     sent = server.requests[0]["messages"][2]["tool_calls"][0]["function"]["arguments"]
     assert json.loads(sent) == {"code": "x = "}
@@ -444,7 +445,7 @@ def test_a_reply_cut_by_a_dropped_connection_starts_over(server, make_session):
     events = run(session, "hi", on_event=lambda e: deltas.append(e) if e.type == "message.delta" else None)
     assert of(events, "model.retry")[0]["restart"] is True
     assert of(events, "message")[0]["text"] == "the whole reply"
-    assert session.messages[-1]["content"] == "the whole reply"
+    assert session.messages[-1].content == "the whole reply"
 
 
 # -- loops ----------------------------------------------------------------------------------

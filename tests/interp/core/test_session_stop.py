@@ -54,8 +54,8 @@ def test_stop_while_streaming_keeps_the_partial_reply(server, make_session):
     assert finished(events)["exit_code"] == 130
     assert "Reply interrupted." in [n["text"] for n in of(events, "notice")]
     partial = session.messages[-1]
-    assert partial["role"] == "assistant" and "interrupted by the user" in partial["content"]
-    assert "w499" not in partial["content"]
+    assert partial.role == "assistant" and "interrupted by the user" in partial.content
+    assert "w499" not in partial.content
 
 
 def test_a_block_stopped_before_it_starts_does_not_run(server, make_session):

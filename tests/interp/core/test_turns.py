@@ -7,6 +7,7 @@ import pytest
 
 from interp.core import events as ev
 from interp.core import exits
+from interp.core.history import Entry
 from interp.core.state import SessionConfig, SessionState
 from interp.core.turns import EMPTY_NUDGE, UNTAGGED_NOTICE, TurnChecks
 from interp.models.base import Reply
@@ -20,7 +21,7 @@ pytestmark = pytest.mark.fast  # pure units: no process, pty or server (see conf
 def checks(tools: str = "off") -> TurnChecks:
     model = model_for("openai/small", api_base="http://127.0.0.1:9/v1", api_key="x")
     state = SessionState(model, SessionConfig(tools=tools), Registry([ShellRunner]),
-                         [{"role": "system", "content": "sys"}])
+                         [Entry({"role": "system", "content": "sys"})])
     return TurnChecks(state)
 
 
@@ -56,7 +57,7 @@ def test_an_empty_reply_is_nudged_once_then_ends_the_task():
     turn = checks()
     events, ending = drain(turn.no_steps(reply(""), False))
     assert ending is None and events[0].level == "warning"
-    assert turn.state.messages[-1] == {"role": "user", "content": EMPTY_NUDGE}
+    assert turn.state.messages[-1].message == {"role": "user", "content": EMPTY_NUDGE}
     events, ending = drain(turn.no_steps(reply(""), False))
     assert ending == (exits.NO_ANSWER, "empty reply") and events[0].level == "error"
     turn.new_task()
@@ -69,7 +70,7 @@ def test_code_in_an_untagged_fence_asks_the_model_to_tag_it_once_a_task():
     assert turn.steps(answer) == [] and turn.tag_nudge_due(answer)
     events, ending = drain(turn.no_steps(answer, True))
     assert ending is None and events == [ev.Notice(level="info", text=UNTAGGED_NOTICE)]
-    assert "has no language tag" in turn.state.messages[-1]["content"]
+    assert "has no language tag" in turn.state.messages[-1].content
     assert not turn.tag_nudge_due(answer)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from interp.core.history import Entry
 from interp.eval.data import load_problems
 from interp.eval.modes import final_code
 from interp.eval.report import summarize
@@ -64,6 +65,6 @@ def test_the_self_modes_final_code_is_its_blocks_with_later_definitions_winning(
 
 def test_the_self_modes_final_code_falls_back_to_the_last_reply():
     problem = load_problems("humaneval")[2]
-    messages = [{"role": "assistant",
-                 "content": "Final:\n```\ndef truncate_number(number):\n    return number % 1.0\n```"}]
+    messages = [Entry({"role": "assistant",
+                       "content": "Final:\n```\ndef truncate_number(number):\n    return number % 1.0\n```"})]
     assert "number % 1.0" in final_code(problem, ["x = 1"], messages)

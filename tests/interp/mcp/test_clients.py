@@ -56,7 +56,7 @@ def test_blocks_that_ran_and_that_did_not_are_saved_as_execute_calls(tmp_path):
     assert ran.record.status == "ok" and ran.record.output_head == "42\n"
     assert refused.record.status == "denied" and refused.record.index == 2
     messages = client.config.store.load(ran.session_id)
-    assert messages[0]["content"] == "MCP client tester 1.0: blocks run through `interp mcp`."
+    assert messages[0].content == "MCP client tester 1.0: blocks run through `interp mcp`."
     items = [item for kind, item in conversation_items(messages) if kind == "block"]
     assert [(b.index, b.language, b.status) for b in items] == [(1, "python", "ok"),
                                                                (2, "shell", "denied")]

@@ -8,7 +8,9 @@ import pytest
 
 from interp.secrets import REDACTED
 
+from interp.core.history import Entry
 from interp.storage.conversations import ConversationStore, StoreError, new_session_id
+from interp.storage.entries import from_saved
 
 pytestmark = pytest.mark.fast  # pure units: no process, pty or server (see conftest.py)
 
@@ -19,13 +21,13 @@ def store(tmp_path):
 
 
 def user(text):
-    return {"role": "user", "content": text}
+    return Entry({"role": "user", "content": text})
 
 
 def make(store, messages, model="gpt-4o", mtime=None):
     with store.create({"model": model, "cwd": "/tmp"}) as log:
         for m in messages:
-            log.append_message(m)
+            log.append_message(m if isinstance(m, Entry) else from_saved(m))
     if mtime is not None:
         os.utime(log.path, (mtime, mtime))
     return log.id
@@ -39,7 +41,7 @@ def test_id_format_sorts_by_time():
 
 
 def test_round_trip(store):
-    msgs = [user("hi"), {"role": "assistant", "content": "hello", "tool_calls": None}]
+    msgs = [user("hi"), Entry({"role": "assistant", "content": "hello", "tool_calls": None})]
     log = store.create({"model": "m", "cwd": "/w", "extra": 1})
     for m in msgs:
         log.append_message(m)
@@ -61,7 +63,7 @@ def test_open_appends_to_existing(store):
     with store.open(sid[:-2]) as log:  # prefix works
         assert log.id == sid
         log.append_message(user("two"))
-    assert [m["content"] for m in store.load(sid)] == ["one", "two"]
+    assert [m.content for m in store.load(sid)] == ["one", "two"]
 
 
 def test_lines_visible_before_close(store):
@@ -82,14 +84,14 @@ def test_kill_safety_truncated_last_line(store):
     # reopening starts a new line, so the next record is not glued onto the broken one
     with store.open(sid) as log:
         log.append_message(user("c"))
-    assert [m["content"] for m in store.load(sid)] == ["a", "b", "c"]
+    assert [m.content for m in store.load(sid)] == ["a", "b", "c"]
 
 
 def test_corrupt_lines_anywhere_are_skipped(store):
     sid = make(store, [user("a")])
     with open(store.path_for(sid), "ab") as fh:
         fh.write(b"not json\n\xff\xfe garbage\n[1, 2]\n{\"type\": \"message\", \"message\": 5}\n\n")
-        fh.write(json.dumps({"type": "message", "message": user("b")}).encode() + b"\n")
+        fh.write(json.dumps({"type": "message", "message": user("b").message}).encode() + b"\n")
     assert store.load(sid) == [user("a"), user("b")]
 
 
@@ -100,7 +102,7 @@ def test_undo_and_reset_records(store):
     log.append_undo(2)
     log.append_message(user("e"))
     log.close()
-    assert [m["content"] for m in store.load(log.id)] == ["a", "b", "e"]
+    assert [m.content for m in store.load(log.id)] == ["a", "b", "e"]
     with store.open(log.id) as log2:
         log2.append_undo(99)
         log2.append_message(user("f"))
@@ -160,17 +162,18 @@ def test_redaction(store):
     quoted = 'pa"ss\\word'
     log = store.create({"model": "m", "api_key": key}, secrets=[key, quoted, "short", None])
     log.append_message(user(f"my key is {key}!"))
-    log.append_message({"role": "assistant", "content": [{"type": "text", "text": key}], key: 1})
+    log.append_message(Entry({"role": "assistant", "content": [{"type": "text", "text": key}],
+                              key: 1}))
     log.append_event("run", {"output": f"KEY={key}\n", "pw": quoted})
-    log.append_message({"role": "user", "content": "short stays"})
+    log.append_message(user("short stays"))
     log.close()
     raw = log.path.read_bytes()
     assert key.encode() not in raw
     assert b"pa\\\"ss\\\\word" not in raw and b'pa"ss' not in raw
     msgs = store.load(log.id)
-    assert msgs[0]["content"] == f"my key is {REDACTED}!"
-    assert msgs[1]["content"][0]["text"] == REDACTED and REDACTED in msgs[1]
-    assert msgs[2]["content"] == "short stays"  # secrets under 6 chars are not redacted
+    assert msgs[0].content == f"my key is {REDACTED}!"
+    assert msgs[1].content[0]["text"] == REDACTED and REDACTED in msgs[1].message
+    assert msgs[2].content == "short stays"  # secrets under 6 chars are not redacted
 
 
 def test_prefix_resolution(store):
@@ -226,6 +229,8 @@ def test_valid_messages_of_every_kind_load(store):
                              "function": {"name": "execute", "arguments": "{}"}}]},
             {"role": "tool", "tool_call_id": "c1", "content": "out", "_images": ["/a.png"]},
             {"role": "assistant", "content": "done", "tool_calls": None}]
+    msgs = [m if isinstance(m, Entry) else from_saved(m) for m in msgs]
+    assert msgs[3].images == ("/a.png",) and "_images" not in msgs[3].message
     log = store.create({"model": "m"})
     for m in msgs:
         log.append_message(m)

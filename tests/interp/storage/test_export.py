@@ -16,9 +16,11 @@ from pathlib import Path
 import pytest
 
 from interp.core import blocks, report
+from interp.core.history import Entry, last_number
 from interp.core.report import report_messages
 from interp.storage.export import (ExportError, conversation_items, export_json, export_markdown,
                                    export_notebook, write_export)
+from interp.storage.entries import from_saved
 from interp.storage.legacy import find_figures
 from interp.storage.conversations import ConversationStore
 from languages import CapturedOutput, Display, Result, RunnerConfig, default_registry
@@ -72,14 +74,14 @@ def fenced(run, tmp_path):
     first = [run("python", b1), run("shell", b2)]
     second = [run("python", b3),
               blocks.not_run(next(run.numbers), "shell", b4, "declined", "too dangerous")]
-    return [
+    return as_entries([
         {"role": "system", "content": "You are interp."},
         {"role": "user", "content": "Compute squares and plot them", "_task": True},
         {"role": "assistant", "content": reply1}, *report_messages(first),
         {"role": "assistant", "content": reply2}, *report_messages(second),
         {"role": "assistant", "content": reply3}, *report_messages([run("python", b5, edited)]),
         {"role": "assistant", "content": "Done: the total is 60."},
-    ]
+    ])
 
 
 @pytest.fixture
@@ -95,7 +97,7 @@ def tool_form(run, tmp_path):
         return {"id": f"call_{i}", "type": "function", "function": {
             "name": "execute", "arguments": json.dumps({"language": language, "code": code})}}
 
-    return [
+    return as_entries([
         {"role": "system", "content": "You are interp."},
         {"role": "user", "content": "Summarise data", "_task": True},
         {"role": "assistant", "content": "Let me look.", "tool_calls": [call(1, "python", c1)]},
@@ -108,13 +110,18 @@ def tool_form(run, tmp_path):
          "content": "Not run or not finished: the turn was interrupted."},
         {"role": "user", "content": "Thanks", "_task": True},
         {"role": "assistant", "content": "You're welcome."},
-    ]
+    ])
 
 
 @pytest.fixture(scope="module")
 def legacy():
     """The messages of a session file written by interp before block records (a1b6baf)."""
     return ConversationStore(LEGACY).load("legacy-session")
+
+
+def as_entries(items):
+    """Entries from saved-form dicts (a session file's lines), entries left as they are."""
+    return [m if isinstance(m, Entry) else from_saved(m) for m in items]
 
 
 def blocks_of(messages):
@@ -175,17 +182,18 @@ def test_the_words_the_model_was_given_do_not_matter(run, fenced, tool_form, mon
     before = [(export_markdown(m), export_notebook(m)) for m in (fenced, tool_form)]
     for messages in (fenced, tool_form):
         for message in messages:
-            if message.get("_output") and blocks.records_of(message):
-                message["content"] = "Résultat : ça a marché. Output: ``` Result: nope."
+            if message.output and message.blocks:
+                messages[messages.index(message)] = message.with_content(
+                    "Résultat : ça a marché. Output: ``` Result: nope.")
     after = [(export_markdown(m), export_notebook(m)) for m in (fenced, tool_form)]
     assert after == before
     monkeypatch.setattr(report, "model_text", lambda record, *_, **__: "[[reworded]]")
     record = run("python", "print('same')")
     reworded = report_messages([record])
-    assert reworded[0]["content"] == f"[Block {record.index}, python]\n[[reworded]]"
-    found = blocks_of([{"role": "user", "content": "t"},
-                       {"role": "assistant", "content": "```python\nprint('same')\n```"},
-                       *reworded])
+    assert reworded[0].content == f"[Block {record.index}, python]\n[[reworded]]"
+    found = blocks_of(as_entries([{"role": "user", "content": "t"},
+                                  {"role": "assistant", "content": "```python\nprint('same')\n```"},
+                                  *reworded]))
     assert found == [record] and found[0].output_text() == "same\n"
 
 
@@ -222,7 +230,7 @@ def test_a_session_file_in_the_old_format_keeps_loading_and_exporting(legacy):
     assert [c["execution_count"] for c in code] == [1, 2, 3, 5, 6, 7, 8]
     assert rerun_python([c for c in code if c["execution_count"] in (1, 5)]) == [
         stdout_of(c) for c in code if c["execution_count"] in (1, 5)]
-    assert blocks.last_number(legacy) == 8  # a resumed old conversation goes on from 9
+    assert last_number(legacy) == 8  # a resumed old conversation goes on from 9
 
 
 # -- markdown ---------------------------------------------------------------------------------
@@ -252,17 +260,17 @@ def test_markdown_of_the_tool_form(tool_form, tmp_path):
 
 def test_output_containing_backticks_gets_a_longer_fence(run):
     code = "print('```\\nnot the end\\n```')"
-    messages = [{"role": "user", "content": "go", "_task": True},
+    messages = as_entries([{"role": "user", "content": "go", "_task": True},
                 {"role": "assistant", "content": f"```python\n{code}\n```"},
-                *report_messages([run("python", code)])]
+                *report_messages([run("python", code)])])
     assert "````\n```\nnot the end\n```\n````" in export_markdown(messages)
 
 
 def test_long_output_names_its_spool_file(run, tmp_path):
     code = "for i in range(5000): print('row', i)"
-    messages = [{"role": "user", "content": "go", "_task": True},
+    messages = as_entries([{"role": "user", "content": "go", "_task": True},
                 {"role": "assistant", "content": f"```python\n{code}\n```"},
-                *report_messages([run("python", code)])]
+                *report_messages([run("python", code)])])
     md = export_markdown(messages)
     assert f"full output in {tmp_path / 'block-1-output.txt'}" in md and "row 4999" in md
 
@@ -270,9 +278,9 @@ def test_long_output_names_its_spool_file(run, tmp_path):
 def test_tables_are_exported_with_their_text(run, tmp_path):
     pytest.importorskip("pandas")
     code = "import pandas as pd\npd.DataFrame({'city': ['Oslo'], 'temp': [3]})"
-    messages = [{"role": "user", "content": "go", "_task": True},
+    messages = as_entries([{"role": "user", "content": "go", "_task": True},
                 {"role": "assistant", "content": f"```python\n{code}\n```"},
-                *report_messages([run("python", code)])]
+                *report_messages([run("python", code)])])
     assert "Oslo" in export_markdown(messages)
     cell = next(c for c in export_notebook(messages)["cells"] if c["cell_type"] == "code")
     shown = [o for o in cell["outputs"] if o["output_type"] == "display_data"]
@@ -333,9 +341,9 @@ def test_missing_figure_is_linked_not_embedded(run, tmp_path):
     gone = str(tmp_path / "gone.png")
     result = Result(status="ok", output=CapturedOutput("", "", 0, 0, 0, None),
                     displays=(Display("image", f"[figure saved: {gone}]", gone),))
-    messages = [{"role": "user", "content": "plot", "_task": True},
+    messages = as_entries([{"role": "user", "content": "plot", "_task": True},
                 {"role": "assistant", "content": "```python\nplot()\n```"},
-                *report_messages([blocks.ran(1, "python", "plot()", result)])]
+                *report_messages([blocks.ran(1, "python", "plot()", result)])])
     nb = export_notebook(messages)
     validate(nb)
     cell = next(c for c in nb["cells"] if c["cell_type"] == "code")
@@ -345,8 +353,8 @@ def test_missing_figure_is_linked_not_embedded(run, tmp_path):
 
 @pytest.mark.fast
 def test_block_without_a_result_is_a_note(tmp_path):
-    messages = [{"role": "user", "content": "go", "_task": True},
-                {"role": "assistant", "content": "```python\nprint(1)\n```"}]
+    messages = as_entries([{"role": "user", "content": "go", "_task": True},
+                {"role": "assistant", "content": "```python\nprint(1)\n```"}])
     nb = export_notebook(messages)
     validate(nb)
     assert all(c["cell_type"] == "markdown" for c in nb["cells"])
@@ -356,7 +364,7 @@ def test_block_without_a_result_is_a_note(tmp_path):
 # -- JSON and write_export --------------------------------------------------------------------
 def test_json_round_trip(fenced, tool_form):
     for messages in (fenced, tool_form):
-        assert json.loads(export_json(messages)) == messages
+        assert [from_saved(m) for m in json.loads(export_json(messages))] == messages
 
 
 @pytest.mark.parametrize("name, fmt, expected", [
@@ -371,7 +379,7 @@ def test_write_export_picks_the_format(fenced, tmp_path, name, fmt, expected):
     elif expected == "notebook":
         validate(json.loads(text))
     else:
-        assert json.loads(text) == fenced
+        assert [from_saved(m) for m in json.loads(text)] == fenced
 
 
 def test_write_export_errors(fenced, tmp_path):

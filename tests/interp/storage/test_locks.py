@@ -14,6 +14,7 @@ import pytest
 
 from fake_openai import Reply
 from helpers import HANG_GUARD, interp_cmd, model_args, run_interp
+from interp.core.history import Entry
 from interp.storage.locks import SessionBusy, SessionLock, lock_path
 from interp.storage.conversations import ConversationInUse, ConversationStore
 
@@ -91,7 +92,7 @@ def test_one_log_per_conversation_in_a_process_too(tmp_path):
         store.open(log.id)
     log.close()
     with store.open(log.id) as again:
-        again.append_message({"role": "user", "content": "x"})
+        again.append_message(Entry({"role": "user", "content": "x"}))
     with pytest.raises(SessionBusy):
         lock = SessionLock(lock_path(log.path))
         try:

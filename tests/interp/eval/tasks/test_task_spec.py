@@ -8,6 +8,8 @@ import pytest
 
 from languages.plots import Plot
 
+from interp.core.blocks import BlockRecord
+from interp.core.history import Entry
 from interp.eval.tasks.attempt import shown_text
 from interp.eval.tasks.files import read_csv
 from interp.eval.tasks.spec import Attempt, Block, Number, Task, Words, no_files, numbers_in, score
@@ -109,11 +111,12 @@ def test_the_figure_of_a_file_is_found_by_its_real_path(tmp_path):
 
 
 def test_what_the_user_saw_leaves_code_fences_out():
-    messages = [{"role": "system", "content": "prompt 99"},
-                {"role": "user", "content": "task 77"},
-                {"role": "assistant", "content": "Let me compute.\n```python\nprint(6*7)\n```\n"},
-                {"role": "user", "content": "report", "_blocks": [
-                    {"index": 1, "language": "python", "code": "print(6*7)", "status": "ok",
-                     "output_head": "42\n"}]},
-                {"role": "assistant", "content": "It is 42."}]
+    messages = [Entry({"role": "system", "content": "prompt 99"}),
+                Entry({"role": "user", "content": "task 77"}),
+                Entry({"role": "assistant",
+                       "content": "Let me compute.\n```python\nprint(6*7)\n```\n"}),
+                Entry({"role": "user", "content": "report"}, output=True, blocks=(
+                    BlockRecord(index=1, language="python", code="print(6*7)", status="ok",
+                                output_head="42\n"),)),
+                Entry({"role": "assistant", "content": "It is 42."})]
     assert shown_text(messages) == "Let me compute.\n42\n\nIt is 42."

@@ -11,6 +11,7 @@ import urllib.parse
 import pytest
 
 from helpers import hang_guard
+from interp.core.history import Entry
 from interp.core.payload import build_payload
 from interp.models.base import ModelError, Reply
 from interp.models.local.server import LocalConfig, LocalServer, LocalServerError
@@ -83,17 +84,17 @@ def test_context_window_tokens_and_speed_come_from_llama_cpp(model):
 def test_the_conversation_is_trimmed_to_the_context(smol_gguf, own_copy):
     path = own_copy(smol_gguf)
     model = LocalModel(LocalServer(_config(path, context=512), log_dir=path.parent))
-    history = [{"role": "system", "content": "You are terse."}]
+    history = [Entry({"role": "system", "content": "You are terse."})]
     for i in range(12):
-        history += [{"role": "user", "content": f"task {i}", "_task": True},
-                    {"role": "assistant", "content": f"```python\nprint({i})\n```"},
-                    {"role": "user", "content": "output " * 60, "_output": True}]
-    history.append({"role": "user", "content": "the last task", "_task": True})
+        history += [Entry({"role": "user", "content": f"task {i}"}, task=True),
+                    Entry({"role": "assistant", "content": f"```python\nprint({i})\n```"}),
+                    Entry({"role": "user", "content": "output " * 60}, output=True)]
+    history.append(Entry({"role": "user", "content": "the last task"}, task=True))
     try:
         with hang_guard(180, "no reply"):
             model.supports_tools()  # loaded: exact counts from here on
             assert model.context_window() == 512
-            plain = [{k: v for k, v in m.items() if k[0] != "_"} for m in history]
+            plain = [m.message for m in history]
             assert model.count_tokens(plain) > 512
             payload = build_payload(history, model, vision=False)
             assert model.count_tokens(payload) <= 512

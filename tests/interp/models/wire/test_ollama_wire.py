@@ -371,7 +371,7 @@ def test_a_model_the_map_lacks_is_asked_about_on_the_server(listed, tools, visio
 
 
 def test_the_tools_notice_says_the_server_said_so():
-    from interp.core.turns import choose_tools
+    from interp.core.tool_choice import choose_tools
 
     with OllamaServer() as server:
         server.capabilities = ("completion",)

@@ -1,0 +1,40 @@
+"""The conversation's typed entries: the provider message with interp's facts beside it."""
+
+from __future__ import annotations
+
+import pytest
+
+from interp.core import blocks
+from interp.core.history import Compaction, Entry, last_number, provider_messages, task_indices
+from interp.core.report import report_messages
+from languages import CapturedOutput, Result
+
+pytestmark = pytest.mark.fast  # pure units: no process, pty or server (see conftest.py)
+
+
+def test_last_number_continues_records_and_counts_older_sessions():
+    assert last_number([]) == 0
+    ok = Result(status="ok", output=CapturedOutput("", "", 0, 0, 0, None))
+    new = report_messages([blocks.ran(4, "python", "a", ok), blocks.ran(5, "shell", "b", ok)])
+    assert last_number([Entry({"role": "user", "content": "task"}), *new]) == 5
+    legacy = [Entry({"role": "user",
+                     "content": "[Block 1, python]\nNo output.\nResult: ok.\n\n[Block 2, shell]\nx"},
+                    output=True),
+              Entry({"role": "tool", "tool_call_id": "c", "content": "Result: ok."}, output=True)]
+    assert last_number(legacy) == 3
+    assert last_number([*legacy, *new]) == 5
+
+
+def test_the_facts_stay_beside_the_message_the_provider_is_sent():
+    entries = [Entry({"role": "system", "content": "sys"}, prompt=True),
+               Entry({"role": "user", "content": "go"}, task=True),
+               Entry({"role": "user", "content": "summary"},
+                     compaction=Compaction(end=1, task=None, summarized=1)),
+               Entry({"role": "user", "content": "again"}, task=True)]
+    assert provider_messages(entries) == [{"role": "system", "content": "sys"},
+                                          {"role": "user", "content": "go"},
+                                          {"role": "user", "content": "summary"},
+                                          {"role": "user", "content": "again"}]
+    assert task_indices(entries) == [1, 3]
+    changed = entries[1].with_content("went")
+    assert changed.task and changed.content == "went" and entries[1].content == "go"
