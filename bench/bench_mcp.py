@@ -157,8 +157,11 @@ def record(transport: str, times: dict[str, list[float]], cpu: dict[str, float])
     cpu_ms = {name: spent * 1000 for name, spent in cpu.items()}
     row(transport, "CPU: server per run_code", cpu_ms["run_code"], cpu_ms["raw"], "ms", "-",
         None, "baseline: the bench's own CPU per raw runner call")
-    row(transport, "CPU: floor server per no-op", cpu_ms[floor], None, "ms", "-", None,
-        "on interp's streams" if floor == "floor_streams" else "")
+    row(transport, "CPU: floor server per no-op", cpu_ms["floor"], None, "ms", "-", None,
+        "the SDK's own streams" if floor == "floor_streams" else "")
+    if floor == "floor_streams":
+        row(transport, "CPU: floor on interp's streams", cpu_ms[floor], cpu_ms["floor"], "ms",
+            "-", None)
     row(transport, "CPU: interp's own per call", cpu_ms["run_code"] - cpu_ms["raw"]
         - cpu_ms[floor], None, "ms", "-", None, "server - runner - floor")
 
