@@ -2,7 +2,8 @@
 served the way `interp mcp` serves (stdio: stdio_server + serve_loop; HTTP: the SDK's
 Streamable HTTP app under uvicorn), so the SDK's own round trip is measured in the same run.
 
-    python bench/_mcp_floor.py            # stdio
+    python bench/_mcp_floor.py                    # stdio, the SDK's own streams
+    python bench/_mcp_floor.py --interp-streams   # stdio read and written on the event loop
     python bench/_mcp_floor.py --http PORT
 """
 
@@ -27,23 +28,34 @@ async def call_tool(ctx, params) -> types.CallToolResult:
 SERVER = Server("floor", version="0", on_list_tools=list_tools, on_call_tool=call_tool)
 
 
-async def stdio() -> None:
+async def stdio(interp_streams: bool) -> None:
     from mcp.server.runner import serve_loop
     from mcp.server.stdio import stdio_server
 
-    async with stdio_server() as (read, write):
-        await serve_loop(SERVER, read, write, lifespan_state={},
-                         init_options=SERVER.create_initialization_options())
+    from interp.mcp.stdio import claimed_stdio
+
+    async def serve(stdin=None, stdout=None) -> None:
+        async with stdio_server(stdin, stdout) as (read, write):
+            await serve_loop(SERVER, read, write, lifespan_state={},
+                             init_options=SERVER.create_initialization_options())
+
+    if not interp_streams:
+        await serve()
+        return
+    with claimed_stdio() as (stdin, stdout):
+        await serve(stdin, stdout)
 
 
 def main() -> None:
-    if sys.argv[1:2] == ["--http"]:
+    if sys.argv[1:2] == ["--interp-streams"]:
+        anyio.run(stdio, True)
+    elif sys.argv[1:2] == ["--http"]:
         import uvicorn
 
         app = SERVER.streamable_http_app(host="127.0.0.1")
         uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[2]), log_level="warning")
     else:
-        anyio.run(stdio)
+        anyio.run(stdio, False)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,16 @@ served the same way (`bench/_mcp_floor.py`) and called by the same client in the
 era (the initialize handshake), interleaved too, so
 the overhead splits into the SDK's round trip and interp's own part (interp's median minus the
 runner's minus the floor's); and `interrupt` with nothing running, interp's call that does
-nothing, next to the floor.
+nothing, next to the floor. Over stdio, interp reads and writes its standard streams on the
+event loop (interp/mcp/stdio.py) where the SDK's default uses worker threads, so the floor is
+also served on those streams (`_mcp_floor.py --interp-streams`) and interp's own part is given
+over both floors.
+
+CPU per call, which the machine's load hardly changes (wall times on a busy 2-core machine
+are mostly waits for a CPU): the server process's CPU time per run_code call (from
+/proc/PID/stat, ticks of 10 ms summed over all calls), the bench process's CPU time per raw
+runner call (the runner's own driving of its interpreter, which the server pays too), the
+floor server's per no-op call, and interp's own CPU: server minus runner minus floor.
 
 Speed targets live here, never as timed test assertions. See bench/README.md.
 """
@@ -75,29 +84,57 @@ async def timed(client: Client, name: str, arguments: dict) -> float:
     return took
 
 
-async def measure(client: Client, floor: Client, runner: PythonRunner,
-                  runs: int) -> dict[str, list[float]]:
-    """Interleaved rounds of raw runner calls, run_code calls, floor calls and interrupt
-    calls."""
+def children() -> dict[int, str]:
+    """This process's child processes: pid -> command line."""
+    found = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == os.getpid():
+                found[int(stat.parent.name)] = (stat.parent / "cmdline").read_text()
+        except (OSError, ValueError, IndexError):
+            continue
+    return found
+
+
+def cpu_seconds(pid: int | None) -> float:
+    """CPU time (user + system) of a process so far; None: this thread's."""
+    if pid is None:
+        return time.thread_time()
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def raw_caller(runner: PythonRunner):
+    async def call() -> float:
+        return raw_call(runner)
+    return call
+
+
+def tool_caller(client: Client, name: str, arguments: dict):
+    async def call() -> float:
+        return await timed(client, name, arguments)
+    return call
+
+
+async def measure(calls: dict[str, tuple], runs: int) -> tuple[dict[str, list[float]],
+                                                                dict[str, float]]:
+    """Interleaved rounds of each call (name -> (async call, pid whose CPU it costs, None for
+    this thread)): wall seconds per call, and CPU seconds per call."""
     for _ in range(20):  # warm: the server's runner starts on its first block
-        await timed(client, "run_code", BLOCK)
-        await timed(floor, "noop", {})
-        raw_call(runner)
-    times: dict[str, list[float]] = {"raw": [], "run_code": [], "floor": [],
-                                     "interrupt": []}
+        for call, _ in calls.values():
+            await call()
+    times: dict[str, list[float]] = {name: [] for name in calls}
+    cpu = dict.fromkeys(calls, 0.0)
     while len(times["raw"]) < runs:
-        for _ in range(ROUND):
-            times["raw"].append(raw_call(runner))
-        for _ in range(ROUND):
-            times["run_code"].append(await timed(client, "run_code", BLOCK))
-        for _ in range(ROUND):
-            times["floor"].append(await timed(floor, "noop", {}))
-        for _ in range(ROUND):
-            times["interrupt"].append(await timed(client, "interrupt", {}))
-    return times
+        for name, (call, pid) in calls.items():
+            before = cpu_seconds(pid)
+            for _ in range(ROUND):
+                times[name].append(await call())
+            cpu[name] += cpu_seconds(pid) - before
+    return times, {name: spent / len(times[name]) for name, spent in cpu.items()}
 
 
-def record(transport: str, times: dict[str, list[float]]) -> None:
+def record(transport: str, times: dict[str, list[float]], cpu: dict[str, float]) -> None:
     ms = {name: statistics.median(values) * 1000 for name, values in times.items()}
     overhead = ms["run_code"] - ms["raw"]
     row(transport, "run_code median", ms["run_code"], ms["raw"], "ms",
@@ -109,8 +146,36 @@ def record(transport: str, times: dict[str, list[float]]) -> None:
         "the SDK's client and server alone")
     row(transport, "interp's own part (median)", overhead - ms["floor"], None, "ms", "-", None,
         "run_code - runner - floor")
+    if "floor_streams" in ms:
+        row(transport, "floor on interp's streams: median", ms["floor_streams"], ms["floor"],
+            "ms", "-", None, "the same no-op server, stdio read and written on the loop")
+        row(transport, "interp's own part over that floor", overhead - ms["floor_streams"], None,
+            "ms", "-", None, "run_code - runner - floor on interp's streams")
     row(transport, "interrupt median (nothing to do)", ms["interrupt"], ms["floor"], "ms", "-",
         None, "interp's fixed cost per call over the floor")
+    floor = "floor_streams" if "floor_streams" in cpu else "floor"
+    cpu_ms = {name: spent * 1000 for name, spent in cpu.items()}
+    row(transport, "CPU: server per run_code", cpu_ms["run_code"], cpu_ms["raw"], "ms", "-",
+        None, "baseline: the bench's own CPU per raw runner call")
+    row(transport, "CPU: floor server per no-op", cpu_ms["floor"], None, "ms", "-", None,
+        "the SDK's own streams" if floor == "floor_streams" else "")
+    if floor == "floor_streams":
+        row(transport, "CPU: floor on interp's streams", cpu_ms[floor], cpu_ms["floor"], "ms",
+            "-", None)
+    row(transport, "CPU: interp's own per call", cpu_ms["run_code"] - cpu_ms["raw"]
+        - cpu_ms[floor], None, "ms", "-", None, "server - runner - floor")
+
+
+def stdio_calls(client: Client, floor: Client, streams: Client | None, runner: PythonRunner,
+                pids: dict[str, int]) -> dict[str, tuple]:
+    """The calls measured over stdio, each with the process whose CPU it costs."""
+    calls = {"raw": (raw_caller(runner), None),
+             "run_code": (tool_caller(client, "run_code", BLOCK), pids["interp"]),
+             "floor": (tool_caller(floor, "noop", {}), pids["floor"])}
+    if streams is not None:
+        calls["floor_streams"] = (tool_caller(streams, "noop", {}), pids["floor_streams"])
+    calls["interrupt"] = (tool_caller(client, "interrupt", {}), pids["interp"])
+    return calls
 
 
 def stdio(env: dict, cwd: str, runner: PythonRunner, runs: int) -> None:
@@ -118,10 +183,23 @@ def stdio(env: dict, cwd: str, runner: PythonRunner, runs: int) -> None:
         cmd = interp_cmd()
         server = StdioServerParameters(command=cmd[0], args=[*cmd[1:], "mcp", "-y"], env=env,
                                        cwd=cwd)
-        floor = StdioServerParameters(command=sys.executable, args=[str(HERE / "_mcp_floor.py")],
-                                      env=env, cwd=cwd)
-        async with Client(server) as client, Client(floor, mode=ERA) as floor_client:
-            record("stdio", await measure(client, floor_client, runner, runs))
+        floor_script = str(HERE / "_mcp_floor.py")
+        floor = StdioServerParameters(command=sys.executable, args=[floor_script], env=env,
+                                      cwd=cwd)
+        streams = StdioServerParameters(command=sys.executable,
+                                        args=[floor_script, "--interp-streams"], env=env, cwd=cwd)
+        async with Client(server) as client, Client(floor, mode=ERA) as floor_client, \
+                Client(streams, mode=ERA) as streams_client:
+            pids = {}
+            for pid, cmdline in children().items():
+                if "--interp-streams" in cmdline:
+                    pids["floor_streams"] = pid
+                elif "_mcp_floor.py" in cmdline:
+                    pids["floor"] = pid
+                elif "mcp" in cmdline.split("\0"):
+                    pids["interp"] = pid
+            calls = stdio_calls(client, floor_client, streams_client, runner, pids)
+            record("stdio", *await measure(calls, runs))
 
     anyio.run(main)
 
@@ -161,7 +239,14 @@ def http(env: dict, cwd: str, runner: PythonRunner, runs: int, tmp: Path) -> Non
                     for _ in range(600):  # the floor server prints nothing: wait until it answers
                         try:
                             async with Client(floor_url, mode=ERA) as floor_client:
-                                record("http", await measure(client, floor_client, runner, runs))
+                                calls = {"raw": (raw_caller(runner), None),
+                                         "run_code": (tool_caller(client, "run_code", BLOCK),
+                                                      process.pid),
+                                         "floor": (tool_caller(floor_client, "noop", {}),
+                                                   floor.pid),
+                                         "interrupt": (tool_caller(client, "interrupt", {}),
+                                                       process.pid)}
+                                record("http", *await measure(calls, runs))
                                 return
                         except Exception:
                             await anyio.sleep(0.1)

@@ -76,12 +76,25 @@ def runner_env_remove_for(settings) -> frozenset[str]:
     return runner_env_remove(settings.model, settings.api_key, passed) | token
 
 
+class _WalkNeeded(Exception):
+    """The record holds something only `Redactor.walk` writes as JSON."""
+
+
+def _unless_mapping(value: Any) -> str:
+    if isinstance(value, Mapping):
+        raise _WalkNeeded
+    return str(value)
+
+
 class Redactor:
     """Replaces every secret (length >= 6) in a record with REDACTED."""
 
     def __init__(self, secrets: Iterable[str | None]) -> None:
         found = {s for s in secrets if isinstance(s, str) and len(s) >= MIN_SECRET_LEN}
         self.secrets = sorted(found, key=len, reverse=True)
+        # Secrets that JSON writes as they are (no quote, backslash or control character):
+        # one inside any string shows in the serialised line as it is.
+        self._verbatim = all(json.dumps(s, ensure_ascii=False) == f'"{s}"' for s in found)
 
     def _scrub(self, text: str) -> str:
         for secret in self.secrets:
@@ -100,6 +113,13 @@ class Redactor:
 
     def line(self, record: dict[str, Any]) -> str:
         """Serialise `record` as one JSON line with no secret left in it."""
+        if self._verbatim:  # the common case, without copying the record
+            try:
+                text = json.dumps(record, ensure_ascii=False, default=_unless_mapping)
+            except (_WalkNeeded, TypeError):  # a Mapping or a key that `walk` turns into str
+                text = ""
+            if text and not any(secret in text for secret in self.secrets):
+                return text + "\n"  # no string holds a secret: walking would change nothing
         text = json.dumps(self.walk(record), ensure_ascii=False, default=str)
         # Last resort (e.g. a secret inside a number): may corrupt the line, never leak.
         return self._scrub(text) + "\n"

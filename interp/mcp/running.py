@@ -77,20 +77,21 @@ async def in_worker(work: Callable[[], T], on_cancel: Callable[[], None]) -> T:
     """`work()` in a worker thread. If the call is cancelled meanwhile, `on_cancel()` (which
     interrupts the block) runs and the thread is given STOP_WAIT seconds to end before the
     cancellation goes on."""
-    done = threading.Event()
+    running = threading.Lock()  # held while the work runs (a lock is cheaper than an Event)
+    running.acquire()
 
     def job() -> T:
         try:
             return work()
         finally:
-            done.set()
+            running.release()
 
     try:
         return await anyio.to_thread.run_sync(job, abandon_on_cancel=True)
     except anyio.get_cancelled_exc_class():
         on_cancel()
         with anyio.CancelScope(shield=True):
-            await anyio.to_thread.run_sync(done.wait, STOP_WAIT)
+            await anyio.to_thread.run_sync(lambda: running.acquire(timeout=STOP_WAIT))
         raise
 
 

@@ -23,7 +23,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSI
 from interp import __version__
 from interp.approval.policy import PolicyApprover
 from interp.mcp.approval import ElicitingAsker, Question, Reply
-from interp.mcp.clients import ClientState
+from interp.mcp.clients import ClientState, Ran
 from interp.mcp.config import HttpConfig, ServerConfig
 from interp.mcp.results import block_result, text_result
 from interp.mcp.running import Progress, eliciter, in_worker
@@ -73,19 +73,23 @@ class InterpServer:
         from mcp.server.runner import serve_loop
         from mcp.server.stdio import stdio_server
 
+        from interp.mcp.stdio import claimed_stdio
+
         try:
             async with anyio.create_task_group() as group:
                 group.start_soon(self._end_on_signal)
-                async with stdio_server() as (read, write):
-                    await serve_loop(self.server, read, write, lifespan_state={},
-                                     init_options=self.server.create_initialization_options())
+                with claimed_stdio() as (stdin, stdout):
+                    async with stdio_server(stdin, stdout) as (read, write):
+                        await serve_loop(self.server, read, write, lifespan_state={},
+                                         init_options=self.server.create_initialization_options())
                 group.cancel_scope.cancel()
         finally:
             await self.close_all()
 
     async def _end_on_signal(self) -> None:
-        """SIGTERM or SIGHUP: stop every runner, then die of the signal. Not by unwinding: the
-        SDK's reader of standard input sits in a thread that only a closed stdin would end."""
+        """SIGTERM or SIGHUP: stop every runner, then die of the signal. Not by unwinding: where
+        the SDK's own streams serve, its reader of standard input sits in a thread that only a
+        closed stdin would end."""
         with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP) as signals:
             async for signum in signals:
                 await self.close_all()
@@ -186,12 +190,17 @@ class InterpServer:
                 withdrawn.set()
                 state.interrupt()
 
+            def work() -> Ran:
+                return state.run(request, approver, feed)
+
             try:
-                async with anyio.create_task_group() as group:
-                    if progress is not None:
+                if progress is None:
+                    ran = await in_worker(work, stop)
+                else:
+                    async with anyio.create_task_group() as group:
                         group.start_soon(progress.pump)
-                    ran = await in_worker(lambda: state.run(request, approver, feed), stop)
-                    group.cancel_scope.cancel()
+                        ran = await in_worker(work, stop)
+                        group.cancel_scope.cancel()
             finally:
                 client.withdrawn = None
         return block_result(ran)

@@ -12,14 +12,48 @@ from helpers import make_interp_env, model_args, run_interp
 from fake_openai import FakeOpenAI
 from interp.config.settings import Settings
 from interp.cli.start import _report
-from interp.secrets import (provider_of, provider_variables, runner_env_remove,
-                            runner_env_remove_for, secret_values)
+from interp.secrets import (REDACTED, Redactor, provider_of, provider_variables,
+                            runner_env_remove, runner_env_remove_for, secret_values)
 from languages import RunnerConfig, default_registry
 
 KEY = "sk-test-123456"  # the --api-key of model_args()
 ENV_KEYS = {"OPENAI_API_KEY": "sk-env-openai-abcdef", "INTERP_API_KEY": "sk-env-interp-777777",
             "SAME_AS_KEY": KEY, "KEEP_ME": "visible-value"}
 SECRETS = (KEY, ENV_KEYS["OPENAI_API_KEY"], ENV_KEYS["INTERP_API_KEY"])
+
+
+class Opaque:
+    def __str__(self) -> str:
+        return "opaque sk-test-123456"
+
+
+RECORDS = [
+    {"type": "message", "message": {"role": "tool", "content": "ok", "n": [1, 2.5, None, True]}},
+    {"type": "message", "message": {"content": f"the key is {KEY}!", "_blocks": [{"a": KEY}]}},
+    {"type": "event", "data": {KEY: "as a key", "t": ("tu", "ple"), "o": Opaque()}},
+    {"type": "event", "data": SimpleNamespace(x=1), "m": {1: "int key"}},
+    {"type": "event", "data": {"line": "a\nb\t\"quoted\" é ✓", "nested": {"deep": [[KEY]]}}},
+]
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize("secrets", [(), (KEY,), (KEY, "bench-token-123456"),
+                                     ('with"quote', "back\\slash", "new\nline")])
+@pytest.mark.parametrize("record", RECORDS)
+def test_a_redacted_line_is_what_walking_the_record_gives(secrets, record):
+    """The shortcut for records that hold no secret writes the same line as the walk."""
+    redactor = Redactor(secrets)
+    walked = redactor._scrub(json.dumps(redactor.walk(record), ensure_ascii=False, default=str))
+    line = redactor.line(record)
+    assert line == walked + "\n"
+    assert not any(secret in line for secret in redactor.secrets)
+
+
+@pytest.mark.fast
+def test_secrets_json_escapes_are_redacted_inside_strings():
+    redactor = Redactor(['with"quote', "tab\tsecret"])
+    line = redactor.line({"content": 'a with"quote and tab\tsecret', "k": ["tab\tsecret"]})
+    assert json.loads(line) == {"content": f"a {REDACTED} and {REDACTED}", "k": [REDACTED]}
 
 
 @pytest.mark.fast
