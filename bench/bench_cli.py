@@ -38,6 +38,11 @@ TURN_TARGET_MS = 10.0
 BLOCK = "Setting it.\n```python\nx = 1\n```\n"
 
 
+def blocks(turns: int) -> list[str]:
+    """`turns` replies, each a different block: the same block again would be a loop."""
+    return [BLOCK.replace("x = 1", f"x = {n}") for n in range(turns)]
+
+
 # -- helpers ------------------------------------------------------------------
 def interp_cmd() -> list[str]:
     """The installed `interp` script next to this interpreter, or `python -m interp`."""
@@ -197,7 +202,7 @@ def _one_round(litellm, session, server, model, turns: int) -> tuple[float, ...]
     server.script([BLOCK, "Ready."])  # warm-up task: runner start, connection
     _consume(session.run("warm up"))
     before = len(server.requests)
-    server.script([BLOCK] * turns + ["Done."])
+    server.script(blocks(turns) + ["Done."])
     clock = TimedCompletion(litellm.completion)
     litellm.completion = clock
     try:
@@ -215,7 +220,7 @@ def _one_round(litellm, session, server, model, turns: int) -> tuple[float, ...]
         raise RuntimeError("a block failed")
     runner = sum(e.duration for e in finished)
     # Cross-check: the very same requests through raw litellm.completion, same arguments.
-    server.script([BLOCK] * turns + ["Done."])
+    server.script(blocks(turns) + ["Done."])
     t = time.perf_counter()
     for body in requests:
         response = litellm.completion(

@@ -386,13 +386,15 @@ try:
     main()
 except SystemExit as exc:
     code = exc.code
-print("MODULES", sorted(m for m in sys.modules if m.split('.')[0] in {{'litellm', 'prompt_toolkit'}}))
+print("MODULES", sorted(m for m in sys.modules if m.split('.')[0] in {{'litellm', 'prompt_toolkit'}}
+                        or m in {{'languages.process.runner', 'languages.registry'}}))
 print("CODE", code)
 """
 
 
 @pytest.mark.parametrize("flag, needle", [("--version", "interp 0."), ("--help", "--auto-approve")])
-def test_version_and_help_import_neither_litellm_nor_prompt_toolkit(interp_env, flag, needle):
+def test_version_and_help_import_neither_litellm_nor_prompt_toolkit_nor_runners(interp_env, flag,
+                                                                              needle):
     proc = subprocess.run([sys.executable, "-c", SNIPPET.format(flag=flag)], capture_output=True,
                           text=True, env=interp_env["env"], cwd=interp_env["cwd"], timeout=60)
     lines = proc.stdout.splitlines()
