@@ -134,12 +134,14 @@ class Background:
         interpreter = self._interpreter or {command_of(leader)}
 
         def settling(pid: int) -> bool:  # forked, not yet the program it will be
-            command = command_of(pid)
-            return running(pid) and (command in interpreter or command.startswith("nohup "))
+            command = command_of(pid)  # "" in the middle of its exec: no arguments yet
+            return running(pid) and (not command or command in interpreter
+                                     or command.startswith("nohup "))
 
         if any(settling(pid) for pid in found):
             # a subshell of bash that may be on its way out (`(cmd &)`), a command not yet
-            # executed (its redirections not yet made), or nohup before it redirects
+            # executed (its redirections not yet made) or in its exec, or nohup before it
+            # redirects
             deadline = time.monotonic() + _SETTLE
             while time.monotonic() < deadline and any(settling(pid) for pid in found):
                 time.sleep(0.002)
