@@ -1,6 +1,7 @@
 """Answers that should have come from code: "Use Python to compute 2**20 + 7" answered from
-memory (a small model's `1048582`), or a question about sales.csv answered from the preview of
-its first lines. The model is asked, once a task, to run the code."""
+memory (a small model's `1048582`), a question about sales.csv answered from the preview of
+its first lines, or a root or an integral worked out in the reply's text (`-0.50000` for
+x^3 - 2x - 5 = 0). The model is asked, once a task, to run the code."""
 
 from __future__ import annotations
 
@@ -12,6 +13,12 @@ from dataclasses import dataclass
 _ALIASES = {"python3": "python", "py": "python", "bash": "shell", "sh": "shell",
             "zsh": "shell", "terminal": "shell", "node": "javascript", "nodejs": "javascript",
             "node.js": "javascript", "js": "javascript"}
+# A formula: a power (x^3, 2**20), or arithmetic between a number or variable and a number.
+_FORMULA = re.compile(r"[a-z0-9)]\s*(?:\^|\*\*)\s*[-a-z0-9(]|\b(?:\d+(?:\.\d+)?|[a-z])\s*[-+*/]\s*\d",
+                      re.IGNORECASE)
+_CALCULATION = re.compile(r"\b(?:integral|integrate|derivative|differentiate|roots?|solve|"
+                          r"equations?|decimal places|compute|calculate|evaluate|determinant|"
+                          r"eigenvalues?|inverse)\b", re.IGNORECASE)
 _ASKS = re.compile(r"\b(?:use|using|with|in|run|write|by running)\s+(?:a\s+|some\s+)?"
                    r"([a-z][\w.+-]*[\w+])", re.IGNORECASE)
 
@@ -51,3 +58,11 @@ def previewed(names: Sequence[str]) -> RunRequest | None:
         return None
     listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
     return RunRequest(f"Only a preview of {listed} was shown to you")
+
+
+def calculation_asked(task: str) -> RunRequest | None:
+    """A request when the task asks for a calculation on a formula ("the real root of
+    x^3 - 2x - 5 = 0", "the integral of x^2 * e^(-x) from 0 to 3"), else None."""
+    if _CALCULATION.search(task) and _FORMULA.search(task):
+        return RunRequest("The task asks for a calculation")
+    return None

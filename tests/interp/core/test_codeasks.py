@@ -1,8 +1,9 @@
-"""Answers that should have come from code: a language the task names, files only previewed."""
+"""Answers that should have come from code: a language the task names, files only previewed,
+a calculation on a formula."""
 
 import pytest
 
-from interp.core.codeasks import RunRequest, language_asked, previewed
+from interp.core.codeasks import RunRequest, calculation_asked, language_asked, previewed
 
 pytestmark = pytest.mark.fast
 LANGUAGES = ["python", "shell", "javascript"]
@@ -40,3 +41,20 @@ def test_the_request_says_how_code_runs_here():
         "fenced block. Then answer from its output. If no code is needed after all, say so.")
     assert asked.notice() == ("The task asks to use Python, and the model answered without "
                               "running code; asking it to run the code.")
+
+
+@pytest.mark.parametrize("task", [
+    "Find the real root of x^3 - 2x - 5 = 0 to 4 decimal places.",  # the task benchmark's
+    "What is the integral of x^2 * e^(-x) from 0 to 3?",
+    "Solve this system of equations: 2x + y - z = -2.75, x - 3y + 2z = 15.5.",
+    "Compute 2**20 + 7 and tell me the number."])
+def test_a_calculation_on_a_formula_is_asked_for(task):
+    assert calculation_asked(task) == RunRequest("The task asks for a calculation")
+
+
+@pytest.mark.parametrize("task", [
+    "Summarise sales.csv: total revenue (units*price) per region",  # no calculation word
+    "Solve the merge conflict in app.py", "What is the capital of France?",
+    "Rename the files to 2024-01-report.txt", "Which class has the highest average in math?"])
+def test_other_tasks_are_not(task):
+    assert calculation_asked(task) is None

@@ -188,6 +188,18 @@ def test_a_task_that_names_a_language_is_not_answered_without_code(server, make_
     assert finished(events) == {"exit_code": 0, "reason": "done"}
 
 
+def test_a_calculation_answered_without_code_is_asked_to_run_it(server, make_session):
+    """Qwen2.5-Coder-1.5B on the task benchmark's cubic root (2026-11-27): its whole reply was
+    `-0.50000`; the real root is 2.0946."""
+    server.script(["-0.50000", py("import numpy\nprint(numpy.roots([1, 0, -2, -5]))"),
+                   "The real root is 2.0946."])
+    events = run(make_session(server, tools="off"),
+                 "Find the real root of x^3 - 2x - 5 = 0 to 4 decimal places.")
+    assert [m["final"] for m in of(events, "message")] == [False, False, True]
+    assert told(server, 1).startswith("The task asks for a calculation, and no code has run yet.")
+    assert finished(events) == {"exit_code": 0, "reason": "done"}
+
+
 def test_the_model_is_asked_to_run_code_once_a_task(server, make_session):
     server.script([QWEN_GUESS, "No code is needed: it is 1048583.",
                    QWEN_GUESS, "No code is needed: it is 1048583."])
