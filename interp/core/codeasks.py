@@ -16,7 +16,7 @@ _ALIASES = {"python3": "python", "py": "python", "bash": "shell", "sh": "shell",
 # A formula: a power (x^3, 2**20), or arithmetic between a number or variable and a number.
 _FORMULA = re.compile(r"[a-z0-9)]\s*(?:\^|\*\*)\s*[-a-z0-9(]|\b(?:\d+(?:\.\d+)?|[a-z])\s*[-+*/]\s*\d",
                       re.IGNORECASE)
-_CALCULATION = re.compile(r"\b(?:integral|integrate|derivative|differentiate|roots?|solve|"
+_CALCULATION = re.compile(r"\b(?:integral|integrate|derivative|differentiate|roots?|solve|area|"
                           r"equations?|decimal places|compute|calculate|evaluate|determinant|"
                           r"eigenvalues?|inverse)\b", re.IGNORECASE)
 _ASKS = re.compile(r"\b(?:use|using|with|in|run|write|by running)\s+(?:a\s+|some\s+)?"

@@ -46,6 +46,7 @@ def test_the_request_says_how_code_runs_here():
 @pytest.mark.parametrize("task", [
     "Find the real root of x^3 - 2x - 5 = 0 to 4 decimal places.",  # the task benchmark's
     "What is the integral of x^2 * e^(-x) from 0 to 3?",
+    "What is the area enclosed between y = x^2 and y = 2x + 3?",
     "Solve this system of equations: 2x + y - z = -2.75, x - 3y + 2z = 15.5.",
     "Compute 2**20 + 7 and tell me the number."])
 def test_a_calculation_on_a_formula_is_asked_for(task):
