@@ -124,3 +124,13 @@ def _play(fn, directory: Path) -> dict:
     with FakeOpenAI() as server:
         result = fn(server, env)
         return dict(result, server=server, requests=server.requests, env=env)
+
+
+def drain(events: Iterator) -> tuple[list, object]:
+    """The items a generator yields, and what it returns."""
+    out = []
+    try:
+        while True:
+            out.append(next(events))
+    except StopIteration as stop:
+        return out, stop.value

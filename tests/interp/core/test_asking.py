@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from fake_openai import FakeOpenAI
+from helpers import drain
 from session_kit import KEY, hang_guard
 
 from interp.core import events as ev
@@ -25,16 +26,6 @@ def asker(server, **config) -> tuple[ModelAsker, SessionState]:
                          [Entry({"role": "system", "content": "sys"}, prompt=True),
                           Entry({"role": "user", "content": "say hello"}, task=True)])
     return ModelAsker(state, TurnChecks(state)), state
-
-
-def drain(events):
-    """The events a generator yields, and what it returns."""
-    out = []
-    try:
-        while True:
-            out.append(next(events))
-    except StopIteration as stop:
-        return out, stop.value
 
 
 def test_a_reply_streams_as_events_and_joins_the_conversation():

@@ -4,19 +4,13 @@ from __future__ import annotations
 
 import pytest
 
+from helpers import drain
+
 from interp.core import events as ev
 from interp.core.next_task import NextTask
 
+
 pytestmark = pytest.mark.fast  # pure units: no process, pty or server (see conftest.py)
-
-
-def drain(events):
-    out = []
-    try:
-        while True:
-            out.append(next(events))
-    except StopIteration as stop:
-        return out, stop.value
 
 
 def test_notes_come_first_files_last_and_each_is_sent_once(tmp_path):

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from helpers import drain
+
 from interp.core import events as ev
 from interp.core import exits
 from interp.core.history import Entry
@@ -15,6 +17,7 @@ from interp.models.reach import model_for
 from languages import Registry
 from languages.shell import ShellRunner
 
+
 pytestmark = pytest.mark.fast  # pure units: no process, pty or server (see conftest.py)
 
 
@@ -23,15 +26,6 @@ def checks(tools: str = "off") -> TurnChecks:
     state = SessionState(model, SessionConfig(tools=tools), Registry([ShellRunner]),
                          [Entry({"role": "system", "content": "sys"})])
     return TurnChecks(state)
-
-
-def drain(events):
-    out = []
-    try:
-        while True:
-            out.append(next(events))
-    except StopIteration as stop:
-        return out, stop.value
 
 
 def reply(text: str, finish: str = "stop") -> Reply:
