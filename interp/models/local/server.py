@@ -132,6 +132,9 @@ class LocalServer:
                  json.dumps({**self.config.to_child(), "log": log})],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=fd,
                 start_new_session=True, env=_child_env())
+        except (OSError, TimeoutError) as exc:  # no such Python, or no thread to start it
+            self._cleanup()
+            raise LocalServerError(f"the local model server could not be started: {exc}") from None
         finally:
             os.close(fd)
 

@@ -175,6 +175,16 @@ def test_a_crash_mid_reply_is_reported_and_the_next_call_restarts(smol_gguf, own
         model.close()
 
 
+def test_a_server_that_cannot_be_started_is_one_clear_error(smol_gguf, tmp_path):
+    server = LocalServer(_config(smol_gguf), python=str(tmp_path / "no-python"), log_dir=tmp_path)
+    with pytest.raises(LocalServerError, match="could not be started: .*no-python"):
+        server.start()
+    model = LocalModel(LocalServer(_config(smol_gguf), python=str(tmp_path / "no-python"),
+                                   log_dir=tmp_path))
+    with pytest.raises(ModelError, match="Local model: the local model server could not be"):
+        list(model.stream(HI))
+
+
 def test_a_damaged_model_is_one_clear_error(smol_gguf, tmp_path):
     bad = tmp_path / "cut.gguf"
     with open(smol_gguf, "rb") as src:
