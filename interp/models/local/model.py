@@ -20,6 +20,9 @@ from interp.models.reach import model_for
 from interp.models.local.server import LocalServer, LocalServerError
 from interp.models.local.files import ModelFileError, read_gguf, writes_calls_as_text
 
+# Qwen2.5's code-interpreter format: after a code block it writes the block's "output" itself
+# (made up) and then answers from it. Generation stops there, so only the real output is read.
+MADE_UP_OUTPUT = "```output"
 REQUEST_TIMEOUT = 600.0  # seconds without a byte: a long prompt on a slow CPU takes minutes
 _HTTP_TIMEOUT = 30.0
 
@@ -75,6 +78,7 @@ class LocalModel:
                                     request_timeout=REQUEST_TIMEOUT,
                                     max_tokens=self.server.config.predict or 0,
                                     params=self.params)
+        self._inner.params = {"stop": [MADE_UP_OUTPUT], **self.params}
         return self._inner
 
     def stream(self, messages: list[dict], tools: list[dict] | None = None) -> Iterator[str | Reply]:

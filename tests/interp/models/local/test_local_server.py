@@ -71,6 +71,18 @@ def test_streams_through_litellm_with_usage_and_no_cost(model):
     assert reply.usage.cost == 0.0
 
 
+def test_a_reply_ends_before_the_output_the_model_would_make_up(model):
+    """Qwen's code-interpreter format writes a block's "output" itself; generation stops there."""
+    shown = [{"role": "user", "content": "What is 2+3?"},
+             {"role": "assistant", "content": "```python\nprint(2+3)\n```\n```output\n5\n```\n"
+                                              "The answer is 5."},
+             {"role": "user", "content": "What is 17*23?"}]
+    with hang_guard(120, "no reply"):
+        reply = list(model.stream(shown))[-1]
+    assert reply.text.rstrip().endswith("```") and "output" not in reply.text
+    assert "```python" in reply.text  # without the stop, SmolLM2 goes on: ```output 1721 ...
+
+
 def test_context_window_tokens_and_speed_come_from_llama_cpp(model):
     model.supports_tools()  # loaded
     assert model.context_window() == 2048
