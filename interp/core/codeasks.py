@@ -25,15 +25,21 @@ _ASKS = re.compile(r"\b(?:use|using|with|in|run|write|by running)\s+(?:a\s+|some
 
 @dataclass(frozen=True)
 class RunRequest:
-    """Why an answer given without code is not taken yet: `why` starts both the model's
-    request and the person's line."""
+    """Why an answer given without code is not taken yet (`why` starts both the model's
+    request and the person's line), and the language to ask for."""
 
     why: str
+    language: str = "python"
 
-    def request(self, how: str) -> str:
-        """The message that asks the model to run code; `how`: how code runs here."""
-        return (f"{self.why}, and no code has run yet. {how[:1].upper()}{how[1:]} Then answer "
-                "from its output. If no code is needed after all, say so.")
+    def request(self, tools: bool) -> str:
+        """The message that asks the model to run code, through the `execute` tool (`tools`)
+        or a fenced block. It asks for the code itself: a small model answered a request that
+        only said how code runs here with that sentence, word for word."""
+        code = f"{self.language} code that does it and prints the result"
+        how = (f'Call the `execute` tool (language "{self.language}") with {code}' if tools
+               else f"Reply with a ```{self.language} block of {code}")
+        return (f"{self.why}, and no code has run yet. {how}; it will run, and you will see its "
+                "output. Then answer from the output.")
 
     def notice(self) -> str:
         """The line the person sees."""
@@ -46,8 +52,9 @@ def language_asked(task: str, languages: Iterable[str]) -> RunRequest | None:
     known = {name.lower() for name in languages}
     for match in _ASKS.finditer(task):
         word = match.group(1)
-        if _ALIASES.get(word.lower(), word.lower()) in known:
-            return RunRequest(f"The task asks to use {word}")
+        language = _ALIASES.get(word.lower(), word.lower())
+        if language in known:
+            return RunRequest(f"The task asks to use {word}", language)
     return None
 
 

@@ -257,8 +257,7 @@ class TurnChecks:
         """Ask the model (once a task: see run_nudge_due) to run code before answering."""
         self.run_asked = True
         yield ev.Notice(level="info", text=asked.notice())
-        self.state.add(user_message(asked.request(
-            HOW_TO_CALL if self.modes()[0] else HOW_TO_FENCE)))
+        self.state.add(user_message(asked.request(tools=self.modes()[0])))
 
     def _tell_how_to_tag(self, reply: Reply) -> Iterator[ev.Event]:
         """Tell the model (once a task: see tag_nudge_due) how to run code."""

@@ -9,15 +9,15 @@ pytestmark = pytest.mark.fast
 LANGUAGES = ["python", "shell", "javascript"]
 
 
-@pytest.mark.parametrize("task,word", [
-    ("Use Python to compute 2**20 + 7 and tell me the number.", "Python"),
-    ("Count the lines of notes.txt with bash.", "bash"),
-    ("In Node.js, print the 30th Fibonacci number.", "Node.js"),
-    ("write a python3 script that sums data.csv", "python3"),
-    ("Using JS, parse this date", "JS"),
+@pytest.mark.parametrize("task,word,language", [
+    ("Use Python to compute 2**20 + 7 and tell me the number.", "Python", "python"),
+    ("Count the lines of notes.txt with bash.", "bash", "shell"),
+    ("In Node.js, print the 30th Fibonacci number.", "Node.js", "javascript"),
+    ("write a python3 script that sums data.csv", "python3", "python"),
+    ("Using JS, parse this date", "JS", "javascript"),
 ])
-def test_a_named_language_is_found(task, word):
-    assert language_asked(task, LANGUAGES) == RunRequest(f"The task asks to use {word}")
+def test_a_named_language_is_found(task, word, language):
+    assert language_asked(task, LANGUAGES) == RunRequest(f"The task asks to use {word}", language)
 
 
 @pytest.mark.parametrize("task", ["What is 2**20 + 7?", "What is Python's GIL?",
@@ -34,11 +34,17 @@ def test_previewed_files_are_named():
         "Only a preview of a.csv, b.csv and c.json was shown to you"
 
 
-def test_the_request_says_how_code_runs_here():
+def test_the_request_asks_for_the_code_itself():
+    asked = RunRequest("The task asks for a calculation")
+    assert asked.request(tools=False) == (
+        "The task asks for a calculation, and no code has run yet. Reply with a ```python block "
+        "of python code that does it and prints the result; it will run, and you will see its "
+        "output. Then answer from the output.")
+    assert RunRequest("The task asks to use bash", "shell").request(tools=True) == (
+        "The task asks to use bash, and no code has run yet. Call the `execute` tool (language "
+        "\"shell\") with shell code that does it and prints the result; it will run, and you "
+        "will see its output. Then answer from the output.")
     asked = RunRequest("The task asks to use Python")
-    assert asked.request("to run code, write it in a fenced block.") == (
-        "The task asks to use Python, and no code has run yet. To run code, write it in a "
-        "fenced block. Then answer from its output. If no code is needed after all, say so.")
     assert asked.notice() == ("The task asks to use Python, and the model answered without "
                               "running code; asking it to run the code.")
 

@@ -181,7 +181,7 @@ def test_a_task_that_names_a_language_is_not_answered_without_code(server, make_
     assert [m["final"] for m in of(events, "message")] == [False, False, True]
     assert "The task asks to use Python, and the model answered without running code; asking " \
         "it to run the code." in notices(events)
-    how = "call the `execute` tool" if tools == "on" else "write it in a fenced code block"
+    how = "Call the `execute` tool" if tools == "on" else "Reply with a ```python block"
     assert told(server, 1).startswith("The task asks to use Python, and no code has run yet.")
     assert how in told(server, 1)
     assert of(events, "block.finished")[0]["status"] == "ok"
