@@ -19,6 +19,8 @@ PDF_SCAN = 1024 * 1024
 XML_LIMIT = 2 * 1024 * 1024
 LINE_CHARS = 200
 PREVIEW_ROWS = 10
+SHAPE_LIMIT = 2 * 1024 * 1024  # a written table larger than this is named by its size only
+SHAPE_COLUMNS = 8  # column names shown of a written table
 _SHEET_NS = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
 
 
@@ -38,6 +40,37 @@ def csv_summary(path: Path, size: int, text: str, label: str, note: str) -> tupl
     details = [f"Columns: {len(first)} ({name}-delimited)", *line_count(path, size, "rows")]
     preview = "\n".join(cut(line, LINE_CHARS) for line in lines)
     return f"{label} (text{note})", details, preview
+
+
+def table_shape(path: Path, size: int) -> str:
+    """"4 rows × 3 columns: region, Q1, Q2; empty cells: Q2 1" of a written CSV or TSV (rows
+    under its header), so that a wrong table shows in the block's report; "" for other files."""
+    suffix = path.suffix.lower()
+    if suffix not in (".csv", ".tsv") or size > SHAPE_LIMIT:
+        return ""
+    try:
+        text = path.read_bytes().decode("utf-8", errors="replace")
+        delimiter = "\t" if suffix == ".tsv" else ","
+        try:
+            delimiter = csv.Sniffer().sniff(text[:8192], delimiters=",;\t|").delimiter
+        except csv.Error:
+            pass
+        rows = [row for row in csv.reader(text.splitlines(), delimiter=delimiter) if row]
+    except (OSError, csv.Error):
+        return ""
+    if not rows:
+        return "empty"
+    header, body = rows[0], rows[1:]
+    names = [cut(name, 30) if name.strip() else "(no name)" for name in header[:SHAPE_COLUMNS]]
+    more = ", …" if len(header) > SHAPE_COLUMNS else ""
+    text = (f"{len(body):,} row{'s' if len(body) != 1 else ''} × {len(header)} "
+            f"column{'s' if len(header) != 1 else ''}: {', '.join(names)}{more}")
+    empty = [(name, sum(1 for row in body if i >= len(row) or not row[i].strip()))
+             for i, name in enumerate(header)]
+    empty = [(cut(name, 30) or "(no name)", n) for name, n in empty if n]
+    if empty:
+        text += "; empty cells: " + ", ".join(f"{name} {n}" for name, n in empty[:SHAPE_COLUMNS])
+    return text
 
 
 def json_summary(path: Path, size: int, text: str, note: str) -> tuple[str, list[str], str]:

@@ -13,16 +13,19 @@ changes that both snapshots could have seen are reported. Nothing here raises on
 from __future__ import annotations
 
 import os
+import stat
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from interp.core.file_formats import table_shape
 from languages.escapes import controls
 
 SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", ".mypy_cache",
                        ".pytest_cache", ".tox", "site-packages", ".ipynb_checkpoints"})
 INCOMPLETE_NOTE = "(the directory scan was bounded, so some changes may be missing)"
 _CONTROL = controls(keep="")
+SHAPED = 3  # created files whose table shape is given (the first ones named)
 
 
 @dataclass(frozen=True)
@@ -162,13 +165,16 @@ def safe_path(rel: str) -> str:
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", rel)
 
 
-def _sized(root: Path, rel: str) -> str:
-    """A created file's path with its current size, if it can still be read."""
+def _sized(root: Path, rel: str, shaped: bool) -> str:
+    """A created file's path with its current size, if it can still be read, and, if `shaped`,
+    a table's rows and columns (see table_shape)."""
+    path = Path(root, rel)
     try:
-        size = os.stat(os.path.join(root, rel), follow_symlinks=False).st_size
+        info = os.stat(path, follow_symlinks=False)
     except OSError:
         return safe_path(rel)
-    return f"{safe_path(rel)} ({format_size(size)})"
+    shape = table_shape(path, info.st_size) if shaped and stat.S_ISREG(info.st_mode) else ""
+    return f"{safe_path(rel)} ({format_size(info.st_size)}{', ' + safe_path(shape) if shape else ''})"
 
 
 def describe(changes: Changes, root: Path, limit: int = 20) -> str:
@@ -182,7 +188,8 @@ def describe(changes: Changes, root: Path, limit: int = 20) -> str:
             continue
         shown = paths[:budget]
         budget -= len(shown)
-        names = [_sized(root, p) if label == "created" else safe_path(p) for p in shown]
+        names = [_sized(root, p, i < SHAPED) if label == "created" else safe_path(p)
+                 for i, p in enumerate(shown)]
         rest = len(paths) - len(shown)
         if not names:
             names = [f"{rest} file{'s' if rest != 1 else ''}"]

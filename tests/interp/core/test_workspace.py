@@ -189,6 +189,36 @@ def test_describe(tmp_path):
                                         "modified: data.csv; deleted: old.txt")
 
 
+def test_a_created_table_is_described_by_its_rows_and_columns(tmp_path):
+    """Qwen2.5-Coder-1.5B's pivot on the task benchmark (2026-11-27) took the dates as columns,
+    and its fill left a sensor's cells empty; the report said only "pivot.csv (1.9 KiB)"."""
+    dates = [f"2024-01-{d:02}" for d in range(1, 13)]
+    write(tmp_path / "pivot.csv", "region," + ",".join(dates) + "\n" +
+          "".join(f"{r}," + ",".join("1" for _ in dates) + "\n" for r in ("East", "North")))
+    write(tmp_path / "filled.csv", "sensor,temperature\nS1,20.5\nS3,\nS3,\n")
+    write(tmp_path / "semi.tsv", "a\tb\n1\t2\n")
+    text = describe(Changes(["filled.csv", "pivot.csv", "semi.tsv"], [], [], True), tmp_path)
+    assert text == ("Files created: filled.csv (35 B, 3 rows × 2 columns: sensor, temperature; "
+                    "empty cells: temperature 2), pivot.csv (198 B, 2 rows × 13 columns: region, "
+                    "2024-01-01, 2024-01-02, 2024-01-03, 2024-01-04, 2024-01-05, 2024-01-06, "
+                    "2024-01-07, …), semi.tsv (8 B, 1 row × 2 columns: a, b)")
+
+
+def test_the_first_three_small_tables_are_described(tmp_path):
+    write(tmp_path / "nul.csv", b"a,b\n\x00\x00\n")
+    write(tmp_path / "empty.csv", "")
+    write(tmp_path / "big.csv", "a\n" + "1\n" * (1024 * 1024 + 1))
+    write(tmp_path / "index.csv", ",a\n0,1\n")
+    names = ["a.csv", "big.csv", "empty.csv", "index.csv", "nul.csv"]
+    write(tmp_path / "a.csv", "x,y\n1,2\n")
+    text = describe(Changes(names, [], [], True), tmp_path)
+    assert text == ("Files created: a.csv (8 B, 1 row × 2 columns: x, y), big.csv (2.0 MiB), "
+                    "empty.csv (0 B, empty), index.csv (7 B), nul.csv (7 B)")  # the first three
+    only = describe(Changes(["index.csv", "nul.csv"], [], [], True), tmp_path)
+    assert only.startswith("Files created: index.csv (7 B, 1 row × 2 columns: (no name), a), "
+                           "nul.csv (7 B")
+
+
 def test_describe_limit_and_incomplete(tmp_path):
     created = [f"f{i:02}.txt" for i in range(40)]
     diff = Changes(created, ["m.txt", "n.txt"], [], False)

@@ -412,7 +412,7 @@ def test_real_interp_shows_table_figure_and_files(fake_server, interp_env):
         term.expect(r"figure saved: " + re.escape(str(figure)))
         term.expect(r"│ 9999 │\s+9999 │\s+99980001 │")
         term.expect(r"DataFrame: 10,000 rows × 2 columns \(showing 20 × 2\)")
-        term.expect(r"Files created: data\.csv \(\d+ B\)")
+        term.expect(r"Files created: data\.csv \(\d+ B, 5 rows × 2 columns: \(no name\), a\)")
         term.expect(r"✓ ok")
         term.expect("Done.")
         chunks = KITTY.findall(term.raw)
