@@ -171,12 +171,17 @@ def _used(program: str, blocks: tuple[Block, ...]) -> bool:
 
 _NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?"
                      r"|(?<![\w.])[-+]?\.\d+")
-_FRACTION = re.compile(r"(?<![\w.])(-?\d+)\s*/\s*(\d+)(?![\w.])")
+_FRACTION = re.compile(r"(?<![\w.])(-?\d+)\s*/\s*(\d+)(?![\w.])"
+                       r"|(-?)\\[dt]?frac\s*\{\s*(\d+)\s*\}\s*\{\s*(\d+)\s*\}")
 
 
 def numbers_in(text: str) -> list[float]:
-    """Every number written in `text`: 1,234.5, -3, 2.5e-3, $12, and fractions such as 5/2."""
+    """Every number written in `text`: 1,234.5, -3, 2.5e-3, $12, and fractions such as 5/2
+    or LaTeX's \\frac{32}{3}."""
     text = text.replace("\u2212", "-")
     found = [float(m.group().replace(",", "")) for m in _NUMBER.finditer(text)]
-    found += [int(a) / int(b) for a, b in _FRACTION.findall(text) if int(b)]
+    for a, b, sign, top, bottom in _FRACTION.findall(text):
+        a, b = (a, b) if b else (sign + top, bottom)
+        if int(b):
+            found.append(int(a) / int(b))
     return found
