@@ -8,7 +8,6 @@
 
 from __future__ import annotations
 
-import tempfile
 import time
 from dataclasses import dataclass, field
 
@@ -17,6 +16,7 @@ from languages import Limits, RunnerConfig, Sandbox
 from interp.core import events as ev
 from interp.core.history import Entry, provider_messages
 from interp.eval.data import Problem
+from interp.eval.folders import fixed_folder
 from interp.eval.prompts import instruction, self_task, with_feedback
 from interp.eval.results import Outcome, Spend
 from interp.eval.sanitize import defines, parses, solution_code
@@ -108,7 +108,8 @@ def _self(problem: Problem, model: Model, config: ModeConfig) -> Outcome:
     from interp.core.session import Session, SessionConfig
 
     spend = Spend()
-    with tempfile.TemporaryDirectory(prefix="interp-eval-self-") as work:
+    with fixed_folder(f"eval-self-{problem.task_id}") as folder:
+        work = str(folder)
         runner = RunnerConfig(cwd=work, sandbox=Sandbox("workspace" if config.sandbox else "off"),
                               limits=Limits(memory_mb=2048, processes=64),
                               env_remove=config.env_remove, output_dir=work)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,6 +14,7 @@ from languages import Limits, RunnerConfig, Sandbox
 from interp.core import events as ev
 from interp.core import exits
 from interp.core.history import Entry, plotted, provider_messages
+from interp.eval.folders import fixed_folder
 from interp.eval.tasks.results import TaskRecord
 from interp.eval.tasks.spec import Attempt, Block, Task, score
 from interp.models.base import Model
@@ -37,8 +37,8 @@ class TaskConfig:
 def run_task(task: Task, model: Model, config: TaskConfig, model_name: str) -> TaskRecord:
     """Run one task and score it; a model error is recorded (and retried on a rerun)."""
     started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="interp-task-") as top:
-        folder = Path(top) / "work"
+    with fixed_folder(f"task-{task.id}") as top:
+        folder = top / "work"
         folder.mkdir()
         task.make(folder)
         try:

@@ -3,6 +3,8 @@ scripted OpenAI-compatible server: a right run scores right, a wrong one does no
 
 from __future__ import annotations
 
+import tempfile
+
 import pytest
 
 from fake_openai import FakeOpenAI, Reply
@@ -35,6 +37,23 @@ def test_right_runs_score_right_with_a_clean_finish(tmp_path):
     assert summary.mean_calls == 2 and summary.exits == {"ok": 3}
     assert summary.prompt_tokens > 0 and summary.completion_tokens > 0
     assert summary.categories["charts"] == {"tasks": 1, "right": 1, "clean": 1}
+
+
+def test_two_runs_of_a_task_send_the_same_prompt(tmp_path, monkeypatch):
+    """The prompt names the task's files by their path: a random folder made every greedy run
+    of the benchmark a different prompt (2026-11-27)."""
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))  # no other test's run here
+    with FakeOpenAI(default=scripted("right")) as server:
+        model = model_for("openai/fake-model", api_base=server.api_base, api_key="sk-test-1234567",
+                          params={"temperature": 0})
+        for out in ("one", "two"):
+            run_plan(plan_for(["stats-mean-median"], tmp_path / out), model)
+    first = [r["messages"] for r in server.requests if r["messages"][-1]["role"] == "user"
+             and "Attached files" in str(r["messages"][-1]["content"])]
+    assert len(first) == 2 and first[0] == first[1]
+    assert f"{tmp_path}/tmp/interp-task-stats-mean-median/work/students.csv" in str(first[0])
+    assert list((tmp_path / "tmp").iterdir()) == []  # removed after each run
 
 
 def test_wrong_runs_say_what_failed_and_a_rerun_skips_finished_tasks(tmp_path):
