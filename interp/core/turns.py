@@ -30,15 +30,15 @@ UNTAGGED_NOTICE = ("The reply's code block has no language tag, so it was not ru
 TRANSCRIPT_NOTICE = ("The reply's ```{tag} block has no $ prompt, so it was shown as output, "
                      "not run; asking the model to tag it.")
 EMPTY_REPLY = "(empty reply)"  # stored for a reply with no text and no call
-REPEAT_NOTE = ("Note: this is the same code with the same output as your previous run. Do not "
-               "run it again: if this output answers the task, reply with your final answer now "
+REPEAT_NOTE = ("Note: this is the same code with the same output as {when}. Do not run it "
+               "again: if this output answers the task, reply with your final answer now "
                "(stating the result, no code); otherwise try a different approach.")
 ANSWER_REQUEST = ("You have run the same code {n} times and it printed the same output each "
                   "time, so running it again will not help. Do not run code again: reply now "
                   "with your final answer to the task, stating the result from that output, "
                   "or say what is missing.")
-FAILED_REPEAT_NOTE = ("Note: this is the same code as your previous run, and it failed again. "
-                      "Do not run it again unchanged: read the error and change the code.")
+FAILED_REPEAT_NOTE = ("Note: this is the same code as {when}, and it failed again. Do not run "
+                      "it again unchanged: read the error and change the code.")
 FAILED_ANSWER_REQUEST = ("You have run the same code {n} times and it failed each time, so "
                          "running it again will not help. Do not run code again: reply now with "
                          "your final answer to the task, or say what went wrong.")
@@ -90,19 +90,21 @@ def cut_off_notice(reply: Reply) -> str | None:
 
 
 class LoopGuard:
-    """Counts replies whose blocks ran the same code with the same results as the reply before
-    (a failure is the same result whatever its error: with state kept, the same failing code
-    can fail two ways in turn); once they reach the limit the model is asked for its final
-    answer (once a task), and only a further repeat stops."""
+    """Counts replies in a row whose blocks ran code already run this task with the same
+    results: the reply before (a failure is the same result whatever its error: with state
+    kept, the same failing code can fail two ways in turn), or an earlier one (a model that
+    swaps two failing fixes in turn). Once they reach the limit the model is asked for its
+    final answer (once a task), and only a further repeat stops."""
 
     def __init__(self, limit: int = REPEATS_TO_STOP) -> None:
         self.limit = limit
         self._last: str | None = None
-        self._codes: frozenset[tuple[str, str]] = frozenset()  # the last reply's blocks
+        self._seen: set[str] = set()  # every earlier reply's blocks and results, this task
+        self._codes: frozenset[tuple[str, str]] = frozenset()  # the repeated replies' blocks
         self._reply: list[tuple[str, tuple[str, str], bool]] = []  # this reply's, so far
         self.failed = False  # a block of the repeated reply failed (each time)
         self.repeats = 0
-        self._note = False  # the model is to be told of a repeat in the next report
+        self._note: str | None = None  # what the model is to be told in the next report
         self.asked = False  # the model was asked for its final answer this task
         self.refused = False  # it then proposed the stuck code again, which was not run
 
@@ -115,24 +117,27 @@ class LoopGuard:
         self._reply.append((key, (language, code.strip()), failed))
 
     def end_reply(self) -> int:
-        """After a reply's blocks: how many replies in a row ran them with these results."""
+        """After a reply's blocks: how many replies in a row ran what was run before."""
         if not self._reply:
             return self.repeats
         key = hashlib.sha256("\0\0".join(k for k, _, _ in self._reply).encode(
             "utf-8", "replace")).hexdigest()
-        self.repeats = self.repeats + 1 if key == self._last else 1
-        self._last, self._codes = key, frozenset(code for _, code, _ in self._reply)
+        codes = frozenset(code for _, code, _ in self._reply)
+        again = key in self._seen
+        self.repeats, self._codes = (self.repeats + 1, self._codes | codes) if again else (1, codes)
         self.failed = any(failed for _, _, failed in self._reply)
+        if self.repeats == 2:
+            when = "your previous run" if key == self._last else "one of your earlier runs"
+            self._note = (FAILED_REPEAT_NOTE if self.failed else REPEAT_NOTE).format(when=when)
+        self._last = key
+        self._seen.add(key)
         self._reply = []
-        self._note = self.repeats == 2
         return self.repeats
 
     def note(self) -> str | None:
         """The note on a repeat for the next report (once), or None."""
-        if not self._note:
-            return None
-        self._note = False
-        return FAILED_REPEAT_NOTE if self.failed else REPEAT_NOTE
+        note, self._note = self._note, None
+        return note
 
     @property
     def stuck(self) -> bool:
@@ -162,8 +167,8 @@ class LoopGuard:
                       f"and again after it was asked for its answer.", level="warning")
 
     def reset(self) -> None:
-        self._last, self._codes, self.repeats, self._note = None, frozenset(), 0, False
-        self._reply, self.failed = [], False
+        self._last, self._codes, self.repeats, self._note = None, frozenset(), 0, None
+        self._reply, self.failed, self._seen = [], False, set()
         self.asked = self.refused = False
 
 

@@ -527,6 +527,29 @@ def test_the_same_failing_code_counts_as_a_repeat_though_its_error_changes(serve
     assert "same failing code 3 times" in notices(events, "warning")[0]
 
 
+# Qwen2.5-Coder-1.5B on the sensors task (interp eval tasks, 2026-11-27, the third round): after
+# its merge renamed `temperature`, it "corrected" the column to temperature_x, then
+# temperature_y, then temperature_x..., each from a fresh read of the file (shortened).
+QWEN_SWAP = ("The error occurs because the column name `{old}` is not found in the DataFrame "
+             "`df`. The correct column name is `{new}`.\n\n```python\nimport pandas as pd\n"
+             "df = pd.DataFrame({{'sensor': ['S1'], 'temperature': [20.0]}})\n"
+             "means = df.groupby('sensor')['{new}'].mean()\n```")
+
+
+def test_two_failing_fixes_swapped_in_turn_are_a_loop(server, make_session):
+    """The two blocks failed in turn until --max-turns (exit 3, 8 calls)."""
+    x = QWEN_SWAP.format(old="temperature_y", new="temperature_x")
+    y = QWEN_SWAP.format(old="temperature_x", new="temperature_y")
+    server.script([x, y, x, y, x, y, x, y])
+    events = run(make_session(server, tools="off", max_turns=8), "fill the gaps")
+    assert finished(events) == {"exit_code": exits.LOOP, "reason": "loop"}
+    assert len(of(events, "block.finished")) == 4 and len(server.requests) == 5
+    assert "same code as one of your earlier runs, and it failed again" in told(server, 3)
+    assert told(server, 4).startswith("You have run the same code 3 times and it failed each")
+    assert notices(events, "info")[-1] == ("The model ran the same code with the same error 3 "
+                                           "times; asking it for its answer.")
+
+
 # Qwen2.5-Coder-1.5B on the duplicates task (interp eval tasks, 2026-11-27), its first reply:
 # a right block, then how to save and run it as a script (shortened).
 QWEN_SAVE_AND_RUN = (
