@@ -63,14 +63,14 @@ def table_shape(path: Path, size: int) -> str:
     header, body = rows[0], rows[1:]
     names = [cut(name, 30) if name.strip() else "(no name)" for name in header[:SHAPE_COLUMNS]]
     more = ", …" if len(header) > SHAPE_COLUMNS else ""
-    text = (f"{len(body):,} row{'s' if len(body) != 1 else ''} × {len(header)} "
-            f"column{'s' if len(header) != 1 else ''}: {', '.join(names)}{more}")
+    shape = (f"{len(body):,} row{'s' if len(body) != 1 else ''} × {len(header)} "
+             f"column{'s' if len(header) != 1 else ''}: {', '.join(names)}{more}")
     empty = [(name, sum(1 for row in body if i >= len(row) or not row[i].strip()))
              for i, name in enumerate(header)]
     empty = [(cut(name, 30) or "(no name)", n) for name, n in empty if n]
     if empty:
-        text += "; empty cells: " + ", ".join(f"{name} {n}" for name, n in empty[:SHAPE_COLUMNS])
-    return text
+        shape += "; empty cells: " + ", ".join(f"{name} {n}" for name, n in empty[:SHAPE_COLUMNS])
+    return shape
 
 
 def json_summary(path: Path, size: int, text: str, note: str) -> tuple[str, list[str], str]:
