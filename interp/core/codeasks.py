@@ -13,9 +13,10 @@ from dataclasses import dataclass
 _ALIASES = {"python3": "python", "py": "python", "bash": "shell", "sh": "shell",
             "zsh": "shell", "terminal": "shell", "node": "javascript", "nodejs": "javascript",
             "node.js": "javascript", "js": "javascript"}
-# A formula: a power (x^3, 2**20), or arithmetic between a number or variable and a number.
-_FORMULA = re.compile(r"[a-z0-9)]\s*(?:\^|\*\*)\s*[-a-z0-9(]|\b(?:\d+(?:\.\d+)?|[a-z])\s*[-+*/]\s*\d",
-                      re.IGNORECASE)
+# A formula: a power (x^3, 2**20), arithmetic between a number or variable and a number, or a
+# matrix written as nested lists ([[6, -2], [-2, 9]]).
+_FORMULA = re.compile(r"[a-z0-9)]\s*(?:\^|\*\*)\s*[-a-z0-9(]|\b(?:\d+(?:\.\d+)?|[a-z])\s*[-+*/]\s*\d"
+                      r"|\[\s*\[\s*-?\d", re.IGNORECASE)
 _CALCULATION = re.compile(r"\b(?:integral|integrate|derivative|differentiate|roots?|solve|area|"
                           r"equations?|decimal places|compute|calculate|evaluate|determinant|"
                           r"eigenvalues?|inverse)\b", re.IGNORECASE)
@@ -69,7 +70,8 @@ def previewed(names: Sequence[str]) -> RunRequest | None:
 
 def calculation_asked(task: str) -> RunRequest | None:
     """A request when the task asks for a calculation on a formula ("the real root of
-    x^3 - 2x - 5 = 0", "the integral of x^2 * e^(-x) from 0 to 3"), else None."""
+    x^3 - 2x - 5 = 0", "the integral of x^2 * e^(-x) from 0 to 3", "the eigenvalues of
+    [[6, -2], [-2, 9]]"), else None."""
     if _CALCULATION.search(task) and _FORMULA.search(task):
         return RunRequest("The task asks for a calculation")
     return None

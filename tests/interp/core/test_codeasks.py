@@ -54,7 +54,9 @@ def test_the_request_asks_for_the_code_itself():
     "What is the integral of x^2 * e^(-x) from 0 to 3?",
     "What is the area enclosed between y = x^2 and y = 2x + 3?",
     "Solve this system of equations: 2x + y - z = -2.75, x - 3y + 2z = 15.5.",
-    "Compute 2**20 + 7 and tell me the number."])
+    "Compute 2**20 + 7 and tell me the number.",
+    "What are the eigenvalues of the matrix [[6, -2], [-2, 9]]?",  # answered "3 and 5"
+    "Find the determinant of [[1.5, 2], [3, 4]]"])
 def test_a_calculation_on_a_formula_is_asked_for(task):
     assert calculation_asked(task) == RunRequest("The task asks for a calculation")
 
@@ -62,6 +64,7 @@ def test_a_calculation_on_a_formula_is_asked_for(task):
 @pytest.mark.parametrize("task", [
     "Summarise sales.csv: total revenue (units*price) per region",  # no calculation word
     "Solve the merge conflict in app.py", "What is the capital of France?",
-    "Rename the files to 2024-01-report.txt", "Which class has the highest average in math?"])
+    "Rename the files to 2024-01-report.txt", "Which class has the highest average in math?",
+    "Solve the failing test in [[tool.pytest]] of pyproject.toml"])
 def test_other_tasks_are_not(task):
     assert calculation_asked(task) is None
