@@ -1,7 +1,7 @@
 """Answers that should have come from code: "Use Python to compute 2**20 + 7" answered from
 memory (a small model's `1048582`), a question about sales.csv answered from the preview of
-its first lines, or a root or an integral worked out in the reply's text (`-0.50000` for
-x^3 - 2x - 5 = 0). The model is asked, once a task, to run the code."""
+its first lines, about the files of a folder answered unseen (`1` file renamed), or a root or
+an integral worked out in the reply's text (`-0.50000` for x^3 - 2x - 5 = 0). The model is asked, once a task, to run the code."""
 
 from __future__ import annotations
 
@@ -66,6 +66,15 @@ def previewed(names: Sequence[str]) -> RunRequest | None:
         return None
     listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
     return RunRequest(f"Only a preview of {listed} was shown to you")
+
+
+def folders_named(names: Sequence[str]) -> RunRequest | None:
+    """A request when the task names folders of the working folder ("rename the files in the
+    photos folder"), which the model cannot have seen, else None."""
+    if not names:
+        return None
+    listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    return RunRequest(f"The task is about what is in {listed}{'/' if len(names) == 1 else ''} here")
 
 
 def calculation_asked(task: str) -> RunRequest | None:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 MAX_MENTIONS = 3  # files described per task
 # A file name as people write one: word characters, dots, dashes and slashes, then an extension.
+_WORD = re.compile(r"(?<![\w/.-])([\w][\w-]*)/?(?![\w/.-])")  # a folder as people name one
 _NAME = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-][\w.-]*\.[A-Za-z0-9]{1,6})(?![\w/-])")
 # Never sent unasked: what usually holds secrets.
 _SECRET = re.compile(r"(^|[._-])(env|secrets?|credentials?|passwords?|tokens?|keys?|id_rsa|"
@@ -33,4 +34,16 @@ def mentioned_files(task: str, root: str | os.PathLike) -> list[Path]:
         found.append(path)
         if len(found) == MAX_MENTIONS:
             break
+    return found
+
+
+def mentioned_folders(task: str, root: str | os.PathLike) -> list[str]:
+    """The folders directly inside `root` that `task` names ("the photos folder", "logs/"),
+    in order, each once (at most MAX_MENTIONS); hidden ones are left out."""
+    found: list[str] = []
+    for word in _WORD.findall(task):
+        if word not in found and (Path(root) / word).is_dir():
+            found.append(word)
+            if len(found) == MAX_MENTIONS:
+                break
     return found

@@ -11,7 +11,9 @@ from dataclasses import dataclass
 
 from interp.core import events as ev
 from interp.core import exits
-from interp.core.codeasks import RunRequest, calculation_asked, language_asked, previewed
+from interp.core.codeasks import (RunRequest, calculation_asked, folders_named, language_asked,
+                                  previewed)
+from interp.core.mentions import mentioned_folders
 from interp.core.history import Entry, user_message
 from interp.core.steps import (HOW_TO_CALL, HOW_TO_FENCE, Step, steps_from_reply, unrun_code_tag,
                                untagged_code)
@@ -251,12 +253,15 @@ class TurnChecks:
 
     def run_nudge_due(self, reply: Reply) -> RunRequest | None:
         """Why the model should run code first, when it answered a task that names a language
-        to use, whose files it saw only previewed, or that asks for a calculation, without any
-        code this task, and was not asked yet (then the reply is no answer yet)."""
+        to use, whose files it saw only previewed, that names a folder here, or that asks for
+        a calculation, without any code this task, and was not asked yet (then the reply is
+        no answer yet)."""
         if self.run_asked or self.state.block > self.task_block or not is_answer(reply):
             return None
-        return (language_asked(self.state.task, self.state.registry.names())
-                or previewed(self.previewed) or calculation_asked(self.state.task))
+        task = self.state.task
+        return (language_asked(task, self.state.registry.names()) or previewed(self.previewed)
+                or folders_named(mentioned_folders(task, self.state.root()))
+                or calculation_asked(task))
 
     def ask_to_run(self, asked: RunRequest) -> Iterator[ev.Event]:
         """Ask the model (once a task: see run_nudge_due) to run code before answering."""

@@ -3,7 +3,8 @@ a calculation on a formula."""
 
 import pytest
 
-from interp.core.codeasks import RunRequest, calculation_asked, language_asked, previewed
+from interp.core.codeasks import (RunRequest, calculation_asked, folders_named, language_asked,
+                                  previewed)
 
 pytestmark = pytest.mark.fast
 LANGUAGES = ["python", "shell", "javascript"]
@@ -32,6 +33,12 @@ def test_previewed_files_are_named():
     assert previewed(["sales.csv"]).why == "Only a preview of sales.csv was shown to you"
     assert previewed(["a.csv", "b.csv", "c.json"]).why == \
         "Only a preview of a.csv, b.csv and c.json was shown to you"
+
+
+def test_named_folders_are_named():
+    assert folders_named([]) is None
+    assert folders_named(["photos"]).why == "The task is about what is in photos/ here"
+    assert folders_named(["logs", "photos"]).why == "The task is about what is in logs and photos here"
 
 
 def test_the_request_asks_for_the_code_itself():

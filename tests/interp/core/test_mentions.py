@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from interp.core.mentions import MAX_MENTIONS, mentioned_files
+from interp.core.mentions import MAX_MENTIONS, mentioned_files, mentioned_folders
 
 
 @pytest.fixture
@@ -47,3 +47,14 @@ def test_at_most_a_few(folder):
 def test_punctuation_and_quotes_around_a_name(folder):
     task = 'What is in "notes.txt"? And (sales.csv), `report.py`.'
     assert names(mentioned_files(task, folder), folder) == ["notes.txt", "sales.csv", "report.py"]
+
+
+def test_folders_named_in_the_task(folder):
+    for name in ("photos", "logs", ".git", "a", "b"):
+        (folder / name).mkdir()
+    assert mentioned_folders("Rename every .jpeg file in the photos folder to .jpg", folder) == \
+        ["photos"]
+    assert mentioned_folders("count lines in logs/ and data/orders.json; logs again", folder) == \
+        ["logs"]  # data/orders.json is a file's path, not the folder
+    assert mentioned_folders("look in .git, a, b, logs and photos", folder) == ["a", "b", "logs"]
+    assert mentioned_folders("What is the capital of France?", folder) == []

@@ -188,6 +188,23 @@ def test_a_task_that_names_a_language_is_not_answered_without_code(server, make_
     assert finished(events) == {"exit_code": 0, "reason": "done"}
 
 
+def test_a_task_about_a_folder_here_is_not_answered_unseen(server, make_session):
+    """Qwen2.5-Coder-1.5B on the task benchmark (2026-11-27): its whole reply to the renaming
+    task was `1`, in 1.3 s; nothing had run, and the folder holds 7 .jpeg files."""
+    (make_session.work / "photos").mkdir()
+    (make_session.work / "photos" / "a.jpeg").write_text("x")
+    server.script(["1", "```sh\ncd photos && for f in *.jpeg; do mv \"$f\" \"${f%.jpeg}.jpg\"; "
+                   "echo \"$f\"; done | wc -l\n```", "I renamed 1 file."])
+    events = run(make_session(server, tools="off"),
+                 "Rename every .jpeg file in the photos folder to .jpg, keeping the rest of the "
+                 "name. How many files did you rename?")
+    assert [m["final"] for m in of(events, "message")] == [False, False, True]
+    assert told(server, 1).startswith("The task is about what is in photos/ here, and no code "
+                                      "has run yet. Reply with a ```python block")
+    assert (make_session.work / "photos" / "a.jpg").exists()
+    assert finished(events) == {"exit_code": 0, "reason": "done"}
+
+
 def test_a_calculation_answered_without_code_is_asked_to_run_it(server, make_session):
     """Qwen2.5-Coder-1.5B on the task benchmark's cubic root (2026-11-27): its whole reply was
     `-0.50000`; the real root is 2.0946."""
