@@ -336,7 +336,9 @@ function listen() {
   input.on('error', () => process.exit(0));
 }
 
-// Like the node REPL: require, module, and every built-in module as a lazily loaded global.
+// Like the node REPL: require, module, and every built-in module as a lazily loaded global;
+// like a script in the working folder: __dirname and __filename (the REPL has neither, and
+// path.join(__dirname, 'orders.json') is how scripts read a file next to them).
 function addGlobals() {
   const Module = require('module');
   const filename = path.join(process.cwd(), '[interp]');
@@ -345,6 +347,8 @@ function addGlobals() {
   hidden('module', main);
   hidden('exports', main.exports);
   hidden('require', Module.createRequire(filename));
+  hidden('__filename', filename);
+  hidden('__dirname', path.dirname(filename));
   for (const name of Module.builtinModules) {
     if (name.startsWith('_') || name.includes('/') || name in globalThis) continue;
     Object.defineProperty(globalThis, name, {

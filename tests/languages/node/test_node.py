@@ -146,6 +146,21 @@ def test_require_and_builtin_globals(node):
     assert run(node, "typeof module.exports")[1] == "'object'\n"
 
 
+def test_a_script_finds_files_next_to_it_with_dirname(tmp_path):
+    """Qwen2.5-Coder-1.5B's Node block on the task benchmark (2026-11-27) read
+    path.join(__dirname, 'orders.json') and failed three times: the REPL has no __dirname."""
+    (tmp_path / "orders.json").write_text('[{"amount": 2.5}, {"amount": 4}]')
+    runner = NodeRunner(RunnerConfig(cwd=str(tmp_path)))
+    try:
+        result, out = run(runner, "const fs = require('fs');\nconst path = require('path');\n"
+                          "const orders = JSON.parse(fs.readFileSync(path.join(__dirname, "
+                          "'orders.json'), 'utf8'));\nconsole.log(orders.reduce((s, o) => "
+                          "s + o.amount, 0), path.dirname(__filename) === __dirname)")
+        assert result.status == "ok" and out == "6.5 true\n"
+    finally:
+        runner.stop()
+
+
 def test_console_output_streams_while_the_block_runs(node, tmp_path):
     flag = tmp_path / "go"
     code = (f"console.log('first')\n"
