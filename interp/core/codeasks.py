@@ -6,7 +6,7 @@ an integral worked out in the reply's text (`-0.50000` for x^3 - 2x - 5 = 0). Th
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 # How people name a language in a task, beyond the runners' own names.
@@ -64,8 +64,7 @@ def previewed(names: Sequence[str]) -> RunRequest | None:
     lines), else None."""
     if not names:
         return None
-    listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-    return RunRequest(f"Only a preview of {listed} was shown to you")
+    return RunRequest(f"Only a preview of {_listed(names)} was shown to you")
 
 
 def folders_named(names: Sequence[str]) -> RunRequest | None:
@@ -73,8 +72,8 @@ def folders_named(names: Sequence[str]) -> RunRequest | None:
     photos folder"), which the model cannot have seen, else None."""
     if not names:
         return None
-    listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-    return RunRequest(f"The task is about what is in {listed}{'/' if len(names) == 1 else ''} here")
+    return RunRequest(f"The task is about what is in {_listed(names)}"
+                      f"{'/' if len(names) == 1 else ''} here")
 
 
 def calculation_asked(task: str) -> RunRequest | None:
@@ -84,3 +83,38 @@ def calculation_asked(task: str) -> RunRequest | None:
     if _CALCULATION.search(task) and _FORMULA.search(task):
         return RunRequest("The task asks for a calculation")
     return None
+
+
+_WRITES = re.compile(r"\b(?:save|write|create|export|convert|turn|generate|produce|store|build|"
+                     r"make)s?\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class WriteRequest:
+    """Files the task asks for that were still not written when the model answered."""
+
+    names: tuple[str, ...]
+
+    def request(self, tools: bool) -> str:
+        """The message that asks the model to write them."""
+        listed, it = _listed(self.names), "it" if len(self.names) == 1 else "them"
+        how = "call the `execute` tool with code that saves" if tools else "reply with a code block that saves"
+        return (f"The task asks for {listed}, which {'has' if it == 'it' else 'have'} not been "
+                f"written yet: {how} {it}, then answer from the output.")
+
+    def notice(self) -> str:
+        """The line the person sees."""
+        listed = _listed(self.names)
+        return (f"The task asks for {listed}, which {'does' if len(self.names) == 1 else 'do'} "
+                f"not exist yet; asking the model to write {'it' if len(self.names) == 1 else 'them'}.")
+
+
+def unwritten(task: str, names: Sequence[str], exists: Callable[[str], bool]) -> WriteRequest | None:
+    """A request when a task that asks to save, write, convert... names files (`names`: those
+    that did not exist when it began) and some still do not (`exists`), else None."""
+    missing = tuple(name for name in names if not exists(name))
+    return WriteRequest(missing) if missing and _WRITES.search(task) else None
+
+
+def _listed(names: Sequence[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]

@@ -12,6 +12,13 @@ MAX_MENTIONS = 3  # files described per task
 # A file name as people write one: word characters, dots, dashes and slashes, then an extension.
 _WORD = re.compile(r"(?<![\w/.-])([\w][\w-]*)/?(?![\w/.-])")  # a folder as people name one
 _NAME = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-][\w.-]*\.[A-Za-z0-9]{1,6})(?![\w/-])")
+# Extensions of the files a task asks to write (a dotted name with another one is code).
+FILE_TYPES = frozenset(
+    "csv tsv json jsonl ndjson xlsx xls ods xml html htm txt md rst log yaml yml toml ini cfg "
+    "conf png jpg jpeg gif svg webp bmp tif tiff pdf docx pptx odt zip gz tgz tar bz2 xz db "
+    "sqlite sqlite3 sql parquet feather pkl pickle npy npz h5 hdf5 ipynb py js mjs cjs ts sh "
+    "bash r rb go rs c cc cpp h hpp java kt swift php pl lua mp3 wav mp4 mov avi ics vcf "
+    "bib tex epub".split())
 # Never sent unasked: what usually holds secrets.
 _SECRET = re.compile(r"(^|[._-])(env|secrets?|credentials?|passwords?|tokens?|keys?|id_rsa|"
                      r"id_ed25519|netrc|npmrc|pypirc|pgpass)([._-]|$)|\.(pem|key|p12|pfx|kdbx)$",
@@ -44,6 +51,25 @@ def mentioned_folders(task: str, root: str | os.PathLike) -> list[str]:
     for word in _WORD.findall(task):
         if word not in found and (Path(root) / word).is_dir():
             found.append(word)
+            if len(found) == MAX_MENTIONS:
+                break
+    return found
+
+
+def unwritten_files(task: str, root: str | os.PathLike) -> list[str]:
+    """The files `task` names that do not exist in `root` yet ("save it as pivot.csv"), as
+    written in the task, each once (at most MAX_MENTIONS); hidden ones, and names whose
+    extension is not a common file type (`math.floor`, `df.head`), are left out."""
+    base = Path(root).resolve()
+    found: list[str] = []
+    for match in _NAME.finditer(task):
+        name = match.group(1).rstrip(".")
+        if (name in found or any(part.startswith(".") for part in Path(name).parts)
+                or Path(name).suffix[1:].lower() not in FILE_TYPES):
+            continue
+        path = (base / name).resolve()
+        if base in path.parents and not os.path.lexists(path):
+            found.append(name)
             if len(found) == MAX_MENTIONS:
                 break
     return found

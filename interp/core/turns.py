@@ -5,15 +5,16 @@ go nowhere."""
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from interp.core import events as ev
 from interp.core import exits
-from interp.core.codeasks import (RunRequest, calculation_asked, folders_named, language_asked,
-                                  previewed)
-from interp.core.mentions import mentioned_folders
+from interp.core.codeasks import (RunRequest, WriteRequest, calculation_asked, folders_named,
+                                  language_asked, previewed, unwritten)
+from interp.core.mentions import mentioned_folders, unwritten_files
 from interp.core.history import Entry, user_message
 from interp.core.steps import (HOW_TO_CALL, HOW_TO_FENCE, Step, steps_from_reply, unrun_code_tag,
                                untagged_code)
@@ -207,11 +208,14 @@ class TurnChecks:
         self.run_asked = False  # asked this task to run code before answering
         self.task_block = state.block  # the last block number before this task
         self.previewed: list[str] = []  # this task's files described to the model (mentions)
+        self.to_write: list[str] = []  # files the task names that did not exist when it began
+        self.write_asked = False  # asked this task to write them
 
     def new_task(self) -> None:
         """Forget this task's counts."""
         self.empty_replies, self.untagged_told, self.run_asked = 0, False, False
         self.task_block = self.state.block
+        self.to_write, self.write_asked = unwritten_files(self.state.task, self.state.root()), False
 
     def tool_choice(self) -> Iterator[ev.Event]:
         """Whether to send the execute tool to this model; says once why not, when it matters."""
@@ -263,9 +267,22 @@ class TurnChecks:
                 or folders_named(mentioned_folders(task, self.state.root()))
                 or calculation_asked(task))
 
-    def ask_to_run(self, asked: RunRequest) -> Iterator[ev.Event]:
-        """Ask the model (once a task: see run_nudge_due) to run code before answering."""
-        self.run_asked = True
+    def write_nudge_due(self, reply: Reply) -> WriteRequest | None:
+        """The files the task asks for that are still not written when the model answers,
+        unless it was asked this task already (then the reply is no answer yet)."""
+        if self.write_asked or not self.to_write or not is_answer(reply):
+            return None
+        root = self.state.root()
+        return unwritten(self.state.task, self.to_write,
+                         lambda name: os.path.lexists(os.path.join(root, name)))
+
+    def ask_to_run(self, asked: RunRequest | WriteRequest) -> Iterator[ev.Event]:
+        """Ask the model (once a task each: see run_nudge_due, write_nudge_due) to run code
+        before answering."""
+        if isinstance(asked, WriteRequest):
+            self.write_asked = True
+        else:
+            self.run_asked = True
         yield ev.Notice(level="info", text=asked.notice())
         self.state.add(user_message(asked.request(tools=self.modes()[0])))
 

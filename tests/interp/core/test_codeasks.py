@@ -3,8 +3,8 @@ a calculation on a formula."""
 
 import pytest
 
-from interp.core.codeasks import (RunRequest, calculation_asked, folders_named, language_asked,
-                                  previewed)
+from interp.core.codeasks import (RunRequest, WriteRequest, calculation_asked, folders_named,
+                                  language_asked, previewed, unwritten)
 
 pytestmark = pytest.mark.fast
 LANGUAGES = ["python", "shell", "javascript"]
@@ -75,3 +75,17 @@ def test_a_calculation_on_a_formula_is_asked_for(task):
     "Solve the failing test in [[tool.pytest]] of pyproject.toml"])
 def test_other_tasks_are_not(task):
     assert calculation_asked(task) is None
+
+
+def test_files_the_task_asks_for_and_that_are_still_missing():
+    task = "Turn inventory.csv into inventory.json and report.md"
+    there = {"report.md"}.__contains__
+    assert unwritten(task, ["inventory.json", "report.md"], there) == WriteRequest(("inventory.json",))
+    assert unwritten(task, ["report.md"], there) is None
+    assert unwritten("Why is app.log missing?", ["app.log"], there) is None  # nothing to write
+    asked = WriteRequest(("inventory.json", "b.csv"))
+    assert asked.request(tools=False) == (
+        "The task asks for inventory.json and b.csv, which have not been written yet: reply "
+        "with a code block that saves them, then answer from the output.")
+    assert WriteRequest(("a.csv",)).notice() == ("The task asks for a.csv, which does not exist "
+                                                 "yet; asking the model to write it.")

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from interp.core.mentions import MAX_MENTIONS, mentioned_files, mentioned_folders
+from interp.core.mentions import MAX_MENTIONS, mentioned_files, mentioned_folders, unwritten_files
 
 
 @pytest.fixture
@@ -58,3 +58,9 @@ def test_folders_named_in_the_task(folder):
         ["logs"]  # data/orders.json is a file's path, not the folder
     assert mentioned_folders("look in .git, a, b, logs and photos", folder) == ["a", "b", "logs"]
     assert mentioned_folders("What is the capital of France?", folder) == []
+
+
+def test_files_the_task_names_that_do_not_exist_yet(folder):
+    task = ("Turn sales.csv into sales.json and out/sum.csv with math.floor and df.head; save "
+            "notes.txt, .hidden.csv, ../up.csv and sales.json again, then a.csv and b.csv")
+    assert unwritten_files(task, folder) == ["sales.json", "out/sum.csv", "a.csv"]

@@ -205,6 +205,33 @@ def test_a_task_about_a_folder_here_is_not_answered_unseen(server, make_session)
     assert finished(events) == {"exit_code": 0, "reason": "done"}
 
 
+def test_an_answer_before_the_file_the_task_asks_for_is_written_is_no_answer_yet(
+        server, make_session):
+    """Qwen2.5-Coder-1.5B on the task benchmark (2026-11-27): it printed inventory.csv as
+    JSON, never saved inventory.json, and answered `ok.`."""
+    (make_session.work / "inventory.csv").write_text("sku,quantity\nSKU-300,437\n")
+    server.script([py("import csv, json\nprint(json.dumps(list(csv.DictReader(open("
+                      "'inventory.csv')))))"), "ok.",
+                   py("import pandas as pd\npd.read_csv('inventory.csv').to_json("
+                      "'inventory.json', orient='records')\nprint('saved')"), "Saved inventory.json."])
+    events = run(make_session(server, tools="off"),
+                 "Turn inventory.csv into inventory.json: a list of objects, one per row.")
+    assert [m["final"] for m in of(events, "message")] == [False, False, False, True]
+    assert "The task asks for inventory.json, which does not exist yet; asking the model to " \
+        "write it." in notices(events, "info")
+    assert told(server, 2).startswith("The task asks for inventory.json, which has not been "
+                                      "written yet: reply with a code block that saves it")
+    assert (make_session.work / "inventory.json").exists()
+    assert finished(events) == {"exit_code": 0, "reason": "done"}
+
+
+def test_the_file_request_comes_once_a_task(server, make_session):
+    server.script(["I cannot write report.pdf here.", "I still cannot write report.pdf."])
+    events = run(make_session(server, tools="off"), "Save the summary as report.pdf")
+    assert [m["final"] for m in of(events, "message")] == [False, True]
+    assert finished(events) == {"exit_code": 0, "reason": "done"}
+
+
 def test_a_calculation_answered_without_code_is_asked_to_run_it(server, make_session):
     """Qwen2.5-Coder-1.5B on the task benchmark's cubic root (2026-11-27): its whole reply was
     `-0.50000`; the real root is 2.0946."""
