@@ -19,6 +19,9 @@ FILE_TYPES = frozenset(
     "sqlite sqlite3 sql parquet feather pkl pickle npy npz h5 hdf5 ipynb py js mjs cjs ts sh "
     "bash r rb go rs c cc cpp h hpp java kt swift php pl lua mp3 wav mp4 mov avi ics vcf "
     "bib tex epub".split())
+# Names of tools and libraries that look like files ("Use Node.js to ...").
+NOT_FILES = frozenset({"node.js", "vue.js", "next.js", "nuxt.js", "react.js", "d3.js",
+                       "three.js", "chart.js", "express.js", "angular.js", "p5.js", "deno.js"})
 # Never sent unasked: what usually holds secrets.
 _SECRET = re.compile(r"(^|[._-])(env|secrets?|credentials?|passwords?|tokens?|keys?|id_rsa|"
                      r"id_ed25519|netrc|npmrc|pypirc|pgpass)([._-]|$)|\.(pem|key|p12|pfx|kdbx)$",
@@ -65,7 +68,7 @@ def unwritten_files(task: str, root: str | os.PathLike) -> list[str]:
     for match in _NAME.finditer(task):
         name = match.group(1).rstrip(".")
         if (name in found or any(part.startswith(".") for part in Path(name).parts)
-                or Path(name).suffix[1:].lower() not in FILE_TYPES):
+                or Path(name).suffix[1:].lower() not in FILE_TYPES or name.lower() in NOT_FILES):
             continue
         path = (base / name).resolve()
         if base in path.parents and not os.path.lexists(path):

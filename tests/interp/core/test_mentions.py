@@ -64,3 +64,5 @@ def test_files_the_task_names_that_do_not_exist_yet(folder):
     task = ("Turn sales.csv into sales.json and out/sum.csv with math.floor and df.head; save "
             "notes.txt, .hidden.csv, ../up.csv and sales.json again, then a.csv and b.csv")
     assert unwritten_files(task, folder) == ["sales.json", "out/sum.csv", "a.csv"]
+    # Qwen2.5-Coder-1.5B was asked for "Node.js and wordfreq.js" (2026-11-27)
+    assert unwritten_files("Write a Node.js script wordfreq.js", folder) == ["wordfreq.js"]
