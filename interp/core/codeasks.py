@@ -1,7 +1,9 @@
 """Answers that should have come from code: "Use Python to compute 2**20 + 7" answered from
 memory (a small model's `1048582`), a question about sales.csv answered from the preview of
 its first lines, about the files of a folder answered unseen (`1` file renamed), or a root or
-an integral worked out in the reply's text (`-0.50000` for x^3 - 2x - 5 = 0). The model is asked, once a task, to run the code."""
+an integral worked out in the reply's text (`-0.50000` for x^3 - 2x - 5 = 0). The model is
+asked, once a task, to run the code; and, once a task, to write a file the task asks for that
+is still missing when it answers."""
 
 from __future__ import annotations
 
@@ -15,8 +17,8 @@ _ALIASES = {"python3": "python", "py": "python", "bash": "shell", "sh": "shell",
             "node.js": "javascript", "js": "javascript"}
 # A formula: a power (x^3, 2**20), arithmetic between a number or variable and a number, or a
 # matrix written as nested lists ([[6, -2], [-2, 9]]).
-_FORMULA = re.compile(r"[a-z0-9)]\s*(?:\^|\*\*)\s*[-a-z0-9(]|\b(?:\d+(?:\.\d+)?|[a-z])\s*[-+*/]\s*\d"
-                      r"|\[\s*\[\s*-?\d", re.IGNORECASE)
+_FORMULA = re.compile(r"[a-z0-9)]\s*(?:\^|\*\*)\s*[-a-z0-9(]"
+                      r"|\b(?:\d+(?:\.\d+)?|[a-z])\s*[-+*/]\s*\d|\[\s*\[\s*-?\d", re.IGNORECASE)
 _CALCULATION = re.compile(r"\b(?:integral|integrate|derivative|differentiate|roots?|solve|area|"
                           r"equations?|decimal places|compute|calculate|evaluate|determinant|"
                           r"eigenvalues?|inverse)\b", re.IGNORECASE)
@@ -97,19 +99,21 @@ class WriteRequest:
 
     def request(self, tools: bool) -> str:
         """The message that asks the model to write them."""
-        listed, it = _listed(self.names), "it" if len(self.names) == 1 else "them"
-        how = "call the `execute` tool with code that saves" if tools else "reply with a code block that saves"
-        return (f"The task asks for {listed}, which {'has' if it == 'it' else 'have'} not been "
-                f"written yet: {how} {it}, then answer from the output.")
+        one = len(self.names) == 1
+        how = ("call the `execute` tool with code that saves" if tools
+               else "reply with a code block that saves")
+        return (f"The task asks for {_listed(self.names)}, which {'has' if one else 'have'} not "
+                f"been written yet: {how} {'it' if one else 'them'}, then answer from the output.")
 
     def notice(self) -> str:
         """The line the person sees."""
-        listed = _listed(self.names)
-        return (f"The task asks for {listed}, which {'does' if len(self.names) == 1 else 'do'} "
-                f"not exist yet; asking the model to write {'it' if len(self.names) == 1 else 'them'}.")
+        one = len(self.names) == 1
+        return (f"The task asks for {_listed(self.names)}, which {'does' if one else 'do'} not "
+                f"exist yet; asking the model to write {'it' if one else 'them'}.")
 
 
-def unwritten(task: str, names: Sequence[str], exists: Callable[[str], bool]) -> WriteRequest | None:
+def unwritten(task: str, names: Sequence[str],
+              exists: Callable[[str], bool]) -> WriteRequest | None:
     """A request when a task that asks to save, write, convert... names files (`names`: those
     that did not exist when it began) and some still do not (`exists`), else None."""
     missing = tuple(name for name in names if not exists(name))

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 MAX_MENTIONS = 3  # files described per task
-# A file name as people write one: word characters, dots, dashes and slashes, then an extension.
 _WORD = re.compile(r"(?<![\w/.-])([\w][\w-]*)/?(?![\w/.-])")  # a folder as people name one
+# A file name as people write one: word characters, dots, dashes and slashes, then an extension.
 _NAME = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-][\w.-]*\.[A-Za-z0-9]{1,6})(?![\w/-])")
 # Extensions of the files a task asks to write (a dotted name with another one is code).
 FILE_TYPES = frozenset(
@@ -33,10 +34,8 @@ def mentioned_files(task: str, root: str | os.PathLike) -> list[Path]:
     MAX_MENTIONS); hidden files, files outside `root` and secret-looking names are left out."""
     base = Path(root).resolve()
     found: list[Path] = []
-    for match in _NAME.finditer(task):
-        name = match.group(1).rstrip(".")
-        if any(part.startswith(".") for part in Path(name).parts) or _SECRET.search(
-                Path(name).name):
+    for name in _file_names(task):
+        if _SECRET.search(Path(name).name):
             continue
         path = (base / name).resolve()
         if path in found or base not in path.parents or not path.is_file():
@@ -65,10 +64,9 @@ def unwritten_files(task: str, root: str | os.PathLike) -> list[str]:
     extension is not a common file type (`math.floor`, `df.head`), are left out."""
     base = Path(root).resolve()
     found: list[str] = []
-    for match in _NAME.finditer(task):
-        name = match.group(1).rstrip(".")
-        if (name in found or any(part.startswith(".") for part in Path(name).parts)
-                or Path(name).suffix[1:].lower() not in FILE_TYPES or name.lower() in NOT_FILES):
+    for name in _file_names(task):
+        if (name in found or Path(name).suffix[1:].lower() not in FILE_TYPES
+                or name.lower() in NOT_FILES):
             continue
         path = (base / name).resolve()
         if base in path.parents and not os.path.lexists(path):
@@ -76,3 +74,11 @@ def unwritten_files(task: str, root: str | os.PathLike) -> list[str]:
             if len(found) == MAX_MENTIONS:
                 break
     return found
+
+
+def _file_names(task: str) -> Iterator[str]:
+    """The file names written in `task`, in order, leaving out hidden ones."""
+    for match in _NAME.finditer(task):
+        name = match.group(1).rstrip(".")
+        if not any(part.startswith(".") for part in Path(name).parts):
+            yield name

@@ -174,7 +174,8 @@ def _sized(root: Path, rel: str, shaped: bool) -> str:
     except OSError:
         return safe_path(rel)
     shape = table_shape(path, info.st_size) if shaped and stat.S_ISREG(info.st_mode) else ""
-    return f"{safe_path(rel)} ({format_size(info.st_size)}{', ' + safe_path(shape) if shape else ''})"
+    shape = f", {safe_path(shape)}" if shape else ""
+    return f"{safe_path(rel)} ({format_size(info.st_size)}{shape})"
 
 
 def describe(changes: Changes, root: Path, limit: int = 20) -> str:

@@ -38,7 +38,8 @@ def test_previewed_files_are_named():
 def test_named_folders_are_named():
     assert folders_named([]) is None
     assert folders_named(["photos"]).why == "The task is about what is in photos/ here"
-    assert folders_named(["logs", "photos"]).why == "The task is about what is in logs and photos here"
+    assert folders_named(["logs", "photos"]).why == \
+        "The task is about what is in logs and photos here"
 
 
 def test_the_request_asks_for_the_code_itself():
@@ -80,7 +81,8 @@ def test_other_tasks_are_not(task):
 def test_files_the_task_asks_for_and_that_are_still_missing():
     task = "Turn inventory.csv into inventory.json and report.md"
     there = {"report.md"}.__contains__
-    assert unwritten(task, ["inventory.json", "report.md"], there) == WriteRequest(("inventory.json",))
+    assert unwritten(task, ["inventory.json", "report.md"], there) == \
+        WriteRequest(("inventory.json",))
     assert unwritten(task, ["report.md"], there) is None
     assert unwritten("Why is app.log missing?", ["app.log"], there) is None  # nothing to write
     asked = WriteRequest(("inventory.json", "b.csv"))

@@ -213,7 +213,8 @@ def test_an_answer_before_the_file_the_task_asks_for_is_written_is_no_answer_yet
     server.script([py("import csv, json\nprint(json.dumps(list(csv.DictReader(open("
                       "'inventory.csv')))))"), "ok.",
                    py("import pandas as pd\npd.read_csv('inventory.csv').to_json("
-                      "'inventory.json', orient='records')\nprint('saved')"), "Saved inventory.json."])
+                      "'inventory.json', orient='records')\nprint('saved')"),
+                   "Saved inventory.json."])
     events = run(make_session(server, tools="off"),
                  "Turn inventory.csv into inventory.json: a list of objects, one per row.")
     assert [m["final"] for m in of(events, "message")] == [False, False, False, True]
@@ -554,6 +555,17 @@ def test_an_echo_of_the_tool_definitions_is_not_an_answer(server, make_session):
     assert finished(events) == {"exit_code": 0, "reason": "done"}
 
 
+def asked_after_failing(events, server, noted: int, when: str) -> None:
+    """The task stopped on a loop of failing code: noted in request `noted` (the same code as
+    `when`), and the answer asked for in the next one."""
+    assert finished(events) == {"exit_code": exits.LOOP, "reason": "loop"}
+    assert f"same code as {when}, and it failed again" in told(server, noted)
+    assert told(server, noted + 1).startswith("You have run the same code 3 times and it "
+                                              "failed each")
+    assert notices(events, "info")[-1] == ("The model ran the same code with the same error 3 "
+                                           "times; asking it for its answer.")
+
+
 def test_the_same_failing_code_counts_as_a_repeat_though_its_error_changes(server, make_session):
     """Qwen2.5-Coder-1.5B on the sensors task (interp eval tasks, 2026-11-27) proposed one
     merge block eight times; with the runner's state kept it failed with KeyError 'temperature'
@@ -562,12 +574,8 @@ def test_the_same_failing_code_counts_as_a_repeat_though_its_error_changes(serve
     server.default = py("flip = not globals().get('flip', False)\n"
                         "raise KeyError('temperature' if flip else 'Column not found: temperature_x')")
     events = run(make_session(server, tools="off", max_turns=10), "fill the gaps")
-    assert finished(events) == {"exit_code": exits.LOOP, "reason": "loop"}
     assert len(of(events, "block.finished")) == 3 and len(server.requests) == 4
-    assert "same code as your previous run, and it failed again" in told(server, 2)
-    assert told(server, 3).startswith("You have run the same code 3 times and it failed each")
-    assert notices(events, "info")[-1] == ("The model ran the same code with the same error 3 "
-                                           "times; asking it for its answer.")
+    asked_after_failing(events, server, 2, "your previous run")
     assert "same failing code 3 times" in notices(events, "warning")[0]
 
 
@@ -586,12 +594,8 @@ def test_two_failing_fixes_swapped_in_turn_are_a_loop(server, make_session):
     y = QWEN_SWAP.format(old="temperature_x", new="temperature_y")
     server.script([x, y, x, y, x, y, x, y])
     events = run(make_session(server, tools="off", max_turns=8), "fill the gaps")
-    assert finished(events) == {"exit_code": exits.LOOP, "reason": "loop"}
     assert len(of(events, "block.finished")) == 4 and len(server.requests) == 5
-    assert "same code as one of your earlier runs, and it failed again" in told(server, 3)
-    assert told(server, 4).startswith("You have run the same code 3 times and it failed each")
-    assert notices(events, "info")[-1] == ("The model ran the same code with the same error 3 "
-                                           "times; asking it for its answer.")
+    asked_after_failing(events, server, 3, "one of your earlier runs")
 
 
 # Qwen2.5-Coder-1.5B on the duplicates task (interp eval tasks, 2026-11-27), its first reply:
