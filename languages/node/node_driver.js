@@ -15,12 +15,17 @@ const LOCATION = /\(?([^\s()]+):\d+:\d+\)?$/;
 const IMPORT_HINT = "Hint: blocks run as scripts, not ES modules; use require(), e.g. const fs = require('fs')";
 const SIGNAL_WAIT_MS = 100;
 const UNSETTLED = 'Warning: unsettled top-level await: nothing is left running that could settle it';
+// Requests whose callbacks a script would wait for (file system, DNS, connecting): a block ends
+// after them, not before. Timers, servers, watchers and child processes do not hold a block.
+const REQUESTS = new Set(['FSReqCallback', 'FSReqPromise', 'FileHandleCloseReq', 'GetAddrInfoReqWrap',
+  'GetNameInfoReqWrap', 'QueryReqWrap', 'TCPConnectWrap', 'PipeConnectWrap', 'ShutdownWrap']);
 
 const session = new inspector.Session();
 session.connect();
 const runner = new vm.Script('globalThis[Symbol.for("interp.run")]()', { filename: 'node_driver.js' });
 const blocks = new Set();
 let util = null;
+let hooks = null;
 let input = null;
 let call = null;
 let waiter = null;
@@ -149,6 +154,35 @@ function evaluate(expression) {
     if (early) return settle(early);
     waiter = settle;
     input.unref();
+  });
+}
+
+function requestsPending() {
+  return process.getActiveResourcesInfo().filter((name) => REQUESTS.has(name)).length;
+}
+
+// Waits until no more requests are pending than before the block (one an earlier block left,
+// reading a pipe nobody writes, say, must not hold this one), looking again only after a
+// callback ran (an async hook, on only while waiting); Ctrl-C or a ping ends the wait.
+function settleRequests(before) {
+  if (requestsPending() <= before) return Promise.resolve({});
+  hooks = hooks || require('async_hooks');
+  return new Promise((resolve) => {
+    let looking = false;
+    const look = () => {
+      looking = false;
+      if (waiter === settle && requestsPending() <= before) settle({});
+    };
+    const ran = () => {
+      if (!looking) { looking = true; setImmediate(look); }
+    };
+    const hook = hooks.createHook({ after: ran, destroy: ran, promiseResolve: ran }).enable();
+    const settle = (outcome) => {
+      hook.disable();
+      waiter = null;
+      resolve(outcome);
+    };
+    waiter = settle;
   });
 }
 
@@ -293,7 +327,11 @@ async function handle(line) {
     if (kind === 'R' && file) {
       running = true;
       uncaught = null;
+      const before = requestsPending();
       status = await runFile(file);
+      if (status.status === 'ok' && (await settleRequests(before)).interrupted) {
+        status = report({ interrupted: true });
+      }
     } else if (kind === 'P' && pings++ > 0) await awaitSignal();
     // Let pending signal and rejection callbacks run, so they belong to this command.
     await new Promise((resolve) => setImmediate(resolve));

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 
 import pytest
@@ -159,6 +160,45 @@ def test_a_script_finds_files_next_to_it_with_dirname(tmp_path):
         assert result.status == "ok" and out == "6.5 true\n"
     finally:
         runner.stop()
+
+
+def test_a_file_callback_prints_with_its_own_block(node, tmp_path):
+    """Qwen2.5-Coder-1.5B's block on the task benchmark (2026-11-27): its output came with the
+    next block, so the model was told "No output" and made the sum up."""
+    orders = tmp_path / "orders.json"
+    orders.write_text('[{"amount": 2.5}, {"amount": 4}]')
+    code = (f"fs.readFile({str(orders)!r}, 'utf8', (err, data) => {{\n"
+            f"  const sum = JSON.parse(data).reduce((s, o) => s + o.amount, 0)\n"
+            f"  fs.writeFile({str(tmp_path / 'sum.txt')!r}, String(sum), () => console.log('sum', sum))\n"
+            f"}})")
+    result, out = run(node, code)
+    assert result.ok and out == "sum 6.5\n"
+    assert run(node, "'next'")[1] == "'next'\n"
+
+
+def test_promises_and_lookups_left_running_finish_with_the_block(node, tmp_path):
+    (tmp_path / "a.txt").write_text("alpha")
+    code = (f"fs.promises.readFile({str(tmp_path / 'a.txt')!r}, 'utf8').then(t => console.log(t))\n"
+            f"require('dns').lookup('localhost', (err) => console.log('looked up', !err)); 0")
+    result, out = run(node, code)
+    assert result.ok and sorted(out.splitlines()) == ["0", "alpha", "looked up true"]
+
+
+def test_timers_and_servers_do_not_hold_a_block(fresh):
+    code = ("globalThis.server = require('net').createServer().listen(0)\n"
+            "globalThis.tick = setInterval(() => {}, 1000); 'left running'")
+    result, out = run(fresh, code, timeout=5)
+    assert result.ok and out == "'left running'\n"
+    assert run(fresh, "server.close(); clearInterval(tick); 1")[1] == "1\n"
+
+
+def test_interrupt_ends_the_wait_for_a_callback(fresh, tmp_path):
+    fifo = tmp_path / "never-written"
+    os.mkfifo(fifo)
+    code = f"console.log('started'); fs.readFile({str(fifo)!r}, () => console.log('read'))"
+    result, out = run_interrupting(fresh, code)
+    assert result.status == "interrupted" and not result.restarted
+    assert run(fresh, "'alive'")[1].endswith("'alive'\n")
 
 
 def test_console_output_streams_while_the_block_runs(node, tmp_path):
