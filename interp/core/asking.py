@@ -13,7 +13,7 @@ from interp.core.compaction import view
 from interp.core.history import Entry
 from interp.core.payload import build_payload, has_images
 from interp.core.state import SessionState
-from interp.core.steps import EXECUTE_TOOL
+from interp.core.steps import EXECUTE_TOOL, first_block_end
 from interp.core.system_prompt import system_prompt
 from interp.core.text import clean_reply
 from interp.core.textcalls import valid_arguments
@@ -71,7 +71,7 @@ class ModelAsker:
         tools = [EXECUTE_TOOL] if (yield from self.checks.tool_choice()) else None  # may load a model
         reply, parts = None, []
         try:
-            for item in state.model.stream(self.payload(tools=bool(tools)), tools):
+            for item in self._stream(tools):
                 if isinstance(item, Reply):
                     reply = item
                 elif isinstance(item, Retrying):
@@ -99,6 +99,16 @@ class ModelAsker:
         state.add(Entry(_assistant_message(reply) if not turns.is_empty(reply) else
                         {"role": "assistant", "content": turns.EMPTY_REPLY}))  # APIs reject an empty one
         return reply
+
+    def _stream(self, tools: list[dict] | None):
+        """The model's stream; a model that declares `one_block_per_reply` is stopped, in
+        fenced mode, at the end of the reply's first block that runs: what it writes after a
+        block, before seeing the block's output, is made up."""
+        model, payload = self.state.model, self.payload(tools=bool(tools))
+        if tools or not getattr(model, "one_block_per_reply", False):
+            return model.stream(payload, tools)
+        registry = self.state.registry
+        return model.stream(payload, tools, until=lambda text: first_block_end(text, registry))
 
     def _save_partial(self, text: str, note: str) -> None:
         if text:

@@ -109,6 +109,19 @@ def _python_statements(code: str) -> bool:
                for node in tree.body)
 
 
+def first_block_end(text: str, registry: Registry) -> int | None:
+    """Where the first fenced block of `text` that would run ends (just past its closing
+    fence's line ending), once that line has ended; None before."""
+    for block in parse_blocks(text):
+        if block.closed and not shown_only(block) and _runs(block.language, registry):
+            return block.end if text[block.end - 1:block.end] == "\n" else None
+    return None
+
+
+def _runs(language: str, registry: Registry) -> bool:
+    return language in registry or TRANSCRIPTS.get(language, "") in registry
+
+
 @dataclass(frozen=True)
 class Step:
     """Something in a reply to act on: a block to run, or a problem to tell the model."""

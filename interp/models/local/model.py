@@ -12,10 +12,10 @@ from __future__ import annotations
 import json
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
-from interp.models.base import LOCAL, Model, ModelError, Reply
+from interp.models.base import LOCAL, Model, ModelError, Reply, Retrying, Usage
 from interp.models.reach import model_for
 from interp.models.local.server import LocalServer, LocalServerError
 from interp.models.local.files import ModelFileError, read_gguf, writes_calls_as_text
@@ -81,14 +81,30 @@ class LocalModel:
         self._inner.params = {"stop": [MADE_UP_OUTPUT], **self.params}
         return self._inner
 
-    def stream(self, messages: list[dict], tools: list[dict] | None = None) -> Iterator[str | Reply]:
+    one_block_per_reply = True  # small models make up what follows a block (see asking.py)
+
+    def stream(self, messages: list[dict], tools: list[dict] | None = None, *,
+               until: Callable[[str], int | None] | None = None) -> Iterator[str | Reply]:
         """Load the model if need be, then stream from it; a crashed server is reported
-        and started again on the next call."""
+        and started again on the next call. `until(text)`: where the reply so far is
+        complete; the request is closed there (llama.cpp stops generating) and the reply ends."""
         inner = self._ready()
+        items, text = inner.stream(messages, tools), ""
         try:
-            for item in inner.stream(messages, tools):
+            for item in items:
                 if isinstance(item, Reply) and item.usage is not None and item.usage.cost is None:
                     item = replace(item, usage=replace(item.usage, cost=0.0))  # runs here: free
+                elif isinstance(item, Retrying) and item.restart:
+                    text = ""
+                elif isinstance(item, str) and until is not None:
+                    end = until(text + item)
+                    if end is not None:
+                        items.close()
+                        if end > len(text):
+                            yield (text + item)[len(text):end]
+                        yield self._cut_reply(messages, (text + item)[:end])
+                        return
+                    text += item
                 yield item
         except ModelError as exc:
             died = self.server.died()
@@ -98,6 +114,15 @@ class LocalModel:
             raise ModelError("connection", f"Local model: {died}; it starts again with your "
                              f"next message", detail=exc.detail, partial=exc.partial,
                              attempts=exc.attempts) from exc
+
+    def _cut_reply(self, messages: list[dict], text: str) -> Reply:
+        """The reply ended by `until`, with the tokens counted by the model's own tokenizer."""
+        info = self.server.info
+        try:
+            completion = len(_post(info.address + "/tokenize", {"content": text})["tokens"])
+        except (AttributeError, OSError, ValueError, KeyError, TypeError):
+            completion = len(text) // 4
+        return Reply(text, (), Usage(self.count_tokens(messages), completion, 0.0), "stop")
 
     def supports_tools(self) -> bool:
         """Whether the model's chat template takes tools (asked of the loaded server)."""

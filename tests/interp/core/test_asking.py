@@ -69,3 +69,40 @@ def test_with_the_tool_the_system_prompt_is_its_execute_tool_form():
     assert plain[0]["content"] == "sys"
     assert with_tool[0]["content"] != "sys" and "execute" in with_tool[0]["content"]
     assert with_tool[1:] == plain[1:]
+
+
+class OneBlock:
+    """The client model declaring one_block_per_reply, as LocalModel does; it keeps the
+    `until` the asker hands it."""
+
+    one_block_per_reply = True
+
+    def __init__(self, inner) -> None:
+        self.inner, self.name, self.untils = inner, inner.name, []
+
+    def stream(self, messages, tools=None, until=None):
+        self.untils.append(until)
+        return self.inner.stream(messages, tools)
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+
+def test_a_model_of_one_block_per_reply_is_told_where_the_first_block_ends():
+    reply = "```shell\necho 5 10\n```\n\nThe eigenvalues are 3 and 5."
+    with FakeOpenAI([reply, "They are 5 and 10."]) as server, hang_guard():
+        ask, state = asker(server, tools="off")
+        state.model = model = OneBlock(state.model)
+        drain(ask.ask(1))
+    until = model.untils[0]
+    assert reply[:until(reply)] == "```shell\necho 5 10\n```\n"
+    assert until("The eigenvalues are 3 and 5.") is None
+
+
+def test_with_the_tool_offered_the_model_is_not_stopped():
+    with FakeOpenAI(["done"]) as server, hang_guard():
+        ask, state = asker(server, tools="on")
+        state.model = model = OneBlock(state.model)
+        model.supports_tools = lambda: True
+        drain(ask.ask(1))
+    assert model.untils == [None]

@@ -83,6 +83,23 @@ def test_a_reply_ends_before_the_output_the_model_would_make_up(model):
     assert "```python" in reply.text  # without the stop, SmolLM2 goes on: ```output 1721 ...
 
 
+def test_until_ends_the_reply_where_it_says_and_counts_its_tokens(model):
+    """The asker's `until` (the end of the first block that runs) closes the request there:
+    what the model would write next is never generated, and the server answers the next
+    request at once."""
+    ask = [{"role": "user", "content": "Write three lines about the sea."}]
+    with hang_guard(120, "no reply"):
+        whole = list(model.stream(ask))[-1].text
+        items = list(model.stream(ask, until=lambda text: text.find(" ", 1) + 1 or None))
+    reply = items[-1]
+    assert reply.text == whole[:whole.index(" ", 1) + 1] and len(whole) > len(reply.text)
+    assert "".join(items[:-1]) == reply.text and reply.finish_reason == "stop"
+    assert 0 < reply.usage.completion_tokens < 16 and reply.usage.cost == 0.0
+    assert reply.usage.prompt_tokens == model.count_tokens(ask)
+    with hang_guard(60, "the server did not answer after a closed request"):
+        assert list(model.stream(HI))[-1].text
+
+
 def test_context_window_tokens_and_speed_come_from_llama_cpp(model):
     model.supports_tools()  # loaded
     assert model.context_window() == 2048

@@ -1,0 +1,45 @@
+"""Where a reply's first block that runs ends (first_block_end), on replies from real transcripts."""
+
+from __future__ import annotations
+
+from interp.core.steps import first_block_end
+from languages import Registry
+from languages.python import PythonRunner
+from languages.shell import ShellRunner
+
+REGISTRY = Registry([PythonRunner, ShellRunner])
+# Qwen2.5-Coder-1.5B on the task benchmark (2026-11-27): the block prints [ 5. 10.], and the
+# sentence under it, written before any output, was its final answer too.
+EIGEN = ("```python\nimport numpy as np\n\nmatrix = np.array([[6, -2], [-2, 9]])\n"
+         "eigenvalues = np.linalg.eigvals(matrix)\nprint(eigenvalues)\n```\n\n"
+         "The eigenvalues of the matrix [[6, -2], [-2, 9]] are 3 and 5.")
+
+
+def test_the_first_block_ends_after_its_closing_fence_line():
+    end = first_block_end(EIGEN, REGISTRY)
+    assert EIGEN[:end].endswith("print(eigenvalues)\n```\n")
+    assert EIGEN[end:] == "\nThe eigenvalues of the matrix [[6, -2], [-2, 9]] are 3 and 5."
+
+
+def test_nothing_ends_before_the_closing_fence_line_has_ended():
+    cut = EIGEN.index("```\n\nThe")
+    assert first_block_end(EIGEN[:cut], REGISTRY) is None  # still inside the block
+    assert first_block_end(EIGEN[:cut + 3], REGISTRY) is None  # "```" could still grow
+    assert first_block_end(EIGEN[:cut + 4], REGISTRY) == cut + 4
+
+
+def test_blocks_that_do_not_run_are_passed_over():
+    text = ("Data:\n```csv\nname,score\nAda,3\n```\nOutput:\n```output\n3\n```\n"
+            "```ruby\nputs 1\n```\n```bash\nwc -l logs/*.log\n```\nThat is all.")
+    end = first_block_end(text, REGISTRY)
+    assert text[:end].endswith("```bash\nwc -l logs/*.log\n```\n")
+
+
+def test_a_console_transcript_with_prompts_runs_and_ends_there():
+    text = "```console\n$ ls\n```\nThen the next step."
+    assert text[:first_block_end(text, REGISTRY)] == "```console\n$ ls\n```\n"
+
+
+def test_a_reply_without_a_block_has_no_end():
+    assert first_block_end("The answer is 42.", REGISTRY) is None
+    assert first_block_end("```python\nprint(1)", REGISTRY) is None  # never closed
