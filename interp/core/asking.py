@@ -10,7 +10,7 @@ from dataclasses import replace
 from interp.core import events as ev
 from interp.core import turns
 from interp.core.compaction import view
-from interp.core.history import Entry
+from interp.core.history import Entry, unretracted
 from interp.core.payload import build_payload, has_images
 from interp.core.state import SessionState
 from interp.core.steps import EXECUTE_TOOL, first_block_end
@@ -34,7 +34,8 @@ class ModelAsker:
     def payload(self, tools: bool = False) -> list[dict]:
         """The messages the model is sent next: trimmed to its window, figures attached
         (`tools`: with the system prompt for the execute tool)."""
-        history = view(self.state.messages)  # after a compaction: the summary and what came since
+        # after a compaction: the summary and what came since; retracted answers left out
+        history = unretracted(view(self.state.messages))
         messages = build_payload(history, self.state.model,
                                  self.supports_vision() if has_images(history) else False)
         messages = turns.valid_calls(messages)

@@ -43,6 +43,7 @@ class Entry:
     images: tuple[str, ...] = ()  # figure files, sent as images to a vision model
     prompt: bool = False  # interp's own system prompt (sent in its tool form with the tool)
     compaction: Compaction | None = None  # a summary of the earlier conversation
+    retracts: bool = False  # the answer just before it is not sent again (see unretracted)
     extra: dict[str, Any] = field(default_factory=dict, compare=False)  # unknown stored keys
 
     @property
@@ -66,6 +67,24 @@ class Entry:
 def user_message(text: str) -> Entry:
     """An entry for a plain user message (a request of interp's own, not a task)."""
     return Entry({"role": "user", "content": text})
+
+
+def unretracted(entries: list[Entry]) -> list[Entry]:
+    """`entries` as the model is sent them: an answer that a request of interp's retracts (one
+    given without running code) is left out, and the request joins the user message before it.
+    A small model shown its own unchecked answer repeats it after code has printed another."""
+    sent: list[Entry] = []
+    for entry in entries:
+        if (entry.retracts and len(sent) >= 2 and _plain(sent[-1], "assistant")
+                and _plain(sent[-2], "user") and _plain(entry, "user")):
+            sent[-2:] = [sent[-2].with_content(f"{sent[-2].content}\n\n{entry.content}")]
+        else:
+            sent.append(entry)
+    return sent
+
+
+def _plain(entry: Entry, role: str) -> bool:
+    return entry.role == role and isinstance(entry.content, str) and not entry.tool_calls
 
 
 def task_indices(entries: list[Entry]) -> list[int]:

@@ -8,7 +8,7 @@ import hashlib
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from interp.core import events as ev
 from interp.core import exits
@@ -284,7 +284,8 @@ class TurnChecks:
         else:
             self.run_asked = True
         yield ev.Notice(level="info", text=asked.notice())
-        self.state.add(user_message(asked.request(tools=self.modes()[0])))
+        request = user_message(asked.request(tools=self.modes()[0]))
+        self.state.add(replace(request, retracts=isinstance(asked, RunRequest)))
 
     def _tell_how_to_tag(self, reply: Reply) -> Iterator[ev.Event]:
         """Tell the model (once a task: see tag_nudge_due) how to run code."""

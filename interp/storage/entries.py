@@ -1,5 +1,6 @@
 """A conversation entry in its saved form: the provider message with interp's facts beside it
-under private keys (`_task`, `_output`, `_blocks`, `_images`, `_prompt`, `_compaction`), the
+under private keys (`_task`, `_output`, `_blocks`, `_images`, `_prompt`, `_compaction`,
+`_retracts`), the
 JSON shape session files have always had, so older files load and newer ones stay readable."""
 
 from __future__ import annotations
@@ -10,8 +11,8 @@ from typing import Any
 from interp.core.blocks import BlockRecord
 from interp.core.history import Compaction, Entry
 
-TASK, OUTPUT, BLOCKS, IMAGES, PROMPT, COMPACTION = (
-    "_task", "_output", "_blocks", "_images", "_prompt", "_compaction")
+TASK, OUTPUT, BLOCKS, IMAGES, PROMPT, COMPACTION, RETRACTS = (
+    "_task", "_output", "_blocks", "_images", "_prompt", "_compaction", "_retracts")
 _COMPACTION_KEYS = ("end", "task", "auto", "focus", "summarized", "tokens_before")
 
 
@@ -24,6 +25,8 @@ def to_saved(entry: Entry) -> dict[str, Any]:
         saved[PROMPT] = "interp"
     if entry.output:
         saved[OUTPUT] = True
+    if entry.retracts:
+        saved[RETRACTS] = True
     if entry.blocks is not None:
         saved[BLOCKS] = [record.to_dict() for record in entry.blocks]
     if entry.images:
@@ -50,7 +53,7 @@ def from_saved(saved: Mapping[str, Any]) -> Entry:
                  images=tuple(str(p) for p in images) if isinstance(images, list) else (),
                  prompt=saved.get(PROMPT) == "interp",
                  compaction=_compaction(saved[COMPACTION]) if COMPACTION in saved else None,
-                 extra=extra)
+                 retracts=bool(saved.get(RETRACTS)), extra=extra)
 
 
 def _compaction(raw: object) -> Compaction:
@@ -71,4 +74,4 @@ def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-_KNOWN = frozenset({TASK, OUTPUT, BLOCKS, IMAGES, PROMPT, COMPACTION})
+_KNOWN = frozenset({TASK, OUTPUT, BLOCKS, IMAGES, PROMPT, COMPACTION, RETRACTS})

@@ -204,7 +204,7 @@ def test_an_answer_from_a_files_preview_is_asked_to_run_code_once(server, make_s
     session = make_session(server, mentions=True, tools="off")
     events = run(session, "Which product sold the most units in Q2 in sales.csv?")
     assert [m["final"] for m in of(events, "message")] == [False, False, True]
-    assert server.requests[1]["messages"][-1]["content"].startswith(
+    assert server.requests[1]["messages"][-1]["content"].rsplit("\n\n", 1)[1].startswith(
         "Only a preview of sales.csv was shown to you, and no code has run yet. Reply with a "
         "```python block")
     assert of(events, "block.finished")[0]["status"] == "ok"

@@ -37,6 +37,12 @@ def told(server, index=-1) -> str:
     return message.get("content") or ""
 
 
+def asked_to_run(server, index=1) -> str:
+    """The run request of request `index`: the answer it retracts is not sent, so the request
+    ends the task's own message."""
+    return told(server, index).rsplit("\n\n", 1)[1]
+
+
 # -- tools = auto | on | off ------------------------------------------------------------------
 
 def test_auto_says_once_why_no_tool_is_sent(server, make_session):
@@ -182,8 +188,11 @@ def test_a_task_that_names_a_language_is_not_answered_without_code(server, make_
     assert "The task asks to use Python, and the model answered without running code; asking " \
         "it to run the code." in notices(events)
     how = "Call the `execute` tool" if tools == "on" else "Reply with a ```python block"
-    assert told(server, 1).startswith("The task asks to use Python, and no code has run yet.")
-    assert how in told(server, 1)
+    assert asked_to_run(server).startswith("The task asks to use Python, and no code has run yet.")
+    assert how in asked_to_run(server)
+    sent = server.requests[1]["messages"]  # the guess is left out; the task leads the request
+    assert [m["role"] for m in sent] == ["system", "user"] and QWEN_GUESS not in str(sent)
+    assert told(server, 1).startswith("Use Python to compute 2**20 + 7 and tell me the number.")
     assert of(events, "block.finished")[0]["status"] == "ok"
     assert finished(events) == {"exit_code": 0, "reason": "done"}
 
@@ -199,8 +208,8 @@ def test_a_task_about_a_folder_here_is_not_answered_unseen(server, make_session)
                  "Rename every .jpeg file in the photos folder to .jpg, keeping the rest of the "
                  "name. How many files did you rename?")
     assert [m["final"] for m in of(events, "message")] == [False, False, True]
-    assert told(server, 1).startswith("The task is about what is in photos/ here, and no code "
-                                      "has run yet. Reply with a ```python block")
+    assert asked_to_run(server).startswith("The task is about what is in photos/ here, and no "
+                                           "code has run yet. Reply with a ```python block")
     assert (make_session.work / "photos" / "a.jpg").exists()
     assert finished(events) == {"exit_code": 0, "reason": "done"}
 
@@ -241,7 +250,8 @@ def test_a_calculation_answered_without_code_is_asked_to_run_it(server, make_ses
     events = run(make_session(server, tools="off"),
                  "Find the real root of x^3 - 2x - 5 = 0 to 4 decimal places.")
     assert [m["final"] for m in of(events, "message")] == [False, False, True]
-    assert told(server, 1).startswith("The task asks for a calculation, and no code has run yet.")
+    assert asked_to_run(server).startswith("The task asks for a calculation, and no code has "
+                                           "run yet.")
     assert finished(events) == {"exit_code": 0, "reason": "done"}
 
 

@@ -59,6 +59,13 @@ def test_a_conversation_saved_with_private_keys_loads_into_typed_fields():
 
 
 @pytest.mark.fast
+def test_a_request_that_retracts_the_answer_before_it_is_saved_so():
+    saved = {"role": "user", "content": "Reply with a ```python block", "_retracts": True}
+    assert from_saved(saved).retracts and to_saved(from_saved(saved)) == saved
+    assert not from_saved({"role": "user", "content": "x"}).retracts
+
+
+@pytest.mark.fast
 def test_unknown_private_keys_are_kept_aside_and_written_back():
     saved = {"role": "user", "content": "x", "_task": True, "_later": {"a": 1},
              "_compaction": {"end": "?", "note": 2}}
