@@ -251,9 +251,10 @@ class Driver:
                 print_error(exc, filename)
             if isinstance(exc, MemoryError):  # the runner restarts: a limit was hit
                 return {"status": "error", "error": summary(exc), "limit": "memory"}
-            tables = tables_note(self.namespace, exc)  # from state.py, whose source comes first
+            # from state.py and keys.py, whose sources come first
+            found = (key_note(self.namespace, exc), tables_note(self.namespace, exc))
             return {"status": "error", "error": summary(exc),
-                    "notes": notes + ([tables] if tables else [])}
+                    "notes": notes + [note for note in found if note]}
         return {"status": "ok", "notes": notes}
 
 

@@ -273,6 +273,51 @@ def test_a_failed_block_names_the_tables_in_memory_with_their_columns(py, collec
     assert res.notes == ()  # no tables held
 
 
+def test_a_key_in_a_lower_level_of_a_multiindex_is_placed(py, collect):
+    """Qwen2.5-Coder-1.5B on the task benchmark's grade pivot (2026-11-27): its grouped means
+    have the index (class, subject), and average_grades.loc['math'] failed four times; the
+    model decided 'math' was not in the data."""
+    _, res = collect(py, textwrap.dedent("""\
+        import pandas as pd
+        df = pd.DataFrame({'class': ['A', 'A', 'B'], 'subject': ['math', 'art', 'math'],
+                           'grade': [70, 80, 90]})
+        average_grades = df.groupby(['class', 'subject'])['grade'].mean().round(1)
+        highest_average_math_class = average_grades.loc['math'].idxmax()
+    """))
+    assert res.status == "error" and res.notes[0] == (
+        "'math' is in level 'subject' of average_grades's index: "
+        "average_grades.xs('math', level='subject') selects it")
+    assert res.notes[1].startswith("tables in memory now: average_grades")
+    _, res = collect(py, "wide = df.pivot_table(index='class', columns=['subject', 'class'], "
+                         "values='grade')\nwide['A']")
+    assert res.notes[0] == ("'A' is in level 'class' of wide's columns: "
+                            "wide.xs('A', level='class', axis=1) selects it")
+
+
+def test_a_key_that_is_a_value_of_a_column_is_placed(py, collect):
+    _, res = collect(py, "import pandas as pd\nby_class = pd.DataFrame({'class': ['A', 'B'], "
+                         "'subject': ['art', 'math'], 'grade': [1, 2]}).set_index('class')\n"
+                         "by_class.loc['math']")
+    assert res.notes[0] == ("'math' is a value of column subject of by_class, not a label: "
+                            "by_class[by_class['subject'] == 'math'] selects its rows")
+
+
+def test_a_missing_dict_key_names_the_keys_the_dict_has(py, collect, tmp_path):
+    """summary.py of the task benchmark reads row["qty"] where stock.csv says quantity."""
+    (tmp_path / "stock.csv").write_text("warehouse,quantity\nnorth,3\n")
+    _, res = collect(py, textwrap.dedent(f"""\
+        import csv
+        def total(path):
+            with open(path) as handle:
+                return sum(int(row["qty"]) for row in csv.DictReader(handle))
+        total({str(tmp_path / 'stock.csv')!r})
+    """))
+    assert res.status == "error" and res.notes[0] == (
+        "row has no key 'qty'; its keys: warehouse, quantity")
+    _, res = collect(py, "{'a': 1}['b']")
+    assert not any("keys" in note for note in res.notes)  # no name on the line: which dict?
+
+
 def test_traceback_keeps_causes_from_the_users_code_and_collapses_recursion(py, collect):
     out, _ = collect(py, "try:\n    1/0\nexcept ZeroDivisionError:\n    undefined_name\n")
     assert "ZeroDivisionError: division by zero" in out

@@ -1,0 +1,88 @@
+"""After a KeyError: where the missing key is after all (a level of a table's MultiIndex, a
+value of one of its columns), or which keys the dict on the failing line has.
+
+Runs inside the user's python3 (compatible with Python 3.8), after state.py; never imports
+pandas itself.
+"""
+
+MAX_KEYS = 20  # dict keys named in one note
+MAX_SEARCHED = 50  # columns whose values are searched for the key
+
+
+def failing_frame_names(exc, namespace):
+    """The variables the innermost frame of the user's code sees: its locals over the
+    namespace."""
+    found, tb = None, exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename.startswith("<block"):
+            found = tb.tb_frame
+        tb = tb.tb_next
+    seen = dict(namespace)
+    if found is not None and found.f_locals is not namespace:
+        seen.update(found.f_locals)
+    return seen
+
+
+def in_levels(pd, name, labels, key, axis):
+    """Where a key is in a MultiIndex other than its first level, as a note, or None."""
+    if not isinstance(labels, pd.MultiIndex):
+        return None
+    for level in range(1, labels.nlevels):
+        if key in labels.levels[level]:
+            level_name = labels.names[level]
+            ref = repr(level_name) if level_name is not None else str(level)
+            axis_part = ", axis=1" if axis == "columns" else ""
+            select = "%s.xs(%r, level=%s%s)" % (name, key, ref, axis_part)
+            return "%r is in level %s of %s's %s: %s selects it" % (key, ref, name, axis, select)
+    return None
+
+
+def in_values(pd, name, table, key):
+    """A column of a DataFrame holding the key as a value (not a label), as a note, or None."""
+    if key in table.columns or key in table.index:
+        return None
+    for column in list(table.columns)[:MAX_SEARCHED]:
+        values = table[column]
+        if isinstance(values, pd.Series) and bool(values.eq(key).any()):
+            return ("%r is a value of column %s of %s, not a label: %s[%s[%r] == %r] selects "
+                    "its rows" % (key, short(column), name, name, name, column, key))
+    return None
+
+
+def placed(name, value, key):
+    """What a variable on the failing line says about the missing key, or None."""
+    if isinstance(value, dict):
+        if not value or key in value:
+            return None
+        keys = list(value)
+        text = ", ".join(short(k) for k in keys[:MAX_KEYS])
+        more = ", \u2026 (%d keys)" % len(keys) if len(keys) > MAX_KEYS else ""
+        return "%s has no key %s; its keys: %s%s" % (name, short(repr(key)), text, more)
+    pd = sys.modules.get("pandas")
+    if pd is None or not isinstance(value, (pd.Series, pd.DataFrame)):
+        return None
+    axes = [("index", value.index)] + ([("columns", value.columns)]
+                                       if isinstance(value, pd.DataFrame) else [])
+    for axis, labels in axes:
+        note = in_levels(pd, name, labels, key, axis)
+        if note:
+            return note
+    return in_values(pd, name, value, key) if isinstance(value, pd.DataFrame) else None
+
+
+def key_note(namespace, exc):
+    """The note for a failed block, or None: where the key of a KeyError is, for the tables
+    and dicts named on the failing line."""
+    if type(exc) is not KeyError or len(exc.args) != 1:
+        return None
+    key = exc.args[0]
+    try:
+        hash(key)
+        seen = failing_frame_names(exc, namespace)
+        for name in sorted(failing_names(exc)):
+            note = placed(name, seen.get(name), key)
+            if note:
+                return note if len(note) <= MAX_NOTE else note[:MAX_NOTE - 1] + "\u2026"
+    except Exception:  # the user's objects may be in any state; the note is only a help
+        return None
+    return None
