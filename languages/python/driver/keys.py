@@ -7,6 +7,8 @@ pandas itself.
 
 MAX_KEYS = 20  # dict keys named in one note
 MAX_SEARCHED = 50  # columns whose values are searched for the key
+NOT_FOUND = "Column not found: "  # pandas' KeyError text after groupby(...)[column]
+MERGED = ("_x", "_y")  # the suffixes merge() gives a column both tables have
 
 
 def failing_frame_names(exc, namespace):
@@ -49,6 +51,29 @@ def in_values(pd, name, table, key):
     return None
 
 
+def in_columns(name, table, key):
+    """A column named like the missing one (a merge's _x/_y, another case, a typo), as a note,
+    or None."""
+    if not isinstance(key, str) or key in table.columns:
+        return None
+    names = [column for column in table.columns if isinstance(column, str)]
+    merged = [column for column in names if column in [key + end for end in MERGED]]
+    if merged:
+        return ("%s has no column %r, but %s: merge() adds _x and _y to a column both tables "
+                "have (merge on it, or drop it from one table first)"
+                % (name, key, " and ".join(merged)))
+    if key.endswith(MERGED) and key[:-2] in names:
+        return ("%s has no column %r, but %r: the _x and _y names exist only after a merge of "
+                "two tables that both have %r" % (name, key, key[:-2], key[:-2]))
+    import difflib
+    lowered = {column.lower(): column for column in names}
+    close = ([lowered[key.lower()]] if key.lower() in lowered
+             else difflib.get_close_matches(key, names, n=3, cutoff=0.8))
+    if close:
+        return "%s has no column %r; the closest: %s" % (name, key, ", ".join(close))
+    return None
+
+
 def placed(name, value, key):
     """What a variable on the failing line says about the missing key, or None."""
     if isinstance(value, dict):
@@ -67,7 +92,9 @@ def placed(name, value, key):
         note = in_levels(pd, name, labels, key, axis)
         if note:
             return note
-    return in_values(pd, name, value, key) if isinstance(value, pd.DataFrame) else None
+    if not isinstance(value, pd.DataFrame):
+        return None
+    return in_values(pd, name, value, key) or in_columns(name, value, key)
 
 
 def key_note(namespace, exc):
@@ -76,6 +103,8 @@ def key_note(namespace, exc):
     if type(exc) is not KeyError or len(exc.args) != 1:
         return None
     key = exc.args[0]
+    if isinstance(key, str) and key.startswith(NOT_FOUND):
+        key = key[len(NOT_FOUND):]
     try:
         hash(key)
         seen = failing_frame_names(exc, namespace)

@@ -260,9 +260,10 @@ def test_a_failed_block_names_the_tables_in_memory_with_their_columns(py, collec
         df = pd.merge(df, means, on='sensor', how='left')
         df['temperature'].fillna(0)
     """))
-    assert res.status == "error" and res.notes == (
+    assert res.status == "error" and res.notes[1:] == (
         "tables in memory now: df (DataFrame, 3 rows; columns sensor, temperature_x, "
         "temperature_y); means (DataFrame, 2 rows; columns sensor, temperature)",)
+    assert res.notes[0].startswith("df has no column 'temperature', but temperature_x")
     _, res = collect(py, "g = df.groupby(['sensor', 'temperature_x']).size()\n"
                          "means2 = 1\ng.loc['S9']")
     assert res.notes[0].startswith("tables in memory now: g (Series, 2 values; index sensor, "
@@ -300,6 +301,29 @@ def test_a_key_that_is_a_value_of_a_column_is_placed(py, collect):
                          "by_class.loc['math']")
     assert res.notes[0] == ("'math' is a value of column subject of by_class, not a label: "
                             "by_class[by_class['subject'] == 'math'] selects its rows")
+
+
+def test_a_missing_column_named_like_one_a_merge_made_is_explained(py, collect):
+    """Qwen2.5-Coder-1.5B on the sensors task (interp eval tasks, 2026-11-27): after its merge
+    renamed `temperature` to temperature_x and temperature_y it read `temperature`; from a
+    fresh read of the file it then read temperature_x, then temperature_y... (8 calls)."""
+    setup = ("import pandas as pd\n"
+             "df = pd.DataFrame({'sensor': ['S1', 'S1'], 'temperature': [1.0, None]})\n")
+    _, res = collect(py, setup + textwrap.dedent("""\
+        sensor_means = df.groupby('sensor')['temperature'].mean().reset_index()
+        df = pd.merge(df, sensor_means, on='sensor', how='left')
+        df['temperature'].fillna(df['mean_temperature'], inplace=True)
+    """))
+    assert res.notes[0] == (
+        "df has no column 'temperature', but temperature_x and temperature_y: merge() adds _x "
+        "and _y to a column both tables have (merge on it, or drop it from one table first)")
+    _, res = collect(py, setup + "sensor_means = df.groupby('sensor')['temperature_x'].mean()")
+    assert res.error == "KeyError: 'Column not found: temperature_x'"
+    assert res.notes[0] == ("df has no column 'temperature_x', but 'temperature': the _x and _y "
+                            "names exist only after a merge of two tables that both have "
+                            "'temperature'")
+    _, res = collect(py, "df['Temperature']")
+    assert res.notes[0] == "df has no column 'Temperature'; the closest: temperature"
 
 
 def test_a_missing_dict_key_names_the_keys_the_dict_has(py, collect, tmp_path):
