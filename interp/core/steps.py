@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import shutil
 from dataclasses import dataclass
 
@@ -109,13 +110,28 @@ def _python_statements(code: str) -> bool:
                for node in tree.body)
 
 
+# A line that only installs packages: a setup step, after which the reply's real work follows.
+_INSTALL = re.compile(r"\s*(?:(?:sudo\s+)?(?:apt|apt-get)\s+install|(?:python3?\s+-m\s+)?pip3?"
+                      r"\s+install|(?:npm|yarn|pnpm)\s+(?:install|add|i)|conda\s+install)\b[^;&|]*")
+
+
 def first_block_end(text: str, registry: Registry) -> int | None:
-    """Where the first fenced block of `text` that would run ends (just past its closing
-    fence's line ending), once that line has ended; None before."""
+    """Where the first fenced block of `text` that would run, other than one that only installs
+    packages, ends (just past its closing fence's line ending), once that line has ended; None
+    before."""
     for block in parse_blocks(text):
-        if block.closed and not shown_only(block) and _runs(block.language, registry):
+        if (block.closed and not shown_only(block) and _runs(block.language, registry)
+                and not installs_only(block.code)):
             return block.end if text[block.end - 1:block.end] == "\n" else None
     return None
+
+
+def installs_only(code: str) -> bool:
+    """Whether every line of a block is a package install (`pip install pandas`, `!pip
+    install`, `npm install`, `apt-get install`) or a comment."""
+    lines = [line.strip().lstrip("!%") for line in code.splitlines()]
+    lines = [line for line in lines if line and not line.startswith("#")]
+    return bool(lines) and all(_INSTALL.fullmatch(line) for line in lines)
 
 
 def _runs(language: str, registry: Registry) -> bool:

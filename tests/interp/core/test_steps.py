@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from interp.core.steps import first_block_end
+from interp.core.steps import first_block_end, installs_only
 from languages import Registry
 from languages.python import PythonRunner
 from languages.shell import ShellRunner
@@ -43,3 +43,26 @@ def test_a_console_transcript_with_prompts_runs_and_ends_there():
 def test_a_reply_without_a_block_has_no_end():
     assert first_block_end("The answer is 42.", REGISTRY) is None
     assert first_block_end("```python\nprint(1)", REGISTRY) is None  # never closed
+
+
+# Qwen2.5-Coder-1.5B on the scatter task (2026-11-27): its reply opened with an install step and
+# went on to the code that computes the correlation; ended after the install, it never wrote it.
+SCATTER = ("1. **Install Required Libraries**:\n   Ensure you have the necessary libraries "
+           "installed:\n   ```bash\n   pip install pandas matplotlib\n   ```\n\n"
+           "2. **Read the CSV File**:\n\n```python\nimport pandas as pd\n"
+           "df = pd.read_csv('people.csv')\nprint(df['weight_kg'].corr(df['height_cm']))\n```\n"
+           "The correlation coefficient is 0.78.")
+
+
+def test_a_block_that_only_installs_packages_does_not_end_the_reply():
+    end = first_block_end(SCATTER, REGISTRY)
+    assert SCATTER[:end].endswith("print(df['weight_kg'].corr(df['height_cm']))\n```\n")
+
+
+def test_what_counts_as_only_installing():
+    assert installs_only("pip install pandas matplotlib")
+    assert installs_only("# setup\n!pip install -q openpyxl\npython3 -m pip install sympy")
+    assert installs_only("sudo apt-get install -y jq\nnpm install lodash")
+    assert not installs_only("pip install pandas && python report.py")
+    assert not installs_only("pip list")
+    assert not installs_only("")
