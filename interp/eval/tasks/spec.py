@@ -171,7 +171,7 @@ def _used(program: str, blocks: tuple[Block, ...]) -> bool:
 
 _NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?"
                      r"|(?<![\w.])[-+]?\.\d+")
-_FRACTION = re.compile(r"(?<![\w.])(-?\d+)\s*/\s*(\d+)(?![\w.])"
+_FRACTION = re.compile(r"(?<![\w.])(-?\d+)\s*/\s*(\d+)(?!\w|\.\d)"
                        r"|(-?)\\[dt]?frac\s*\{\s*(\d+)\s*\}\s*\{\s*(\d+)\s*\}")
 
 

@@ -21,6 +21,9 @@ pytestmark = pytest.mark.fast
     ("total 1,234.5 and -3", [1234.5, -3.0]),
     ("$12 or 2.5e-3", [12.0, 0.0025]),
     ("x = 5/2", [5.0, 2.0, 2.5]),
+    # Qwen2.5-Coder-1.5B's quadratic (2026-11-27): a fraction that ends the sentence
+    ("are x = -1 and x = 5/2.", [-1.0, 5.0, 2.0, 2.5]),
+    ("1/2.5", [1.0, 2.5]),
     # Qwen2.5-Coder-1.5B's area between y = x^2 and y = 2x + 3 (2026-11-27)
     (r"is \(\boxed{\frac{32}{3}}\)", [32.0, 3.0, 32 / 3]),
     (r"x = -\dfrac{1}{2}", [1.0, 2.0, -0.5]),
