@@ -1,5 +1,6 @@
 """After a KeyError: where the missing key is after all (a level of a table's MultiIndex, a
-value of one of its columns), or which keys the dict on the failing line has.
+value of one of its columns), or which keys the dict on the failing line has. After a module
+has no such attribute: the names it has that are like it (numpy 2 has trapezoid, not trapz).
 
 Runs inside the user's python3 (compatible with Python 3.8), after state.py; never imports
 pandas itself.
@@ -115,3 +116,27 @@ def key_note(namespace, exc):
     except Exception:  # the user's objects may be in any state; the note is only a help
         return None
     return None
+
+
+MODULE_ATTRIBUTE = "module '([\\w.]+)' has no attribute '(\\w+)'"
+
+
+def attribute_note(exc):
+    """The note for a failed block, or None: names like the missing one, when a module the
+    code uses has no such attribute."""
+    import difflib
+    import re
+    if not isinstance(exc, AttributeError):
+        return None
+    try:
+        found = re.fullmatch(MODULE_ATTRIBUTE, str(exc))
+        module = sys.modules.get(found.group(1)) if found else None
+        if module is None:
+            return None
+        names = [name for name in dir(module) if not name.startswith("_")]
+        close = difflib.get_close_matches(found.group(2), names, n=3, cutoff=0.6)
+    except Exception:  # a module's own __dir__ may fail; the note is only a help
+        return None
+    if not close:
+        return None
+    return "%s has no %s; names like it: %s" % (found.group(1), found.group(2), ", ".join(close))

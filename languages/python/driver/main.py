@@ -252,7 +252,8 @@ class Driver:
             if isinstance(exc, MemoryError):  # the runner restarts: a limit was hit
                 return {"status": "error", "error": summary(exc), "limit": "memory"}
             # from state.py and keys.py, whose sources come first
-            found = (key_note(self.namespace, exc), tables_note(self.namespace, exc))
+            found = (key_note(self.namespace, exc), attribute_note(exc),
+                     tables_note(self.namespace, exc))
             return {"status": "error", "error": summary(exc),
                     "notes": notes + [note for note in found if note]}
         return {"status": "ok", "notes": notes}

@@ -326,6 +326,16 @@ def test_a_missing_column_named_like_one_a_merge_made_is_explained(py, collect):
     assert res.notes[0] == "df has no column 'Temperature'; the closest: temperature"
 
 
+def test_a_name_a_module_does_not_have_gets_the_names_like_it(py, collect):
+    """Qwen2.5-Coder-1.5B on the area task (interp eval tasks, 2026-11-27) called np.trapz,
+    which numpy 2 no longer has, three times."""
+    _, res = collect(py, "import numpy as np\nx = np.linspace(0, 3, 5)\narea = np.trapz(x, x)")
+    assert res.error == "AttributeError: module 'numpy' has no attribute 'trapz'"
+    assert res.notes[0] == "numpy has no trapz; names like it: trapezoid, trace"
+    _, res = collect(py, "import os\nos.qwertyuiop")
+    assert not any("names like it" in note for note in res.notes)  # nothing like it
+
+
 def test_a_missing_dict_key_names_the_keys_the_dict_has(py, collect, tmp_path):
     """summary.py of the task benchmark reads row["qty"] where stock.csv says quantity."""
     (tmp_path / "stock.csv").write_text("warehouse,quantity\nnorth,3\n")
