@@ -1,6 +1,7 @@
 """After a KeyError: where the missing key is after all (a level of a table's MultiIndex, a
 value of one of its columns), or which keys the dict on the failing line has. After a module
 has no such attribute: the names it has that are like it (numpy 2 has trapezoid, not trapz).
+After any failure: a table whose header is a row of numbers (a headerless file read with one).
 
 Runs inside the user's python3 (compatible with Python 3.8), after state.py; never imports
 pandas itself.
@@ -140,3 +141,31 @@ def attribute_note(exc):
     if not close:
         return None
     return "%s has no %s; names like it: %s" % (found.group(1), found.group(2), ", ".join(close))
+
+
+def number_like(label):
+    """Whether a column name is text that reads as a number, as read_csv makes of a first row
+    of data."""
+    try:
+        float(label)
+    except (TypeError, ValueError):
+        return False
+    return isinstance(label, str)
+
+
+def header_note(namespace):
+    """The note for a failed block, or None: a DataFrame whose column names are all numbers
+    written as text, the first row of a headerless file read as its header."""
+    pd = sys.modules.get("pandas")
+    if pd is None:
+        return None
+    try:
+        for name, value in list(namespace.items()):
+            if (not name.startswith("_") and isinstance(value, pd.DataFrame)
+                    and len(value.columns) >= 2 and all(map(number_like, value.columns))):
+                return ("%s's column names are the numbers %s: the file's first row was read "
+                        "as the header; read_csv(..., header=None) keeps it as data"
+                        % (name, listed(value.columns)))
+    except Exception:  # the user's objects may be in any state; the note is only a help
+        return None
+    return None

@@ -253,7 +253,7 @@ class Driver:
                 return {"status": "error", "error": summary(exc), "limit": "memory"}
             # from state.py and keys.py, whose sources come first
             found = (key_note(self.namespace, exc), attribute_note(exc),
-                     tables_note(self.namespace, exc))
+                     header_note(self.namespace), tables_note(self.namespace, exc))
             return {"status": "error", "error": summary(exc),
                     "notes": notes + [note for note in found if note]}
         return {"status": "ok", "notes": notes}

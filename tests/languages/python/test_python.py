@@ -336,6 +336,24 @@ def test_a_name_a_module_does_not_have_gets_the_names_like_it(py, collect):
     assert not any("names like it" in note for note in res.notes)  # nothing like it
 
 
+def test_a_table_read_with_a_row_of_numbers_as_header_is_pointed_out(py, collect, tmp_path):
+    """Qwen2.5-Coder-1.5B on the determinant task (interp eval tasks, 2026-11-27) read a
+    headerless 4x4 matrix.csv with read_csv, got 3 rows, and failed on 'must be square' until
+    the loop stopped it."""
+    (tmp_path / "matrix.csv").write_text("2,-1,0,3\n1,4,2,-2\n0,3,5,1\n4,0,-1,2\n")
+    _, res = collect(py, textwrap.dedent(f"""\
+        import numpy as np
+        import pandas as pd
+        matrix = pd.read_csv({str(tmp_path / 'matrix.csv')!r})
+        det = np.linalg.det(matrix.to_numpy())
+    """))
+    assert res.status == "error" and res.notes[0] == (
+        "matrix's column names are the numbers 2, -1, 0, 3: the file's first row was read as "
+        "the header; read_csv(..., header=None) keeps it as data")
+    _, res = collect(py, "del matrix\nyears = pd.DataFrame({2023: [1], 2024: [2]})\n1 / 0")
+    assert res.notes == ()  # numbers as labels, not text read from a header
+
+
 def test_a_missing_dict_key_names_the_keys_the_dict_has(py, collect, tmp_path):
     """summary.py of the task benchmark reads row["qty"] where stock.csv says quantity."""
     (tmp_path / "stock.csv").write_text("warehouse,quantity\nnorth,3\n")
