@@ -2,8 +2,9 @@
 memory (a small model's `1048582`), a question about sales.csv answered from the preview of
 its first lines, about the files of a folder answered unseen (`1` file renamed), or a root or
 an integral worked out in the reply's text (`-0.50000` for x^3 - 2x - 5 = 0). The model is
-asked, once a task, to run the code; and, once a task, to write a file the task asks for that
-is still missing when it answers."""
+asked, once a task, to run the code; once a task, to write a file the task asks for that is
+still missing when it answers; and, once a task, to state the answer to a question when it
+only acknowledges the output ("ok.")."""
 
 from __future__ import annotations
 
@@ -122,3 +123,35 @@ def unwritten(task: str, names: Sequence[str],
 
 def _listed(names: Sequence[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+# A reply that acknowledges the output without saying anything: the 1.5B model's "ok." after
+# its block printed the sum the task asked for.
+_ACKNOWLEDGED = re.compile(r"\W*(?:ok(?:ay)?|done|yes|sure|great|all done|got it|finished|"
+                           r"the output above answers the task)\W*", re.IGNORECASE)
+_QUESTION = re.compile(r"\?|\b(?:tell me|how many|how much|which|what|report|list)\b",
+                       re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class AnswerRequest:
+    """A reply that only acknowledged the output of a task that asks a question."""
+
+    said: str
+
+    def request(self, tools: bool) -> str:  # noqa: ARG002 (the same either way)
+        """The message that asks the model for the answer itself."""
+        return ("That does not answer the task. Reply to the user with the answer itself: "
+                "the values or names the output shows, in words, and no code.")
+
+    def notice(self) -> str:
+        """The line the person sees."""
+        return f"The model replied {self.said!r} to a question; asking it for the answer itself."
+
+
+def acknowledged(task: str, text: str) -> AnswerRequest | None:
+    """A request when `text` only acknowledges ("ok.", "Done!") and `task` asks a question."""
+    said = text.strip()
+    if _ACKNOWLEDGED.fullmatch(said) and _QUESTION.search(task):
+        return AnswerRequest(said)
+    return None

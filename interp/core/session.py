@@ -261,7 +261,8 @@ class Session:
             yield from self._checks.tools_after(reply)
             untagged = not steps and self._checks.tag_nudge_due(reply)
             unrun = None if steps or untagged else (self._checks.run_nudge_due(reply)
-                                                     or self._checks.write_nudge_due(reply))
+                                                     or self._checks.write_nudge_due(reply)
+                                                     or self._checks.answer_nudge_due(reply))
             yield ev.Message(role="assistant", text=reply.text,
                              final=not steps and turns.is_answer(reply) and not untagged
                              and not unrun,

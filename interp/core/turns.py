@@ -12,8 +12,9 @@ from dataclasses import dataclass, replace
 
 from interp.core import events as ev
 from interp.core import exits
-from interp.core.codeasks import (RunRequest, WriteRequest, calculation_asked, folders_named,
-                                  language_asked, previewed, unwritten)
+from interp.core.codeasks import (AnswerRequest, RunRequest, WriteRequest, acknowledged,
+                                  calculation_asked, folders_named, language_asked, previewed,
+                                  unwritten)
 from interp.core.mentions import mentioned_folders, unwritten_files
 from interp.core.history import Entry, user_message
 from interp.core.steps import (HOW_TO_CALL, HOW_TO_FENCE, Step, steps_from_reply, unrun_code_tag,
@@ -210,12 +211,14 @@ class TurnChecks:
         self.previewed: list[str] = []  # this task's files described to the model (mentions)
         self.to_write: list[str] = []  # files the task names that did not exist when it began
         self.write_asked = False  # asked this task to write them
+        self.answer_asked = False  # asked this task for the answer after an acknowledgement
 
     def new_task(self) -> None:
         """Forget this task's counts."""
         self.empty_replies, self.untagged_told, self.run_asked = 0, False, False
         self.task_block = self.state.block
         self.to_write, self.write_asked = unwritten_files(self.state.task, self.state.root()), False
+        self.answer_asked = False
 
     def tool_choice(self) -> Iterator[ev.Event]:
         """Whether to send the execute tool to this model; says once why not, when it matters."""
@@ -276,16 +279,25 @@ class TurnChecks:
         return unwritten(self.state.task, self.to_write,
                          lambda name: os.path.lexists(os.path.join(root, name)))
 
-    def ask_to_run(self, asked: RunRequest | WriteRequest) -> Iterator[ev.Event]:
-        """Ask the model (once a task each: see run_nudge_due, write_nudge_due) to run code
-        before answering."""
+    def answer_nudge_due(self, reply: Reply) -> AnswerRequest | None:
+        """A reply that only acknowledges ("ok.") after code ran this task, when the task asks
+        a question and the model was not asked yet (then the reply is no answer yet)."""
+        if self.answer_asked or self.state.block <= self.task_block or not is_answer(reply):
+            return None
+        return acknowledged(self.state.task, reply.text)
+
+    def ask_to_run(self, asked: RunRequest | WriteRequest | AnswerRequest) -> Iterator[ev.Event]:
+        """Ask the model (once a task each: see run_nudge_due, write_nudge_due,
+        answer_nudge_due) to run code, or to state its answer, before it answers."""
         if isinstance(asked, WriteRequest):
             self.write_asked = True
+        elif isinstance(asked, AnswerRequest):
+            self.answer_asked = True
         else:
             self.run_asked = True
         yield ev.Notice(level="info", text=asked.notice())
         request = user_message(asked.request(tools=self.modes()[0]))
-        self.state.add(replace(request, retracts=isinstance(asked, RunRequest)))
+        self.state.add(replace(request, retracts=not isinstance(asked, WriteRequest)))
 
     def _tell_how_to_tag(self, reply: Reply) -> Iterator[ev.Event]:
         """Tell the model (once a task: see tag_nudge_due) how to run code."""

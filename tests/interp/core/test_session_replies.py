@@ -242,6 +242,28 @@ def test_the_file_request_comes_once_a_task(server, make_session):
     assert finished(events) == {"exit_code": 0, "reason": "done"}
 
 
+def test_an_acknowledgement_of_the_output_is_asked_for_the_answer_once(server, make_session):
+    """Qwen2.5-Coder-1.5B on the matrix product (interp eval tasks, 2026-11-27): its block
+    printed 39, the sum the task asked for, and its whole reply was `ok.`."""
+    server.script([py("print(39)"), "ok.", "The sum of all its entries is 39.",
+                   py("print(40)"), "ok.", "ok."])
+    session = make_session(server, tools="off")
+    events = run(session, "Multiply the matrix in a.csv by the matrix in b.csv (A times B) and "
+                          "tell me the sum of all its entries.")
+    assert [m["final"] for m in of(events, "message")] == [False, False, True]
+    assert "The model replied 'ok.' to a question; asking it for the answer itself." in \
+        notices(events)
+    assert asked_to_run(server, 2) == ("That does not answer the task. Reply to the user with "
+                                       "the answer itself: the values or names the output "
+                                       "shows, in words, and no code.")
+    assert "ok." not in [m.get("content") for m in server.requests[2]["messages"]]
+    assert finished(events) == {"exit_code": 0, "reason": "done"}
+    events = run(session, "Print the product again")  # no question: ok. is an answer
+    assert [m["final"] for m in of(events, "message")] == [False, True]
+    events = run(session, "And what is the sum now?")  # no code ran this task
+    assert [m["final"] for m in of(events, "message")] == [True]
+
+
 def test_a_calculation_answered_without_code_is_asked_to_run_it(server, make_session):
     """Qwen2.5-Coder-1.5B on the task benchmark's cubic root (2026-11-27): its whole reply was
     `-0.50000`; the real root is 2.0946."""
