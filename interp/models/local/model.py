@@ -98,10 +98,9 @@ class LocalModel:
                     text = ""
                 elif isinstance(item, str) and until is not None:
                     end = until(text + item)
-                    if end is not None:
+                    if end is not None:  # within `item`: `text` had no end yet
                         items.close()
-                        if end > len(text):
-                            yield (text + item)[len(text):end]
+                        yield item[:end - len(text)]
                         yield self._cut_reply(messages, (text + item)[:end])
                         return
                     text += item

@@ -251,7 +251,7 @@ class Driver:
                 print_error(exc, filename)
             if isinstance(exc, MemoryError):  # the runner restarts: a limit was hit
                 return {"status": "error", "error": summary(exc), "limit": "memory"}
-            # from state.py and keys.py, whose sources come first
+            # from state.py and hints.py, whose sources come first
             found = (key_note(self.namespace, exc), attribute_note(exc),
                      header_note(self.namespace), tables_note(self.namespace, exc))
             return {"status": "error", "error": summary(exc),

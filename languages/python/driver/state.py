@@ -46,15 +46,26 @@ def describe_table(pd, name, value):
     return "%s (Series%s, %d values%s)" % (name, label, len(value.index), index_part(value.index))
 
 
+def failing_frame(exc):
+    """(frame, line number) of the innermost frame of the user's own code, or (None, 0)."""
+    found, tb = (None, 0), exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename.startswith("<block"):
+            found = (tb.tb_frame, tb.tb_lineno)
+        tb = tb.tb_next
+    return found
+
+
+def clipped(note):
+    """A note cut to MAX_NOTE characters."""
+    return note if len(note) <= MAX_NOTE else note[:MAX_NOTE - 1] + "\u2026"
+
+
 def failing_names(exc):
     """The names on the failing line of the user's own code (the innermost such frame)."""
     import linecache
-    line, tb = "", exc.__traceback__
-    while tb is not None:
-        name = tb.tb_frame.f_code.co_filename
-        if name.startswith("<block"):
-            line = linecache.getline(name, tb.tb_lineno)
-        tb = tb.tb_next
+    frame, number = failing_frame(exc)
+    line = linecache.getline(frame.f_code.co_filename, number) if frame is not None else ""
     words, word = set(), ""
     for char in line + " ":
         if char.isalnum() or char == "_":
@@ -95,5 +106,5 @@ def tables_note(namespace, exc):
     except Exception:  # the user's objects may be in any state; the note is only a help
         return None
     more = len(tables) - len(shown)
-    note = "tables in memory now: " + "; ".join(shown) + (" and %d more" % more if more else "")
-    return note if len(note) <= MAX_NOTE else note[:MAX_NOTE - 1] + "\u2026"
+    return clipped("tables in memory now: " + "; ".join(shown)
+                   + (" and %d more" % more if more else ""))

@@ -16,11 +16,7 @@ MERGED = ("_x", "_y")  # the suffixes merge() gives a column both tables have
 def failing_frame_names(exc, namespace):
     """The variables the innermost frame of the user's code sees: its locals over the
     namespace."""
-    found, tb = None, exc.__traceback__
-    while tb is not None:
-        if tb.tb_frame.f_code.co_filename.startswith("<block"):
-            found = tb.tb_frame
-        tb = tb.tb_next
+    found = failing_frame(exc)[0]
     seen = dict(namespace)
     if found is not None and found.f_locals is not namespace:
         seen.update(found.f_locals)
@@ -113,7 +109,7 @@ def key_note(namespace, exc):
         for name in sorted(failing_names(exc)):
             note = placed(name, seen.get(name), key)
             if note:
-                return note if len(note) <= MAX_NOTE else note[:MAX_NOTE - 1] + "\u2026"
+                return clipped(note)
     except Exception:  # the user's objects may be in any state; the note is only a help
         return None
     return None
