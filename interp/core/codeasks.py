@@ -12,6 +12,8 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from interp.core.savedscripts import heredoc, run_line
+
 # How people name a language in a task, beyond the runners' own names.
 _ALIASES = {"python3": "python", "py": "python", "bash": "shell", "sh": "shell",
             "zsh": "shell", "terminal": "shell", "node": "javascript", "nodejs": "javascript",
@@ -34,12 +36,13 @@ class RunRequest:
 
     why: str
     language: str = "python"
+    prints: str = "the result"  # what the code is to print
 
     def request(self, tools: bool) -> str:
         """The message that asks the model to run code, through the `execute` tool (`tools`)
         or a fenced block. It asks for the code itself: a small model answered a request that
         only said how code runs here with that sentence, word for word."""
-        code = f"{self.language} code that does it and prints the result"
+        code = f"{self.language} code that does it and prints {self.prints}"
         how = (f'Call the `execute` tool (language "{self.language}") with {code}' if tools
                else f"Reply with a ```{self.language} block of {code}")
         return (f"{self.why}, and no code has run yet. {how}; it will run, and you will see its "
@@ -84,7 +87,8 @@ def calculation_asked(task: str) -> RunRequest | None:
     x^3 - 2x - 5 = 0", "the integral of x^2 * e^(-x) from 0 to 3", "the eigenvalues of
     [[6, -2], [-2, 9]]"), else None."""
     if _CALCULATION.search(task) and _FORMULA.search(task):
-        return RunRequest("The task asks for a calculation")
+        return RunRequest("The task asks for a calculation",
+                          prints="the result as decimal numbers (not a formula)")
     return None
 
 
@@ -101,6 +105,11 @@ class WriteRequest:
     def request(self, tools: bool) -> str:
         """The message that asks the model to write them."""
         one = len(self.names) == 1
+        if one and run_line(self.names[0]) and not tools:
+            name = self.names[0]
+            return (f"The task asks for the script {name}, which has not been written yet: "
+                    f"reply with {heredoc(name)}, and `{run_line(name)}` on the line after it "
+                    f"to run it; then answer from the output.")
         how = ("call the `execute` tool with code that saves" if tools
                else "reply with a code block that saves")
         return (f"The task asks for {_listed(self.names)}, which {'has' if one else 'have'} not "

@@ -15,7 +15,8 @@ from interp.core import blocks
 from interp.core import events as ev
 from interp.core import workspace
 from interp.core.report import next_step, report_messages, with_footer
-from interp.core.savedscripts import unwritten_script
+from interp.core.mentions import mentioned_files
+from interp.core.savedscripts import copied_script, unwritten_script
 from interp.core.state import SessionState
 from interp.core.steps import Step
 from interp.core.turns import LoopGuard
@@ -110,7 +111,7 @@ class BlockExecutor:
         yield ev.BlockApproved(index=index, language=step.language, code=code, edited=edited)
         result, files = yield from self._execute(index, step.language, code)
         python = None if result.ok else _python_of(self.runners.get(step.language))
-        self.loops.saw(step.language, code, result)
+        self.loops.saw(step.language, code, result, index)
         record = blocks.ran(index, step.language, code, result, files=files, python=python,
                             proposed=step.code if edited else None, call_id=step.call_id)
         yield ev.BlockFinished.of(index, record)
@@ -186,9 +187,24 @@ class BlockExecutor:
     def _report(self, records: list[blocks.BlockRecord]) -> None:
         """Tell the model what happened to each block (the messages keep the records)."""
         footer = self.loops.note() or next_step(records, self.state.task)
+        if note := self._copied_script(records):
+            footer = f"{note}\n{footer}" if footer else note
         plots = any(r.plots for r in records) and not self.supports_vision()
         for message in with_footer(report_messages(records, plots), footer):
             self.state.add(message)
+
+    def _copied_script(self, records: list[blocks.BlockRecord]) -> str | None:
+        """The note for a block that ran a copy of a script the task names, which itself did
+        not change (see copied_script)."""
+        root = self.state.root()
+        base = os.path.realpath(root)
+        names = [os.path.relpath(path, base) for path in mentioned_files(self.state.task, root)]
+        changed = {name for r in records if r.files for name in (*r.files.created,
+                                                                  *r.files.modified)}
+        for record in records:
+            if names and record.ran and (note := copied_script(record.code, names, root, changed)):
+                return note
+        return None
 
 
 def _notices(lines: list[str]) -> Iterator[ev.Event]:

@@ -22,6 +22,7 @@ PREVIEW_ROWS = 10
 SHAPE_LIMIT = 2 * 1024 * 1024  # a written table larger than this is named by its size only
 SHAPE_COLUMNS = 8  # column names shown of a written table
 _SHEET_NS = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 
 
 def csv_summary(path: Path, size: int, text: str, label: str, note: str) -> tuple[str, list[str], str]:
@@ -42,12 +43,26 @@ def csv_summary(path: Path, size: int, text: str, label: str, note: str) -> tupl
     return f"{label} (text{note})", details, preview
 
 
-def table_shape(path: Path, size: int) -> str:
-    """"4 rows × 3 columns: region, Q1, Q2; empty cells: Q2 1" of a written CSV or TSV (rows
-    under its header), so that a wrong table shows in the block's report; "" for other files."""
+def written_shape(path: Path, size: int) -> str:
+    """What a written file holds, so that a wrong one shows in the block's report: a table's
+    rows and columns, a JSON file's structure, a workbook's sheets; "" for other files."""
     suffix = path.suffix.lower()
-    if suffix not in (".csv", ".tsv") or size > SHAPE_LIMIT:
+    if size > SHAPE_LIMIT:
         return ""
+    if suffix in (".csv", ".tsv"):
+        return table_shape(path, suffix)
+    if suffix == ".json":
+        return json_shape(path)
+    if suffix == ".xlsx":
+        sheets = xlsx_summary(path)[1][0]  # "Sheets (2): 2023, 2024"
+        return ("sheet " + sheets.split(": ", 1)[1] if sheets.startswith("Sheets (1):")
+                else "s" + sheets[1:])
+    return ""
+
+
+def table_shape(path: Path, suffix: str) -> str:
+    """"4 rows × 3 columns: region, Q1, Q2; empty cells: Q2 1" of a CSV or TSV (rows under its
+    header)."""
     try:
         text = path.read_bytes().decode("utf-8", errors="replace")
         delimiter = "\t" if suffix == ".tsv" else ","
@@ -88,11 +103,28 @@ def json_summary(path: Path, size: int, text: str, note: str) -> tuple[str, list
     return kind, [f"Structure: {_shape(data)}"], preview
 
 
+def json_shape(path: Path) -> str:
+    """A JSON file's structure, and the keys whose values are numbers written as text
+    ("quantity": "437") in a list of objects; "" when it cannot be read."""
+    try:
+        data = json.loads(path.read_bytes().decode("utf-8", errors="replace").lstrip("\ufeff"))
+    except (OSError, ValueError, RecursionError):
+        return "not valid JSON"
+    shape = _shape(data)
+    if isinstance(data, list):
+        rows = [item for item in data if isinstance(item, dict)]
+        texts = list(dict.fromkeys(key for row in rows for key, value in row.items()
+                                   if isinstance(value, str) and _NUMBER.fullmatch(value.strip())))
+        if texts:
+            shape += "; numbers written as text in " + ", ".join(cut(str(k), 40) for k in texts[:10])
+    return shape
+
+
 def _shape(data: object) -> str:
     if isinstance(data, dict):
         keys = ", ".join(cut(json.dumps(k, ensure_ascii=False), 40) for k in list(data)[:20])
         more = f", ... ({len(data) - 20} more)" if len(data) > 20 else ""
-        return f"object with {len(data)} keys: {keys}{more}"
+        return f"object with {len(data)} key{'s' if len(data) != 1 else ''}: {keys}{more}"
     if isinstance(data, list):
         if not data:
             return "empty array"

@@ -1,8 +1,9 @@
-"""Run instructions in a reply: "save the code above as dedupe.py, then run `python dedupe.py`".
-
-Small models often end a reply that way. interp has already run the Python block, and the
-file was never written, so running the instruction only fails, and the failure (the last
-block) hides the output that answered the task.
+"""Script files and the blocks that stand for them. Run instructions in a reply: "save the
+code above as dedupe.py, then run `python dedupe.py`": small models often end a reply that way.
+interp has already run the Python block, and the file was never written, so running the
+instruction only fails, and the failure (the last block) hides the output that answered the
+task. And the reverse: asked to fix report.py, a small model runs its fixed copy as a block,
+and report.py itself never changes.
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ from pathlib import Path
 # `python3 NAME.py [args]`, `node NAME.js [args]`, one line, as a shell block
 _RUN_FILE = re.compile(r"^(?:python3?|node)\s+(?P<file>[^\s;&|<>]+\.(?P<ext>py|js))(?:\s[^;&|<>]*)?$")
 _LANGUAGE = {"py": "python", "js": "javascript"}
+# How a script file of each kind is run from the shell.
+RUN_WITH = {".py": "python3", ".js": "node", ".mjs": "node", ".cjs": "node", ".sh": "bash"}
+MIN_LINES = 3  # a file shorter than this is not recognised in a block
 
 
 def unwritten_script(language: str, code: str, root: str | Path,
@@ -33,3 +37,36 @@ def unwritten_script(language: str, code: str, root: str | Path,
     return (f"Not run: `{code.strip()}` runs {name}, which does not exist, and your {kind} "
             f"block above has already run: code blocks run as they are in this session, so "
             f"there is no need to save them to a file first.")
+
+
+def heredoc(name: str) -> str:
+    """How to save a script file from a shell block, said to the model: a here-document
+    never needs the code's quotes escaped, which small models get wrong."""
+    return f"a ```bash block with `cat > {name} <<'EOF'`, the code, then `EOF`"
+
+
+def run_line(name: str) -> str:
+    """The shell line that runs a script file, or "" for a file that is no script."""
+    program = RUN_WITH.get(Path(name).suffix.lower())
+    return f"{program} {shlex.quote(name)}" if program else ""
+
+
+def copied_script(code: str, names: list[str], root: str | Path,
+                  changed: set[str]) -> str | None:
+    """A note when a block that ran holds most of the lines of a script the task names
+    (`names`), and that file is not among the files the block changed (`changed`): the fixed
+    copy ran in the session, the file itself did not change."""
+    lines = {line.strip() for line in code.splitlines() if line.strip()}
+    for name in names:
+        if not run_line(name) or name in changed:
+            continue
+        try:
+            text = (Path(root) / name).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        wanted = {line.strip() for line in text.splitlines() if line.strip()}
+        if len(wanted) >= MIN_LINES and len(wanted & lines) * 2 >= len(wanted):
+            return (f"Note: this code ran in the session, and {name} itself is unchanged. If "
+                    f"the task is to change {name}, save the new code to it ({heredoc(name)}) "
+                    f"and run it with `{run_line(name)}`.")
+    return None

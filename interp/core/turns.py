@@ -41,8 +41,12 @@ ANSWER_REQUEST = ("You have run the same code {n} times and it printed the same 
                   "time, so running it again will not help. Do not run code again: reply now "
                   "with your final answer to the task, stating the result from that output, "
                   "or say what is missing.")
-FAILED_REPEAT_NOTE = ("Note: this is the same code as {when}, and it failed again. Do not run "
-                      "it again unchanged: read the error and change the code.")
+FAILED_REPEAT_NOTE = ("Note: this is the same code as {when}, and it failed again{where}. Do not "
+                      "run it again unchanged: read the error and change {what}.")
+# Where a traceback names the block's own line: Python's `File "<block 3>", line 7`, Node's
+# `block-3.js:7`.
+_FAILED_LINE = re.compile(r'File "<block (\d+)>", line (\d+)|\bblock-(\d+)\.[cm]?js:(\d+)')
+LINE_CHARS = 160  # of a failing line quoted in a note
 FAILED_ANSWER_REQUEST = ("You have run the same code {n} times and it failed each time, so "
                          "running it again will not help. Do not run code again: reply now with "
                          "your final answer to the task, or say what went wrong.")
@@ -109,13 +113,16 @@ class LoopGuard:
         self.failed = False  # a block of the repeated reply failed (each time)
         self.repeats = 0
         self._note: str | None = None  # what the model is to be told in the next report
+        self._failing: tuple[int, str] | None = None  # the last failed block's failing line
         self.asked = False  # the model was asked for its final answer this task
         self.refused = False  # it then proposed the stuck code again, which was not run
 
-    def saw(self, language: str, code: str, result) -> None:
-        """Record a block of this reply that ran."""
+    def saw(self, language: str, code: str, result, index: int = 0) -> None:
+        """Record a block of this reply that ran (block number `index`)."""
         failed = result.status == "error"
         seen = ("failed",) if failed else (result.status, result.exit_code, result.output.text)
+        if failed:
+            self._failing = failing_line(code, result.output.text, index)
         key = "\0".join(_BLOCK_NAME.sub("<block>", str(part))
                         for part in (language, code.strip(), *seen))
         self._reply.append((key, (language, code.strip()), failed))
@@ -132,7 +139,11 @@ class LoopGuard:
         self.failed = any(failed for _, _, failed in self._reply)
         if self.repeats == 2:
             when = "your previous run" if key == self._last else "one of your earlier runs"
-            self._note = (FAILED_REPEAT_NOTE if self.failed else REPEAT_NOTE).format(when=when)
+            where, what = "", "the code"
+            if self.failed and self._failing:
+                where, what = f" on line {self._failing[0]}: `{self._failing[1]}`", "that line"
+            self._note = (FAILED_REPEAT_NOTE if self.failed else REPEAT_NOTE).format(
+                when=when, where=where, what=what)
         self._last = key
         self._seen.add(key)
         self._reply = []
@@ -172,8 +183,22 @@ class LoopGuard:
 
     def reset(self) -> None:
         self._last, self._codes, self.repeats, self._note = None, frozenset(), 0, None
-        self._reply, self.failed, self._seen = [], False, set()
+        self._reply, self.failed, self._seen, self._failing = [], False, set(), None
         self.asked = self.refused = False
+
+
+def failing_line(code: str, output: str, index: int) -> tuple[int, str] | None:
+    """(number, text) of the line of block `index` where its traceback (the last one in
+    `output`) says it failed, or None (also when that frame is in another block)."""
+    found = [(int(a or c), int(b or d)) for a, b, c, d in _FAILED_LINE.findall(output)]
+    lines = code.splitlines()
+    if not found or found[-1][0] != index:
+        return None
+    number = found[-1][1]
+    text = lines[number - 1].strip() if 0 < number <= len(lines) else ""
+    if not text:
+        return None
+    return number, text if len(text) <= LINE_CHARS else text[:LINE_CHARS - 1] + "…"
 
 
 def retry_event(item: Retrying) -> ev.Event:

@@ -18,14 +18,14 @@ from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from interp.core.file_formats import table_shape
+from interp.core.file_formats import written_shape
 from languages.escapes import controls
 
 SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", ".mypy_cache",
                        ".pytest_cache", ".tox", "site-packages", ".ipynb_checkpoints"})
 INCOMPLETE_NOTE = "(the directory scan was bounded, so some changes may be missing)"
 _CONTROL = controls(keep="")
-SHAPED = 3  # created files whose table shape is given (the first ones named)
+SHAPED = 3  # written files whose contents are described (the first ones of each kind named)
 
 
 @dataclass(frozen=True)
@@ -166,14 +166,14 @@ def safe_path(rel: str) -> str:
 
 
 def _sized(root: Path, rel: str, shaped: bool) -> str:
-    """A created file's path with its current size, if it can still be read, and, if `shaped`,
-    a table's rows and columns (see table_shape)."""
+    """A written file's path with its current size, if it can still be read, and, if `shaped`,
+    what it holds (see written_shape)."""
     path = Path(root, rel)
     try:
         info = os.stat(path, follow_symlinks=False)
     except OSError:
         return safe_path(rel)
-    shape = table_shape(path, info.st_size) if shaped and stat.S_ISREG(info.st_mode) else ""
+    shape = written_shape(path, info.st_size) if shaped and stat.S_ISREG(info.st_mode) else ""
     shape = f", {safe_path(shape)}" if shape else ""
     return f"{safe_path(rel)} ({format_size(info.st_size)}{shape})"
 
@@ -189,7 +189,7 @@ def describe(changes: Changes, root: Path, limit: int = 20) -> str:
             continue
         shown = paths[:budget]
         budget -= len(shown)
-        names = [_sized(root, p, i < SHAPED) if label == "created" else safe_path(p)
+        names = [_sized(root, p, i < SHAPED) if label != "deleted" else safe_path(p)
                  for i, p in enumerate(shown)]
         rest = len(paths) - len(shown)
         if not names:

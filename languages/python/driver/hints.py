@@ -1,7 +1,11 @@
 """After a KeyError: where the missing key is after all (a level of a table's MultiIndex, a
-value of one of its columns), or which keys the dict on the failing line has. After a module
-has no such attribute: the names it has that are like it (numpy 2 has trapezoid, not trapz).
-After any failure: a table whose header is a row of numbers (a headerless file read with one).
+value of one of its columns, a part such as the quarter of a column of dates), or which keys
+the dict on the failing line has. After a module has no such attribute: the names it has that
+are like it (numpy 2 has trapezoid, not trapz). After a file or folder was not found: the part
+of its path that is in the working folder, or that the path is outside it (a made-up
+/home/user/...). After text failed to convert to a number: how to clean it ('$1,299.00') or
+skip it ('N/A'). After any failure: a table whose header is a row of numbers (a headerless
+file read with one).
 
 Runs inside the user's python3 (compatible with Python 3.8), after state.py; never imports
 pandas itself.
@@ -11,6 +15,11 @@ MAX_KEYS = 20  # dict keys named in one note
 MAX_SEARCHED = 50  # columns whose values are searched for the key
 NOT_FOUND = "Column not found: "  # pandas' KeyError text after groupby(...)[column]
 MERGED = ("_x", "_y")  # the suffixes merge() gives a column both tables have
+MAX_SAMPLED = 20  # values of a text column that must all parse as dates
+DATE_PARTS = {  # a missing column named like a part of a date: the .dt accessor that gives it
+    "year": "year", "quarter": "quarter", "month": "month", "week": "isocalendar().week",
+    "day": "day", "weekday": "dayofweek", "dayofweek": "dayofweek", "day_of_week": "dayofweek",
+    "hour": "hour", "month_name": "month_name()", "day_name": "day_name()"}
 
 
 def failing_frame_names(exc, namespace):
@@ -72,6 +81,44 @@ def in_columns(name, table, key):
     return None
 
 
+def holds_dates(pd, values):
+    """Whether a column holds dates: datetime64, or text whose first values all parse as
+    dates (with a digit and one of - / :, so that plain numbers and names do not count)."""
+    import warnings
+    if pd.api.types.is_datetime64_any_dtype(values):
+        return True
+    if not pd.api.types.is_string_dtype(values):
+        return False
+    sample = list(values.dropna()[:MAX_SAMPLED])
+    if not sample or not all(isinstance(text, str) and any(c.isdigit() for c in text)
+                             and any(c in "-/:" for c in text) for text in sample):
+        return False
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            pd.to_datetime(sample)
+    except Exception:  # not dates, or not all in one format
+        return False
+    return True
+
+
+def in_dates(pd, name, table, key):
+    """A column of dates that gives the missing column (a quarter, a month...), as a note, or
+    None."""
+    part = DATE_PARTS.get(key.lower()) if isinstance(key, str) else None
+    if part is None or key in table.columns:
+        return None
+    for column in list(table.columns)[:MAX_SEARCHED]:
+        values = table[column]
+        if isinstance(values, pd.Series) and holds_dates(pd, values):
+            dates = "%s[%r]" % (name, column)
+            if not pd.api.types.is_datetime64_any_dtype(values):
+                dates = "pd.to_datetime(%s)" % dates
+            return ("%s has no column %r, but its column %r holds dates: %s.dt.%s gives the %s"
+                    % (name, key, column, dates, part, key))
+    return None
+
+
 def placed(name, value, key):
     """What a variable on the failing line says about the missing key, or None."""
     if isinstance(value, dict):
@@ -92,7 +139,8 @@ def placed(name, value, key):
             return note
     if not isinstance(value, pd.DataFrame):
         return None
-    return in_values(pd, name, value, key) or in_columns(name, value, key)
+    return (in_values(pd, name, value, key) or in_columns(name, value, key)
+            or in_dates(pd, name, value, key))
 
 
 def key_note(namespace, exc):
@@ -163,5 +211,78 @@ def header_note(namespace):
                         "as the header; read_csv(..., header=None) keeps it as data"
                         % (name, listed(value.columns)))
     except Exception:  # the user's objects may be in any state; the note is only a help
+        return None
+    return None
+
+
+NOT_A_NUMBER = ("could not convert string to float: (.+)",
+                "invalid literal for int\\(\\) with base 10: (.+)")
+
+
+def readable(text):
+    """Whether float() reads a text."""
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def number_note(exc):
+    """The note for a failed block, or None: how to clean or skip text that is not a number."""
+    import ast
+    import re
+    if not isinstance(exc, ValueError):
+        return None
+    try:
+        found = [re.fullmatch(pattern, str(exc), re.S) for pattern in NOT_A_NUMBER]
+        found = [match for match in found if match]
+        value = ast.literal_eval(found[0].group(1)) if found else None
+        if not isinstance(value, str) or readable(value):  # int('12.5'): a float, not text
+            return None
+        around = [c for c in value if not (c.isdigit() or c in ".-")]
+        around = sorted(set(around), key=around.index)
+        if any(c.isdigit() for c in value) and around:
+            replaced = "".join(".replace(%r, '')" % c for c in around)
+            return clipped("%r holds a number with other characters around it: remove them (for "
+                           "example %s) before converting" % (value, replaced))
+    except Exception:  # the note is only a help
+        return None
+    return clipped("%r is not a number: to skip such values, convert inside try/except ValueError "
+                   "(for a pandas column: pd.to_numeric(column, errors='coerce') makes them "
+                   "empty)" % value)
+
+
+def inside(path, folder):
+    """Whether a path is the folder or in it."""
+    import os
+    path, folder = os.path.realpath(path), os.path.realpath(folder)
+    return os.path.commonpath([path, folder]) == folder
+
+
+def path_note(exc):
+    """The note for a failed block, or None: for a path that does not exist, the end of it
+    that the working folder has, or that it is outside the working folder."""
+    import errno
+    import os
+    path = getattr(exc, "filename", None)
+    if not isinstance(exc, OSError) or not isinstance(path, str) or not path:
+        return None
+    try:
+        here = os.getcwd()
+        if os.path.exists(path):
+            return None
+        parts = [part for part in path.replace(os.sep, "/").split("/") if part not in ("", ".")]
+        for start in range(len(parts)):
+            tail = os.path.join(*parts[start:])
+            if (".." not in parts[start:] and os.path.exists(tail)
+                    and os.path.abspath(tail) != os.path.abspath(path)):
+                return clipped("%r does not exist; %s is in the working folder (%s): use the "
+                               "relative path %r" % (path, tail, here, tail))
+        refused = isinstance(exc, (FileNotFoundError, PermissionError)) or exc.errno == errno.EROFS
+        if refused and os.path.isabs(path) and not inside(path, here):
+            return clipped("%r is outside the working folder (%s), where the task's files are"
+                           % (path, here))
+    except Exception:  # a broken cwd or path; the note is only a help
         return None
     return None

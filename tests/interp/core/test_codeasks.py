@@ -66,7 +66,9 @@ def test_the_request_asks_for_the_code_itself():
     "What are the eigenvalues of the matrix [[6, -2], [-2, 9]]?",  # answered "3 and 5"
     "Find the determinant of [[1.5, 2], [3, 4]]"])
 def test_a_calculation_on_a_formula_is_asked_for(task):
-    assert calculation_asked(task) == RunRequest("The task asks for a calculation")
+    asked = calculation_asked(task)
+    assert asked.why == "The task asks for a calculation"
+    assert "prints the result as decimal numbers (not a formula);" in asked.request(tools=False)
 
 
 @pytest.mark.parametrize("task", [
@@ -76,6 +78,18 @@ def test_a_calculation_on_a_formula_is_asked_for(task):
     "Solve the failing test in [[tool.pytest]] of pyproject.toml"])
 def test_other_tasks_are_not(task):
     assert calculation_asked(task) is None
+
+
+def test_a_missing_script_is_asked_for_as_a_here_document():
+    """Qwen2.5-Coder-1.5B on the task benchmark (2026-11-27), asked for wordfreq.js, wrote
+    JavaScript that saved the script from a template literal holding `${word}`: a SyntaxError,
+    and the script was never written."""
+    assert WriteRequest(("wordfreq.js",)).request(tools=False) == (
+        "The task asks for the script wordfreq.js, which has not been written yet: reply with a "
+        "```bash block with `cat > wordfreq.js <<'EOF'`, the code, then `EOF`, and "
+        "`node wordfreq.js` on the line after it to run it; then answer from the output.")
+    assert WriteRequest(("clean.py",)).request(tools=True).endswith(
+        "call the `execute` tool with code that saves it, then answer from the output.")
 
 
 def test_files_the_task_asks_for_and_that_are_still_missing():

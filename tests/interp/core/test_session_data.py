@@ -158,8 +158,8 @@ def test_modified_and_deleted_files_are_reported(server, make_session):
     files = of(events, "block.files")
     assert [(f["created"], f["modified"], f["deleted"]) for f in files] == [
         ([], ["keep.txt"], ["gone.txt"])]  # the second block changed nothing: no event
-    assert files[0]["text"] == "Files modified: keep.txt; deleted: gone.txt"
-    assert "Files modified: keep.txt; deleted: gone.txt" in as_text(
+    assert files[0]["text"] == "Files modified: keep.txt (11 B); deleted: gone.txt"
+    assert "Files modified: keep.txt (11 B); deleted: gone.txt" in as_text(
         server.requests[1]["messages"][-1])
     assert "Files " not in as_text(server.requests[2]["messages"][-1])
 

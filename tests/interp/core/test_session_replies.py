@@ -688,3 +688,13 @@ def test_the_same_failing_block_three_times_stops_though_tracebacks_name_each_bl
     server.default = py("import missing_module_xyz")
     events = run(make_session(server, tools="off", max_turns=10), "loop")
     assert finished(events)["exit_code"] == exits.LOOP and len(server.requests) == 4
+
+
+def test_the_note_on_a_failing_repeat_quotes_the_failing_line(server, make_session):
+    """Qwen2.5-Coder-1.5B on the task benchmark (2026-11-27) ran `area = np.trapz(...)` three
+    times though the error said numpy has no trapz: the note now names that line."""
+    server.default = py("import math\nx = [1, 2]\narea = math.trapz(x)\nprint(area)")
+    events = run(make_session(server, tools="off", max_turns=10), "the area")
+    asked_after_failing(events, server, 2, "your previous run")
+    assert ("it failed again on line 3: `area = math.trapz(x)`. Do not run it again unchanged: "
+            "read the error and change that line.") in told(server, 2)

@@ -185,8 +185,8 @@ def test_describe(tmp_path):
     write(tmp_path / "out.json", b"x" * 1229)
     write(tmp_path / "chart.png", b"x" * (18 * 1024))
     diff = Changes(["chart.png", "out.json"], ["data.csv"], ["old.txt"], True)
-    assert describe(diff, tmp_path) == ("Files created: chart.png (18 KiB), out.json (1.2 KiB); "
-                                        "modified: data.csv; deleted: old.txt")
+    assert describe(diff, tmp_path) == ("Files created: chart.png (18 KiB), out.json (1.2 KiB, "
+                                        "not valid JSON); modified: data.csv; deleted: old.txt")
 
 
 def test_a_created_table_is_described_by_its_rows_and_columns(tmp_path):
@@ -202,6 +202,32 @@ def test_a_created_table_is_described_by_its_rows_and_columns(tmp_path):
                     "empty cells: temperature 2), pivot.csv (198 B, 2 rows × 13 columns: region, "
                     "2024-01-01, 2024-01-02, 2024-01-03, 2024-01-04, 2024-01-05, 2024-01-06, "
                     "2024-01-07, …), semi.tsv (8 B, 1 row × 2 columns: a, b)")
+
+
+def test_written_json_and_workbooks_are_described(tmp_path):
+    """Qwen2.5-Coder-1.5B's inventory.json (task benchmark, 2026-11-27) held every quantity and
+    price as text, and its orders.xlsx had the sheet Sheet1 where Orders was asked; the report
+    named only their sizes, and the model said it was done."""
+    import json
+    import openpyxl
+    rows = [{"sku": "SKU-300", "quantity": "437", "price": "39.49"},
+            {"sku": "SKU-301", "quantity": "166", "price": 6.4}]
+    write(tmp_path / "inventory.json", json.dumps(rows))
+    write(tmp_path / "totals.json", json.dumps({"a": 1}))
+    book = openpyxl.Workbook()
+    book.create_sheet("2024")
+    book.save(tmp_path / "orders.xlsx")
+    text = describe(Changes(["inventory.json", "orders.xlsx"], ["totals.json"], [], True),
+                    tmp_path)
+    size = workspace.format_size((tmp_path / "orders.xlsx").stat().st_size)
+    assert text == ("Files created: inventory.json (110 B, array of 2 items; first item: object "
+                    "(keys: sku, quantity, price); numbers written as text in quantity, price), "
+                    f"orders.xlsx ({size}, sheets (2): Sheet, 2024); modified: totals.json "
+                    "(8 B, object with 1 key: \"a\")")
+    one = openpyxl.Workbook()
+    one.active.title = "Orders"
+    one.save(tmp_path / "one.xlsx")
+    assert "sheet Orders)" in describe(Changes(["one.xlsx"], [], [], True), tmp_path)
 
 
 def test_the_first_three_small_tables_are_described(tmp_path):

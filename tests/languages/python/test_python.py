@@ -370,6 +370,76 @@ def test_a_missing_dict_key_names_the_keys_the_dict_has(py, collect, tmp_path):
     assert not any("keys" in note for note in res.notes)  # no name on the line: which dict?
 
 
+def test_a_column_named_like_a_part_of_a_date_points_at_the_column_of_dates(py, collect,
+                                                                              tmp_path):
+    """A small model's pivot_table(..., columns='quarter') on sales data whose `date` column
+    holds text such as 2024-01-05: KeyError: 'quarter', and the same code again, three times."""
+    (tmp_path / "sales.csv").write_text(
+        "date,region,product,units,price\n2024-01-05,north,pen,3,1.5\n"
+        "2024-04-02,south,ink,2,2.0\n2024-07-19,north,ink,5,2.0\n")
+    _, res = collect(py, textwrap.dedent(f"""\
+        import pandas as pd
+        sales_data = pd.read_csv({str(tmp_path / 'sales.csv')!r})
+        quarterly = sales_data.pivot_table(index='region', columns='quarter', values='units',
+                                           aggfunc='sum')
+    """))
+    assert res.status == "error" and res.notes[0] == (
+        "sales_data has no column 'quarter', but its column 'date' holds dates: "
+        "pd.to_datetime(sales_data['date']).dt.quarter gives the quarter")
+    _, res = collect(py, "sales_data['date'] = pd.to_datetime(sales_data['date'])\n"
+                         "sales_data.groupby('region')['month'].sum()")
+    assert res.error == "KeyError: 'Column not found: month'"
+    assert res.notes[0] == ("sales_data has no column 'month', but its column 'date' holds "
+                            "dates: sales_data['date'].dt.month gives the month")
+    _, res = collect(py, "codes = pd.DataFrame({'code': ['12', '7'], 'name': ['a-b', 'c']})\n"
+                         "codes['year']")
+    assert not any("holds dates" in note for note in res.notes)  # numbers and names, no dates
+
+
+def test_text_that_is_not_a_number_gets_how_to_clean_or_skip_it(py, collect, tmp_path):
+    """A small model skipped the empty amounts of a CSV file, not the 'N/A' ones, and ran the
+    same float(row["amount"]) again; astype(float) fails the same way on '$1,299.00'."""
+    (tmp_path / "orders.csv").write_text("item,amount\npen,1.50\nbook,\nlamp,N/A\n")
+    _, res = collect(py, textwrap.dedent(f"""\
+        import csv
+        total = 0.0
+        with open({str(tmp_path / 'orders.csv')!r}) as handle:
+            for row in csv.DictReader(handle):
+                if row["amount"] != "":
+                    total += float(row["amount"])
+    """))
+    assert res.error == "ValueError: could not convert string to float: 'N/A'"
+    assert res.notes[0] == (
+        "'N/A' is not a number: to skip such values, convert inside try/except ValueError (for "
+        "a pandas column: pd.to_numeric(column, errors='coerce') makes them empty)")
+    _, res = collect(py, "import pandas as pd\n"
+                         "prices = pd.DataFrame({'price': ['$1,299.00', '$5.00']})\n"
+                         "prices['price'] = prices['price'].astype(float)")
+    assert res.notes[0] == (
+        "'$1,299.00' holds a number with other characters around it: remove them (for example "
+        ".replace('$', '').replace(',', '')) before converting")
+    _, res = collect(py, "int('12.5')")
+    assert res.notes == ()  # a number, only not a whole one
+
+
+def test_a_made_up_path_points_at_the_working_folder(fresh, collect, tmp_path):
+    """A small model listed source_dir = '/home/user/downloads' while the working folder has
+    `downloads`, then went on making up paths."""
+    (tmp_path / "downloads").mkdir()
+    here = os.path.realpath(tmp_path)
+    _, res = collect(fresh, "import os\nsource_dir = '/home/user/downloads'\n"
+                            "files = os.listdir(source_dir)")
+    assert res.error == ("FileNotFoundError: [Errno 2] No such file or directory: "
+                         "'/home/user/downloads'")
+    assert res.notes == (f"'/home/user/downloads' does not exist; downloads is in the working "
+                         f"folder ({here}): use the relative path 'downloads'",)
+    _, res = collect(fresh, "open('/home/user/report.csv')")
+    assert res.notes == (f"'/home/user/report.csv' is outside the working folder ({here}), "
+                         f"where the task's files are",)
+    _, res = collect(fresh, "open('downlods/report.csv')")
+    assert res.notes == ()  # a typo in a relative path: the error says it all
+
+
 def test_traceback_keeps_causes_from_the_users_code_and_collapses_recursion(py, collect):
     out, _ = collect(py, "try:\n    1/0\nexcept ZeroDivisionError:\n    undefined_name\n")
     assert "ZeroDivisionError: division by zero" in out
