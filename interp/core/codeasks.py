@@ -122,6 +122,29 @@ class WriteRequest:
                 f"exist yet; asking the model to write {'it' if one else 'them'}.")
 
 
+@dataclass(frozen=True)
+class FixRequest:
+    """Scripts the task asks to fix that were still unchanged when the model answered: their
+    fixed copy ran only in the session."""
+
+    names: tuple[str, ...]
+
+    def request(self, tools: bool) -> str:
+        """The message that asks the model to save the fixed code to the script and run it."""
+        name = self.names[0]
+        how = (f"call the `execute` tool (language \"shell\") with `cat > {name} <<'EOF'`, the "
+               f"code, then `EOF`" if tools else f"reply with {heredoc(name)}")
+        which = "which is" if len(self.names) == 1 else "which are"
+        return (f"The task asks to fix {_listed(self.names)}, {which} still unchanged: the "
+                f"fixed code ran only in this session. {how[0].upper()}{how[1:]}, and "
+                f"`{run_line(name)}` on the line after it to run it; then answer from the output.")
+
+    def notice(self) -> str:
+        """The line the person sees."""
+        return (f"The task asks to fix {_listed(self.names)}, which the model has not changed; "
+                f"asking it to save its fix.")
+
+
 def unwritten(task: str, names: Sequence[str],
               exists: Callable[[str], bool]) -> WriteRequest | None:
     """A request when a task that asks to save, write, convert... names files (`names`: those

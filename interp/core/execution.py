@@ -15,7 +15,7 @@ from interp.core import blocks
 from interp.core import events as ev
 from interp.core import workspace
 from interp.core.report import next_step, report_messages, with_footer
-from interp.core.mentions import mentioned_files
+from interp.core.mentions import mentioned_names
 from interp.core.savedscripts import copied_script, unwritten_script
 from interp.core.state import SessionState
 from interp.core.steps import Step
@@ -197,8 +197,7 @@ class BlockExecutor:
         """The note for a block that ran a copy of a script the task names, which itself did
         not change (see copied_script)."""
         root = self.state.root()
-        base = os.path.realpath(root)
-        names = [os.path.relpath(path, base) for path in mentioned_files(self.state.task, root)]
+        names = mentioned_names(self.state.task, root)
         changed = {name for r in records if r.files for name in (*r.files.created,
                                                                   *r.files.modified)}
         for record in records:

@@ -46,6 +46,12 @@ def mentioned_files(task: str, root: str | os.PathLike) -> list[Path]:
     return found
 
 
+def mentioned_names(task: str, root: str | os.PathLike) -> list[str]:
+    """The files of mentioned_files as paths relative to `root`."""
+    base = os.path.realpath(root)
+    return [os.path.relpath(path, base) for path in mentioned_files(task, root)]
+
+
 def mentioned_folders(task: str, root: str | os.PathLike) -> list[str]:
     """The folders directly inside `root` that `task` names ("the photos folder", "logs/"),
     in order, each once (at most MAX_MENTIONS); hidden ones are left out."""

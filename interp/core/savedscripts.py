@@ -18,6 +18,10 @@ _LANGUAGE = {"py": "python", "js": "javascript"}
 # How a script file of each kind is run from the shell.
 RUN_WITH = {".py": "python3", ".js": "node", ".mjs": "node", ".cjs": "node", ".sh": "bash"}
 MIN_LINES = 3  # a file shorter than this is not recognised in a block
+SCRIPT_BYTES = 1024 * 1024  # a larger script is not kept to compare
+# A task that asks to change a file it names: "Fix report.py so that...", "update clean.py".
+_FIXES = re.compile(r"\b(?:fix|repair|correct|debug|patch|edit|change|update|modify)(?:es|ed|s)?\b",
+                    re.IGNORECASE)
 
 
 def unwritten_script(language: str, code: str, root: str | Path,
@@ -70,3 +74,31 @@ def copied_script(code: str, names: list[str], root: str | Path,
                     f"the task is to change {name}, save the new code to it ({heredoc(name)}) "
                     f"and run it with `{run_line(name)}`.")
     return None
+
+
+def scripts_to_fix(task: str, names: list[str], root: str | Path) -> dict[str, bytes]:
+    """The scripts among `names` (files the task names that exist) with their contents, when
+    the task asks to fix or change something ("report.py crashes: fix it")."""
+    if not _FIXES.search(task):
+        return {}
+    kept = {}
+    for name in names:
+        path = Path(root) / name
+        try:
+            if run_line(name) and path.stat().st_size <= SCRIPT_BYTES:
+                kept[name] = path.read_bytes()
+        except OSError:
+            continue
+    return kept
+
+
+def unchanged_scripts(scripts: dict[str, bytes], root: str | Path) -> list[str]:
+    """The scripts of `scripts_to_fix` that still hold what they held when the task began."""
+    same = []
+    for name, before in scripts.items():
+        try:
+            if (Path(root) / name).read_bytes() == before:
+                same.append(name)
+        except OSError:
+            continue
+    return same

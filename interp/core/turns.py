@@ -12,10 +12,11 @@ from dataclasses import dataclass, replace
 
 from interp.core import events as ev
 from interp.core import exits
-from interp.core.codeasks import (AnswerRequest, RunRequest, WriteRequest, acknowledged,
+from interp.core.codeasks import (AnswerRequest, FixRequest, RunRequest, WriteRequest, acknowledged,
                                   calculation_asked, folders_named, language_asked, previewed,
                                   unwritten)
-from interp.core.mentions import mentioned_folders, unwritten_files
+from interp.core.mentions import mentioned_folders, mentioned_names, unwritten_files
+from interp.core.savedscripts import scripts_to_fix, unchanged_scripts
 from interp.core.history import Entry, user_message
 from interp.core.steps import (HOW_TO_CALL, HOW_TO_FENCE, Step, steps_from_reply, unrun_code_tag,
                                untagged_code)
@@ -237,6 +238,8 @@ class TurnChecks:
         self.to_write: list[str] = []  # files the task names that did not exist when it began
         self.write_asked = False  # asked this task to write them
         self.answer_asked = False  # asked this task for the answer after an acknowledgement
+        self.to_fix: dict[str, bytes] = {}  # scripts the task asks to fix, as they were
+        self.fix_asked = False  # asked this task to save the fix to them
 
     def new_task(self) -> None:
         """Forget this task's counts."""
@@ -244,6 +247,9 @@ class TurnChecks:
         self.task_block = self.state.block
         self.to_write, self.write_asked = unwritten_files(self.state.task, self.state.root()), False
         self.answer_asked = False
+        root = self.state.root()
+        named = mentioned_names(self.state.task, root)
+        self.to_fix, self.fix_asked = scripts_to_fix(self.state.task, named, root), False
 
     def tool_choice(self) -> Iterator[ev.Event]:
         """Whether to send the execute tool to this model; says once why not, when it matters."""
@@ -304,6 +310,16 @@ class TurnChecks:
         return unwritten(self.state.task, self.to_write,
                          lambda name: os.path.lexists(os.path.join(root, name)))
 
+    def fix_nudge_due(self, reply: Reply) -> FixRequest | None:
+        """The scripts the task asks to fix that are still unchanged when the model answers
+        after code ran, unless it was asked this task already (then the reply is no answer
+        yet)."""
+        if (self.fix_asked or not self.to_fix or self.state.block <= self.task_block
+                or not is_answer(reply)):
+            return None
+        same = unchanged_scripts(self.to_fix, self.state.root())
+        return FixRequest(tuple(same)) if same else None
+
     def answer_nudge_due(self, reply: Reply) -> AnswerRequest | None:
         """A reply that only acknowledges ("ok.") after code ran this task, when the task asks
         a question and the model was not asked yet (then the reply is no answer yet)."""
@@ -311,18 +327,21 @@ class TurnChecks:
             return None
         return acknowledged(self.state.task, reply.text)
 
-    def ask_to_run(self, asked: RunRequest | WriteRequest | AnswerRequest) -> Iterator[ev.Event]:
-        """Ask the model (once a task each: see run_nudge_due, write_nudge_due,
-        answer_nudge_due) to run code, or to state its answer, before it answers."""
+    def ask_to_run(self, asked: RunRequest | WriteRequest | FixRequest | AnswerRequest
+                   ) -> Iterator[ev.Event]:
+        """Ask the model (once a task each: see run_nudge_due, write_nudge_due, fix_nudge_due,
+        answer_nudge_due) to run code, save it, or state its answer, before it answers."""
         if isinstance(asked, WriteRequest):
             self.write_asked = True
+        elif isinstance(asked, FixRequest):
+            self.fix_asked = True
         elif isinstance(asked, AnswerRequest):
             self.answer_asked = True
         else:
             self.run_asked = True
         yield ev.Notice(level="info", text=asked.notice())
         request = user_message(asked.request(tools=self.modes()[0]))
-        self.state.add(replace(request, retracts=not isinstance(asked, WriteRequest)))
+        self.state.add(replace(request, retracts=not isinstance(asked, (WriteRequest, FixRequest))))
 
     def _tell_how_to_tag(self, reply: Reply) -> Iterator[ev.Event]:
         """Tell the model (once a task: see tag_nudge_due) how to run code."""

@@ -59,8 +59,7 @@ def in_values(pd, name, table, key):
 
 
 def in_columns(name, table, key):
-    """A column named like the missing one (a merge's _x/_y, another case, a typo), as a note,
-    or None."""
+    """A merge's _x/_y columns named like the missing one, as a note, or None."""
     if not isinstance(key, str) or key in table.columns:
         return None
     names = [column for column in table.columns if isinstance(column, str)]
@@ -72,13 +71,48 @@ def in_columns(name, table, key):
     if key.endswith(MERGED) and key[:-2] in names:
         return ("%s has no column %r, but %r: the _x and _y names exist only after a merge of "
                 "two tables that both have %r" % (name, key, key[:-2], key[:-2]))
-    import difflib
-    lowered = {column.lower(): column for column in names}
-    close = ([lowered[key.lower()]] if key.lower() in lowered
-             else difflib.get_close_matches(key, names, n=3, cutoff=0.8))
-    if close:
-        return "%s has no column %r; the closest: %s" % (name, key, ", ".join(close))
     return None
+
+
+def abbreviates(key, name):
+    """Whether a key is an abbreviation of a name: qty of quantity, amt of amount."""
+    key, name = key.lower(), name.lower()
+    if len(key) < 2 or len(key) >= len(name) or key[0] != name[0]:
+        return False
+    letters = iter(name)
+    return all(char in letters for char in key)
+
+
+def closest(key, names):
+    """The names like a missing key: the same in another case, a close spelling, or the one
+    name it abbreviates; [] when none."""
+    import difflib
+    if not isinstance(key, str):
+        return []
+    names = [name for name in names if isinstance(name, str)]
+    lowered = {name.lower(): name for name in names}
+    if key.lower() in lowered:
+        return [lowered[key.lower()]]
+    close = difflib.get_close_matches(key, names, n=3, cutoff=0.8)
+    short_for = [name for name in names if abbreviates(key, name)]
+    return close or (short_for if len(short_for) == 1 else [])
+
+
+def keyed_line(exc, key, other):
+    """The failing line of the user's code with the quoted key as `other`, as the end of a
+    note, or "" when the line does not quote the key."""
+    import linecache
+    import re
+    try:
+        frame, number = failing_frame(exc)
+        line = linecache.getline(frame.f_code.co_filename, number).strip() if frame else ""
+        quoted = re.compile("([\"'])%s\\1" % re.escape(key))
+        if not isinstance(key, str) or not quoted.search(line):
+            return ""
+        changed = quoted.sub(lambda found: found.group(1) + other + found.group(1), line)
+        return "; with %r, line %d reads: %s" % (other, number, changed)
+    except Exception:  # the note is only a help
+        return ""
 
 
 def holds_dates(pd, values):
@@ -120,27 +154,40 @@ def in_dates(pd, name, table, key):
 
 
 def placed(name, value, key):
-    """What a variable on the failing line says about the missing key, or None."""
+    """What a variable on the failing line says about the missing key, as (note, a key like
+    it to use instead), or (None, None)."""
     if isinstance(value, dict):
         if not value or key in value:
-            return None
+            return None, None
         keys = list(value)
         text = ", ".join(short(k) for k in keys[:MAX_KEYS])
         more = ", \u2026 (%d keys)" % len(keys) if len(keys) > MAX_KEYS else ""
-        return "%s has no key %s; its keys: %s%s" % (name, short(repr(key)), text, more)
+        close = closest(key, keys)
+        note = "%s has no key %s; its keys: %s%s" % (name, short(repr(key)), text, more)
+        return note + ("; the closest: %s" % ", ".join(close) if close else ""), first(close)
     pd = sys.modules.get("pandas")
     if pd is None or not isinstance(value, (pd.Series, pd.DataFrame)):
-        return None
+        return None, None
     axes = [("index", value.index)] + ([("columns", value.columns)]
                                        if isinstance(value, pd.DataFrame) else [])
     for axis, labels in axes:
         note = in_levels(pd, name, labels, key, axis)
         if note:
-            return note
+            return note, None
     if not isinstance(value, pd.DataFrame):
-        return None
-    return (in_values(pd, name, value, key) or in_columns(name, value, key)
-            or in_dates(pd, name, value, key))
+        return None, None
+    note = in_values(pd, name, value, key) or in_columns(name, value, key)
+    if note:
+        return note, None
+    close = [] if key in value.columns else closest(key, list(value.columns))
+    if close:
+        return "%s has no column %r; the closest: %s" % (name, key, ", ".join(close)), close[0]
+    return in_dates(pd, name, value, key), None
+
+
+def first(items):
+    """The first item, or None."""
+    return items[0] if items else None
 
 
 def key_note(namespace, exc):
@@ -155,9 +202,9 @@ def key_note(namespace, exc):
         hash(key)
         seen = failing_frame_names(exc, namespace)
         for name in sorted(failing_names(exc)):
-            note = placed(name, seen.get(name), key)
+            note, other = placed(name, seen.get(name), key)
             if note:
-                return clipped(note)
+                return clipped(note + (keyed_line(exc, key, other) if other else ""))
     except Exception:  # the user's objects may be in any state; the note is only a help
         return None
     return None
@@ -184,7 +231,24 @@ def attribute_note(exc):
         return None
     if not close:
         return None
-    return "%s has no %s; names like it: %s" % (found.group(1), found.group(2), ", ".join(close))
+    note = "%s has no %s; names like it: %s" % (found.group(1), found.group(2), ", ".join(close))
+    return clipped(note + renamed_line(exc, found.group(2), close[0]))
+
+
+def renamed_line(exc, name, other):
+    """The failing line of the user's code with `.name(` as `.other(`, as the end of a note,
+    or "" when the line has no such call."""
+    import linecache
+    import re
+    try:
+        frame, number = failing_frame(exc)
+        line = linecache.getline(frame.f_code.co_filename, number).strip() if frame else ""
+        call = re.compile("\\.%s\\b(?=\\s*\\()" % re.escape(name))
+        if not call.search(line):
+            return ""
+        return "; with %s, line %d reads: %s" % (other, number, call.sub("." + other, line))
+    except Exception:  # the note is only a help
+        return ""
 
 
 def number_like(label):

@@ -3,7 +3,7 @@ while report.py itself stays as it was."""
 
 from __future__ import annotations
 
-from session_kit import finished, py, run
+from session_kit import finished, of, py, run
 
 from interp.core.savedscripts import copied_script, heredoc, run_line
 
@@ -49,3 +49,38 @@ def test_the_model_is_told_when_its_fix_ran_but_the_script_did_not_change(server
     assert "Average order value: 3.00" in first and NOTE in first
     assert "Average order value: 3.00" in second and "Note: this code ran" not in second
     assert (make_session.work / "report.py").read_text() == FIXED
+
+
+SUMMARY = ('import csv\nfrom collections import defaultdict\n\ntotals = defaultdict(int)\n'
+           'with open("stock.csv") as handle:\n    for row in csv.DictReader(handle):\n'
+           '        totals[row["warehouse"]] += int(row["qty"])\n'
+           'print("grand total:", sum(totals.values()))\n')
+
+
+def test_an_answer_while_the_script_to_fix_is_unchanged_is_no_answer_yet(server, make_session):
+    """Qwen2.5-Coder-1.5B on the task benchmark (2026-11-27) ran its fixed copy of summary.py
+    as a block and answered; summary.py itself still failed."""
+    (make_session.work / "summary.py").write_text(SUMMARY)
+    (make_session.work / "stock.csv").write_text("item,warehouse,quantity\nbolt,A,3\nnut,B,4\n")
+    fixed = SUMMARY.replace('row["qty"]', 'row["quantity"]')
+    server.script([py(fixed), "The grand total is 7.",
+                   f"```bash\ncat > summary.py <<'EOF'\n{fixed}EOF\npython3 summary.py\n```",
+                   "The grand total is 7.", "unused"])
+    events = run(make_session(server, tools="off"),
+                 "summary.py stops with a KeyError. Fix it and run it, then tell me the total.")
+    assert finished(events) == {"exit_code": 0, "reason": "done"}
+    assert server.requests[2]["messages"][-1]["content"] == (
+        "The task asks to fix summary.py, which is still unchanged: the fixed code ran only in "
+        "this session. Reply with a ```bash block with `cat > summary.py <<'EOF'`, the code, "
+        "then `EOF`, and `python3 summary.py` on the line after it to run it; then answer from "
+        "the output.")
+    assert "grand total: 7" in server.requests[3]["messages"][-1]["content"]
+    assert len(server.requests) == 4 and (make_session.work / "summary.py").read_text() == fixed
+    assert [m["final"] for m in of(events, "message")] == [False, False, False, True]
+
+
+def test_a_task_that_only_runs_a_script_does_not_ask_to_change_it(server, make_session):
+    (make_session.work / "summary.py").write_text(SUMMARY)
+    server.script([py("print('grand total: 7')"), "The grand total is 7."])
+    events = run(make_session(server, tools="off"), "Run summary.py and tell me the total.")
+    assert finished(events) == {"exit_code": 0, "reason": "done"} and len(server.requests) == 2

@@ -323,14 +323,19 @@ def test_a_missing_column_named_like_one_a_merge_made_is_explained(py, collect):
                             "names exist only after a merge of two tables that both have "
                             "'temperature'")
     _, res = collect(py, "df['Temperature']")
-    assert res.notes[0] == "df has no column 'Temperature'; the closest: temperature"
+    assert res.notes[0] == ("df has no column 'Temperature'; the closest: temperature; with "
+                            "'temperature', line 1 reads: df['temperature']")
 
 
 def test_a_name_a_module_does_not_have_gets_the_names_like_it(py, collect):
     """Qwen2.5-Coder-1.5B on the area task (interp eval tasks, 2026-11-27) called np.trapz,
-    which numpy 2 no longer has, three times."""
+    which numpy 2 no longer has, three times (and twice more after the note named trapezoid:
+    the note now gives the line as it would read)."""
     _, res = collect(py, "import numpy as np\nx = np.linspace(0, 3, 5)\narea = np.trapz(x, x)")
     assert res.error == "AttributeError: module 'numpy' has no attribute 'trapz'"
+    assert res.notes[0] == ("numpy has no trapz; names like it: trapezoid, trace; with "
+                            "trapezoid, line 3 reads: area = np.trapezoid(x, x)")
+    _, res = collect(py, "import numpy\nf = numpy.trapz")  # no call on the line: no line
     assert res.notes[0] == "numpy has no trapz; names like it: trapezoid, trace"
     _, res = collect(py, "import os\nos.qwertyuiop")
     assert not any("names like it" in note for note in res.notes)  # nothing like it
@@ -355,7 +360,8 @@ def test_a_table_read_with_a_row_of_numbers_as_header_is_pointed_out(py, collect
 
 
 def test_a_missing_dict_key_names_the_keys_the_dict_has(py, collect, tmp_path):
-    """summary.py of the task benchmark reads row["qty"] where stock.csv says quantity."""
+    """summary.py of the task benchmark reads row["qty"] where stock.csv says quantity: the
+    note names the key it abbreviates and gives the failing line with it."""
     (tmp_path / "stock.csv").write_text("warehouse,quantity\nnorth,3\n")
     _, res = collect(py, textwrap.dedent(f"""\
         import csv
@@ -365,7 +371,11 @@ def test_a_missing_dict_key_names_the_keys_the_dict_has(py, collect, tmp_path):
         total({str(tmp_path / 'stock.csv')!r})
     """))
     assert res.status == "error" and res.notes[0] == (
-        "row has no key 'qty'; its keys: warehouse, quantity")
+        "row has no key 'qty'; its keys: warehouse, quantity; the closest: quantity; with "
+        "'quantity', line 4 reads: return sum(int(row[\"quantity\"]) for row in "
+        "csv.DictReader(handle))")  # the model had added `if "qty" in row` and answered 0
+    _, res = collect(py, "row = {'item': 1, 'amount': 2, 'amendment': 3}\nrow['amt']")
+    assert res.notes[0] == "row has no key 'amt'; its keys: item, amount, amendment"  # two fit
     _, res = collect(py, "{'a': 1}['b']")
     assert not any("keys" in note for note in res.notes)  # no name on the line: which dict?
 
