@@ -19,7 +19,7 @@ from interp.core.mentions import mentioned_names
 from interp.core.savedscripts import copied_script, unwritten_script
 from interp.core.state import SessionState
 from interp.core.steps import Step
-from interp.core.turns import LoopGuard
+from interp.core.loops import LoopGuard
 
 REPEAT_NOT_RUN = ("Not run: the same code already ran several times with the same result, and "
                   "you were asked for your final answer instead.")

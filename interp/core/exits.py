@@ -1,4 +1,6 @@
-"""Exit statuses of interp, one place (README: "exit status")."""
+"""Exit statuses of interp, one place (README: "exit status"), and how a task ends early."""
+
+from dataclasses import dataclass
 
 OK = 0
 MODEL_ERROR = 1  # model or API error; also an unexpected error
@@ -14,3 +16,13 @@ PIPE_CLOSED = 141  # stdout or stderr was closed by its reader (128 + SIGPIPE, a
 def killed_by(signum: int) -> int:
     """The status a shell shows for a process that died of signal `signum`."""
     return 128 + signum
+
+
+@dataclass(frozen=True)
+class Ending:
+    """How a task ends when a reply is not an answer."""
+
+    code: int
+    reason: str
+    notice: str
+    level: str = "error"

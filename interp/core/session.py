@@ -16,6 +16,7 @@ from interp.core.compaction import Compactor
 from interp.core.execution import BlockExecutor
 from interp.core.history import Entry, last_number
 from interp.core.instructions import with_instructions
+from interp.core.loops import LoopGuard
 from interp.core.next_task import NextTask
 from interp.core.state import SessionConfig, SessionState, Totals
 from interp.core.system_prompt import system_prompt
@@ -49,7 +50,7 @@ class Session:
                 registry.names(), config.runner.cwd, registry.model_notes()),
                 config.instructions)}, prompt=True))
         state.block = last_number(state.messages)
-        self._loops = turns.LoopGuard()
+        self._loops = LoopGuard()
         self._checks = turns.TurnChecks(state)
         self._asker = ModelAsker(state, self._checks)
         self._blocks = BlockExecutor(state, approver, self._loops, self._asker.supports_vision)

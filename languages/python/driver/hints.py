@@ -1,11 +1,10 @@
 """After a KeyError: where the missing key is after all (a level of a table's MultiIndex, a
 value of one of its columns, a part such as the quarter of a column of dates), or which keys
-the dict on the failing line has. After a module has no such attribute: the names it has that
-are like it (numpy 2 has trapezoid, not trapz). After a file or folder was not found: the part
-of its path that is in the working folder, or that the path is outside it (a made-up
-/home/user/...). After text failed to convert to a number: how to clean it ('$1,299.00') or
-skip it ('N/A'). After any failure: a table whose header is a row of numbers (a headerless
-file read with one).
+the dict on the failing line has, with the failing line as it reads with a key like it. After
+a module has no such attribute: the names it has that are like it (numpy 2 has trapezoid, not
+trapz). After text failed to convert to a number: how to clean it ('$1,299.00') or skip it
+('N/A'). After any failure: a table whose header is a row of numbers (a headerless file read
+with one). After a path was not found: paths.py.
 
 Runs inside the user's python3 (compatible with Python 3.8), after state.py; never imports
 pandas itself.
@@ -315,38 +314,3 @@ def number_note(exc):
     return clipped("%r is not a number: to skip such values, convert inside try/except ValueError "
                    "(for a pandas column: pd.to_numeric(column, errors='coerce') makes them "
                    "empty)" % value)
-
-
-def inside(path, folder):
-    """Whether a path is the folder or in it."""
-    import os
-    path, folder = os.path.realpath(path), os.path.realpath(folder)
-    return os.path.commonpath([path, folder]) == folder
-
-
-def path_note(exc):
-    """The note for a failed block, or None: for a path that does not exist, the end of it
-    that the working folder has, or that it is outside the working folder."""
-    import errno
-    import os
-    path = getattr(exc, "filename", None)
-    if not isinstance(exc, OSError) or not isinstance(path, str) or not path:
-        return None
-    try:
-        here = os.getcwd()
-        if os.path.exists(path):
-            return None
-        parts = [part for part in path.replace(os.sep, "/").split("/") if part not in ("", ".")]
-        for start in range(len(parts)):
-            tail = os.path.join(*parts[start:])
-            if (".." not in parts[start:] and os.path.exists(tail)
-                    and os.path.abspath(tail) != os.path.abspath(path)):
-                return clipped("%r does not exist; %s is in the working folder (%s): use the "
-                               "relative path %r" % (path, tail, here, tail))
-        refused = isinstance(exc, (FileNotFoundError, PermissionError)) or exc.errno == errno.EROFS
-        if refused and os.path.isabs(path) and not inside(path, here):
-            return clipped("%r is outside the working folder (%s), where the task's files are"
-                           % (path, here))
-    except Exception:  # a broken cwd or path; the note is only a help
-        return None
-    return None

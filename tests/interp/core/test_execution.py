@@ -11,7 +11,7 @@ from interp.core.execution import BlockExecutor
 from interp.core.history import Entry
 from interp.core.state import SessionConfig, SessionState
 from interp.core.steps import Step
-from interp.core.turns import LoopGuard
+from interp.core.loops import LoopGuard
 from languages import Registry, RunnerConfig
 from languages.shell import ShellRunner
 

@@ -71,15 +71,3 @@ def test_code_in_an_untagged_fence_asks_the_model_to_tag_it_once_a_task():
 def test_a_filtered_reply_ends_the_task_as_blocked():
     events, ending = drain(checks().no_steps(reply("", "content_filter"), False))
     assert ending == (exits.NO_ANSWER, "blocked") and "content_filter" in events[0].text
-
-
-def test_the_failing_line_is_found_in_the_blocks_own_traceback():
-    from interp.core.turns import failing_line
-    code = "import math\nx = [1, 2]\narea = math.trapz(x)"
-    python = ('Traceback (most recent call last):\n  File "<block 4>", line 3, in <module>\n'
-              "    area = math.trapz(x)\nAttributeError: module 'math' has no attribute 'trapz'")
-    assert failing_line(code, python, 4) == (3, "area = math.trapz(x)")
-    assert failing_line(code, python, 5) is None  # the frame is in a function of block 4
-    node = "block-2.js:2\nx = [1, 2]\n\nSyntaxError: Unexpected token"
-    assert failing_line(code, node, 2) == (2, "x = [1, 2]")
-    assert failing_line(code, 'File "<block 1>", line 9', 1) is None  # past the code's end
