@@ -14,12 +14,12 @@ from interp.approval.decision import Approver, Decision, Proposal
 from interp.core import blocks
 from interp.core import events as ev
 from interp.core import workspace
-from interp.core.report import next_step, report_messages, with_footer
+from interp.core.loops import LoopGuard
 from interp.core.mentions import mentioned_names
+from interp.core.report import next_step, report_messages, with_footer
 from interp.core.savedscripts import copied_script, unwritten_script
 from interp.core.state import SessionState
 from interp.core.steps import Step
-from interp.core.loops import LoopGuard
 
 REPEAT_NOT_RUN = ("Not run: the same code already ran several times with the same result, and "
                   "you were asked for your final answer instead.")
