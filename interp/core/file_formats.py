@@ -54,9 +54,14 @@ def written_shape(path: Path, size: int) -> str:
     if suffix == ".json":
         return json_shape(path)
     if suffix == ".xlsx":
-        sheets = xlsx_summary(path)[1][0]  # "Sheets (2): 2023, 2024"
-        return ("sheet " + sheets.split(": ", 1)[1] if sheets.startswith("Sheets (1):")
-                else "s" + sheets[1:])
+        try:
+            names = sheet_names(path)
+        except OSError:
+            return ""
+        except UnreadableWorkbook as exc:
+            return f"sheets unknown ({'damaged: ' if exc.damaged else ''}{exc})"
+        return (f"sheet {_sheets_shown(names)}" if len(names) == 1
+                else f"sheets ({len(names)}): {_sheets_shown(names)}")
     return ""
 
 
@@ -140,23 +145,44 @@ def _type_name(value: object) -> str:
     return names.get(type(value), "number")
 
 
-def xlsx_summary(path: Path) -> tuple[str, list[str], str]:
-    """(kind, details, preview) of an Excel workbook: its sheet names."""
-    kind = "Excel workbook (xlsx)"
+class UnreadableWorkbook(Exception):
+    """A workbook whose sheet names cannot be read; the text says why, `damaged` whether the
+    file itself is broken."""
+
+    def __init__(self, why: str, damaged: bool = False) -> None:
+        super().__init__(why)
+        self.damaged = damaged
+
+
+def sheet_names(path: Path) -> list[str]:
+    """The sheet names of an Excel workbook, in order; UnreadableWorkbook when it has none to
+    read."""
     try:
         with zipfile.ZipFile(path) as archive:
             entry = archive.getinfo("xl/workbook.xml")
             if entry.file_size > XML_LIMIT:
-                return kind, ["Sheets: unknown (workbook.xml too large)"], ""
+                raise UnreadableWorkbook("workbook.xml too large")
             root = ElementTree.fromstring(archive.read(entry))
     except KeyError:
-        return kind, ["Sheets: unknown (no xl/workbook.xml)"], ""
+        raise UnreadableWorkbook("no xl/workbook.xml") from None
     except (zipfile.BadZipFile, ElementTree.ParseError, EOFError, zlib.error, RuntimeError,
             NotImplementedError) as exc:
-        return kind + ", damaged", [f"Sheets: unknown ({cut(str(exc), 120)})"], ""
-    names = [el.get("name", "?") for el in root.iter(f"{_SHEET_NS}sheet")]
-    shown = ", ".join(cut(n, 60) for n in names[:30]) + (", ..." if len(names) > 30 else "")
-    return kind, [f"Sheets ({len(names)}): {shown}"], ""
+        raise UnreadableWorkbook(cut(str(exc), 120), damaged=True) from None
+    return [el.get("name", "?") for el in root.iter(f"{_SHEET_NS}sheet")]
+
+
+def _sheets_shown(names: list[str]) -> str:
+    return ", ".join(cut(n, 60) for n in names[:30]) + (", ..." if len(names) > 30 else "")
+
+
+def xlsx_summary(path: Path) -> tuple[str, list[str], str]:
+    """(kind, details, preview) of an Excel workbook: its sheet names."""
+    kind = "Excel workbook (xlsx)"
+    try:
+        names = sheet_names(path)
+    except UnreadableWorkbook as exc:
+        return kind + (", damaged" if exc.damaged else ""), [f"Sheets: unknown ({exc})"], ""
+    return kind, [f"Sheets ({len(names)}): {_sheets_shown(names)}"], ""
 
 
 def pdf_summary(path: Path, size: int, magic: str | None) -> tuple[str, list[str], str]:
