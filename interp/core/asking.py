@@ -63,16 +63,17 @@ class ModelAsker:
                                        "completion_tokens": usage.completion_tokens} if usage else None,
                                 cost=usage.cost if usage else None)
 
-    def ask(self, turn: int) -> Iterator[ev.Event]:
+    def ask(self, turn: int, sampling: dict | None = None) -> Iterator[ev.Event]:
         """Stream the model's next reply as events; returns the Reply (added to the
         conversation). KeyboardInterrupt when stopped, ModelError when the call failed (what
-        arrived is kept either way)."""
+        arrived is kept either way). `sampling`: for a model with `retry_sampling`, request
+        parameters for this call only."""
         state = self.state
         yield ev.ModelRequest(turn=turn, model=state.model.name)
         tools = [EXECUTE_TOOL] if (yield from self.checks.tool_choice()) else None  # may load a model
         reply, parts = None, []
         try:
-            for item in self._stream(tools):
+            for item in self._stream(tools, sampling):
                 if isinstance(item, Reply):
                     reply = item
                 elif isinstance(item, Retrying):
@@ -101,15 +102,17 @@ class ModelAsker:
                         {"role": "assistant", "content": turns.EMPTY_REPLY}))  # APIs reject an empty one
         return reply
 
-    def _stream(self, tools: list[dict] | None):
+    def _stream(self, tools: list[dict] | None, sampling: dict | None):
         """The model's stream; a model that declares `one_block_per_reply` is stopped, in
         fenced mode, at the end of the reply's first block that runs: what it writes after a
         block, before seeing the block's output, is made up."""
         model, payload = self.state.model, self.payload(tools=bool(tools))
+        options = {"sampling": sampling} if sampling and retry_sampling(model) else {}
         if tools or not getattr(model, "one_block_per_reply", False):
-            return model.stream(payload, tools)
+            return model.stream(payload, tools, **options)
         registry = self.state.registry
-        return model.stream(payload, tools, until=lambda text: first_block_end(text, registry))
+        return model.stream(payload, tools, until=lambda text: first_block_end(text, registry),
+                            **options)
 
     def _save_partial(self, text: str, note: str) -> None:
         if text:
@@ -124,6 +127,13 @@ class ModelAsker:
         prompt = system_prompt(state.registry.names(), state.config.runner.cwd,
                                state.registry.model_notes(), tools=True)
         return [dict(messages[0], content=prompt), *messages[1:]]
+
+
+def retry_sampling(model) -> dict | None:
+    """The sampling a model is asked again with when its reply proposes failed code again
+    (LocalModel's `retry_sampling`: a greedy small model repeats itself), or None."""
+    sampling = getattr(model, "retry_sampling", None)
+    return dict(sampling) if isinstance(sampling, dict) and sampling else None
 
 
 def calls_as_text(reply: Reply) -> Reply:

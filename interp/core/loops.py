@@ -7,6 +7,8 @@ from __future__ import annotations
 import hashlib
 import re
 
+from dataclasses import dataclass, replace
+
 from interp.core import exits
 from interp.core.exits import Ending
 from interp.core.history import Entry, user_message
@@ -26,10 +28,23 @@ FAILED_ANSWER_REQUEST = ("You have run the same code {n} times and it failed eac
                          "running it again will not help. Do not run code again: reply now with "
                          "your final answer to the task, or say what went wrong.")
 LOOP_NOTICE = "The model ran the same code with the same {what} {n} times; asking it for its answer."
+RESAMPLES = 2  # replies a task asks again, with sampling, for proposing failed code again
+RESAMPLE_NOTE = ("Note: your last reply proposed the code of block {index} again, which "
+                 "failed{where}; it was not run. Write changed code that avoids that error.")
+RESAMPLE_NOTICE = ("The model proposed the failing code of block {index} again; it was not "
+                   "run. Asking again with sampling (temperature {temperature}).")
 # Where a traceback names the block's own line: Python's `File "<block 3>", line 7`, Node's
 # `block-3.js:7`.
 _FAILED_LINE = re.compile(r'File "<block (\d+)>", line (\d+)|\bblock-(\d+)\.[cm]?js:(\d+)')
 LINE_CHARS = 160  # of a failing line quoted in a note
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A block that failed: its number and, where its traceback says, its failing line."""
+
+    index: int
+    line: tuple[int, str] | None = None
 
 
 class LoopGuard:
@@ -51,6 +66,10 @@ class LoopGuard:
         self._failing: tuple[int, str] | None = None  # the last failed block's failing line
         self.asked = False  # the model was asked for its final answer this task
         self.refused = False  # it then proposed the stuck code again, which was not run
+        # code that failed since the last block that did not, by (language, code)
+        self._failures: dict[tuple[str, str], Failure] = {}
+        self.resamples = 0  # replies asked again this task (see refailed)
+        self._sampling: dict | None = None  # for the next model call, once
 
     def saw(self, language: str, code: str, result, index: int = 0) -> None:
         """Record a block of this reply that ran (block number `index`)."""
@@ -58,6 +77,9 @@ class LoopGuard:
         seen = ("failed",) if failed else (result.status, result.exit_code, result.output.text)
         if failed:
             self._failing = failing_line(code, result.output.text, index)
+            self._failures[(language, code.strip())] = Failure(index, self._failing)
+        else:  # what ran since may have changed what the failed code meets (an install, a file)
+            self._failures.clear()
         key = "\0".join(_BLOCK_NAME.sub("<block>", str(part))
                         for part in (language, code.strip(), *seen))
         self._reply.append((key, (language, code.strip()), failed))
@@ -116,10 +138,40 @@ class LoopGuard:
                       f"Stopped: the model ran the same {what} {self.limit} times in a row, "
                       f"and again after it was asked for its answer.", level="warning")
 
+    def refailed(self, steps) -> Failure | None:
+        """The failed block whose code a reply's blocks all propose again, with nothing run
+        since but failures, while the task may ask again (RESAMPLES, not after asking for the
+        answer); else None. A greedy model shown its failure often writes the same code."""
+        if self.asked or self.resamples >= RESAMPLES or not steps:
+            return None
+        found = [self._failures.get((step.language, step.code.strip())) for step in steps]
+        return None if None in found else found[-1]
+
+    def resample(self, failure: Failure, sampling: dict) -> Entry:
+        """The note that retracts a reply proposing `failure`'s code again (see refailed);
+        the next call is made with `sampling` and a seed (a run can be repeated)."""
+        self.resamples += 1
+        self._sampling = {**sampling, "seed": self.resamples}
+        where = f" on line {failure.line[0]}: `{failure.line[1]}`" if failure.line else ""
+        return replace(user_message(RESAMPLE_NOTE.format(index=failure.index, where=where)),
+                       retracts=True)
+
+    @staticmethod
+    def resample_notice(failure: Failure, sampling: dict) -> str:
+        """The line that tells the person why the reply did not run."""
+        return RESAMPLE_NOTICE.format(index=failure.index,
+                                      temperature=sampling.get("temperature"))
+
+    def take_sampling(self) -> dict | None:
+        """The sampling for the next model call (once), or None for the model's own."""
+        sampling, self._sampling = self._sampling, None
+        return sampling
+
     def reset(self) -> None:
         self._last, self._codes, self.repeats, self._note = None, frozenset(), 0, None
         self._reply, self.failed, self._seen, self._failing = [], False, set(), None
         self.asked = self.refused = False
+        self._failures, self.resamples, self._sampling = {}, 0, None
 
 
 def failing_line(code: str, output: str, index: int) -> tuple[int, str] | None:

@@ -11,7 +11,7 @@ from interp.approval.decision import Approver, auto_approve
 from interp.core import events as ev
 from interp.core import exits
 from interp.core import turns
-from interp.core.asking import ModelAsker
+from interp.core.asking import ModelAsker, retry_sampling
 from interp.core.compaction import Compactor
 from interp.core.execution import BlockExecutor
 from interp.core.history import Entry, last_number
@@ -250,7 +250,7 @@ class Session:
             try:
                 if self._compactor.due(self._state):  # between turns, never among a reply's blocks
                     yield from self.compact(auto=True)
-                reply = yield from self._asker.ask(turn)
+                reply = yield from self._asker.ask(turn, self._loops.take_sampling())
             except ModelError as exc:
                 yield ev.Notice(level="error", text=str(exc), kind=exc.kind)
                 return exits.MODEL_ERROR, "model error"
@@ -260,6 +260,11 @@ class Session:
                 return exits.INTERRUPTED, "interrupted"
             steps = self._checks.steps(reply)
             yield from self._checks.tools_after(reply)
+            if again := self._refailed(reply, steps):
+                yield ev.Message(role="assistant", text=reply.text, final=False, blocks=[])
+                yield self._asker.turn_event(turn, reply)
+                yield from again
+                continue
             untagged = not steps and self._checks.tag_nudge_due(reply)
             unrun = None if steps or untagged else (self._checks.run_nudge_due(reply)
                                                      or self._checks.write_nudge_due(reply)
@@ -296,6 +301,17 @@ class Session:
         yield ev.Notice(level="warning",
                         text=f"Stopped after {self.config.max_turns} model calls (--max-turns).")
         return exits.MAX_TURNS, "max turns reached"
+
+    def _refailed(self, reply, steps) -> list[ev.Event]:
+        """For a reply that proposes failed code again (LoopGuard.refailed) from a model that
+        is asked again with sampling: the reply is retracted, not run, and the next call
+        samples. Returns the notice ([] when the reply runs as usual)."""
+        sampling = retry_sampling(self.model)
+        failure = self._loops.refailed(steps) if sampling and not reply.tool_calls else None
+        if failure is None:
+            return []
+        self._state.add(self._loops.resample(failure, sampling))
+        return [ev.Notice(level="info", text=self._loops.resample_notice(failure, sampling))]
 
     def _stopped(self) -> Iterator[ev.Event]:
         """End a turn the user stopped; the model is told with the next task."""

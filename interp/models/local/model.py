@@ -65,8 +65,9 @@ class LocalModel:
     def __repr__(self) -> str:
         return f"LocalModel({str(self.server.config.model)!r})"
 
-    def _ready(self) -> Model:
-        """The model (interp's own OpenAI client) for the loaded server (loading it first); ModelError if it fails."""
+    def _ready(self, sampling: dict | None = None) -> Model:
+        """The model (interp's own OpenAI client) for the loaded server (loading it first),
+        its requests made with `sampling` over the model's params; ModelError if it fails."""
         try:
             info = self.server.wait()
         except LocalServerError as exc:
@@ -78,17 +79,21 @@ class LocalModel:
                                     request_timeout=REQUEST_TIMEOUT,
                                     max_tokens=self.server.config.predict or 0,
                                     params=self.params)
-        self._inner.params = {"stop": [MADE_UP_OUTPUT], **self.params}
+        self._inner.params = {"stop": [MADE_UP_OUTPUT], **self.params, **(sampling or {})}
         return self._inner
 
     one_block_per_reply = True  # small models make up what follows a block (see asking.py)
+    # a reply that proposes failed code again is asked for again with this (see loops.py)
+    retry_sampling = {"temperature": 0.7}
 
     def stream(self, messages: list[dict], tools: list[dict] | None = None, *,
-               until: Callable[[str], int | None] | None = None) -> Iterator[str | Reply]:
+               until: Callable[[str], int | None] | None = None,
+               sampling: dict | None = None) -> Iterator[str | Reply]:
         """Load the model if need be, then stream from it; a crashed server is reported
         and started again on the next call. `until(text)`: where the reply so far is
-        complete; the request is closed there (llama.cpp stops generating) and the reply ends."""
-        inner = self._ready()
+        complete; the request is closed there (llama.cpp stops generating) and the reply ends.
+        `sampling`: request parameters for this call only (temperature, seed)."""
+        inner = self._ready(sampling)
         items, text = inner.stream(messages, tools), ""
         try:
             for item in items:
