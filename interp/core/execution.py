@@ -13,6 +13,7 @@ from languages.records import CapturedOutput
 from interp.approval.decision import Approver, Decision, Proposal
 from interp.core import blocks
 from interp.core import events as ev
+from interp.core import taskfiles
 from interp.core import workspace
 from interp.core.loops import LoopGuard
 from interp.core.mentions import mentioned_names
@@ -186,20 +187,21 @@ class BlockExecutor:
 
     def _report(self, records: list[blocks.BlockRecord]) -> None:
         """Tell the model what happened to each block (the messages keep the records)."""
-        footer = self.loops.note() or next_step(records, self.state.task)
-        if note := self._copied_script(records):
+        written = [name for r in records if r.files for name in (*r.files.created,
+                                                                  *r.files.modified)]
+        unmet = taskfiles.unmet(self.state.task, written, self.state.root()) if written else None
+        footer = self.loops.note() or next_step(records, self.state.task, unmet)
+        if note := self._copied_script(records, set(written)):
             footer = f"{note}\n{footer}" if footer else note
         plots = any(r.plots for r in records) and not self.supports_vision()
         for message in with_footer(report_messages(records, plots), footer):
             self.state.add(message)
 
-    def _copied_script(self, records: list[blocks.BlockRecord]) -> str | None:
+    def _copied_script(self, records: list[blocks.BlockRecord], changed: set[str]) -> str | None:
         """The note for a block that ran a copy of a script the task names, which itself did
-        not change (see copied_script)."""
+        not change (see copied_script); `changed`: the files the blocks wrote."""
         root = self.state.root()
         names = mentioned_names(self.state.task, root)
-        changed = {name for r in records if r.files for name in (*r.files.created,
-                                                                  *r.files.modified)}
         for record in records:
             if names and record.ran and (note := copied_script(record.code, names, root, changed)):
                 return note

@@ -112,17 +112,29 @@ def json_shape(path: Path) -> str:
     """A JSON file's structure, and the keys whose values are numbers written as text
     ("quantity": "437") in a list of objects; "" when it cannot be read."""
     try:
-        data = json.loads(path.read_bytes().decode("utf-8", errors="replace").lstrip("\ufeff"))
-    except (OSError, ValueError, RecursionError):
+        data = read_json(path)
+    except (OSError, ValueError):
         return "not valid JSON"
     shape = _shape(data)
-    if isinstance(data, list):
-        rows = [item for item in data if isinstance(item, dict)]
-        texts = list(dict.fromkeys(key for row in rows for key, value in row.items()
-                                   if isinstance(value, str) and _NUMBER.fullmatch(value.strip())))
-        if texts:
-            shape += "; numbers written as text in " + ", ".join(cut(str(k), 40) for k in texts[:10])
+    if texts := numbers_as_text(data):
+        shape += "; numbers written as text in " + ", ".join(cut(str(k), 40) for k in texts[:10])
     return shape
+
+
+def numbers_as_text(data: object) -> list[str]:
+    """The keys of a list of objects (parsed JSON) whose values include numbers written as
+    text ("quantity": "437"), in order of appearance."""
+    rows = [item for item in data if isinstance(item, dict)] if isinstance(data, list) else []
+    return list(dict.fromkeys(key for row in rows for key, value in row.items()
+                              if isinstance(value, str) and _NUMBER.fullmatch(value.strip())))
+
+
+def read_json(path: Path) -> object:
+    """A JSON file's value; ValueError when it is not JSON, OSError when it cannot be read."""
+    try:
+        return json.loads(path.read_bytes().decode("utf-8", errors="replace").lstrip("\ufeff"))
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
 
 
 def _shape(data: object) -> str:

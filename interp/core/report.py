@@ -70,11 +70,12 @@ ANSWER_CHECK = ("If the output above answers it, reply to the user with the answ
 FIX_REQUEST = "The code failed, so the task is not done yet. Fix the error and run the code again."
 
 
-def next_step(records: list[BlockRecord], task: str) -> str | None:
+def next_step(records: list[BlockRecord], task: str, unmet: str | None = None) -> str | None:
     """What the model is asked after its blocks' report, with its task restated (small models
     lose it behind long output): when the last block ran to the end, whether the output
-    answers the task (else they run the same code again, or answer "Result: ok."); when it
-    failed, to fix it (else they explain the error and stop)."""
+    answers the task (else they run the same code again, or answer "Result: ok."), or `unmet`
+    (how a file it wrote differs from the task: taskfiles.py); when it failed, to fix it
+    (else they explain the error and stop)."""
     considered = [r for r in records if r.status != "skipped"] or records  # not run on purpose
     last = considered[-1] if considered else None
     if last is None or not last.ran or last.status in ("interrupted", "timeout"):
@@ -83,6 +84,8 @@ def next_step(records: list[BlockRecord], task: str) -> str | None:
     if last.status == "ok" and last.language == "python" and (
             found := mismatches(last.code, last.output_text())):
         ask = mismatch_note(found)  # its own comments say the output is wrong
+    elif last.status == "ok" and unmet:
+        ask = unmet
     if len(task) > TASK_CHARS or "\n" in task.strip():  # a long task is not repeated
         return ask.replace("answers it", "answers your task")
     return f"Your task: {task.strip()}\n{ask}"

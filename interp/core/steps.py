@@ -6,7 +6,7 @@ import ast
 import json
 import re
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from languages import Registry
 
@@ -87,7 +87,7 @@ def unrun_code_tag(text: str) -> str | None:
     without a language tag, or a transcript's tag (```console) without a prompt. Code is
     Python with a statement other than a bare value, or a first word that is a program on
     PATH (`ls -la`) or a shell builtin (`set -e`); an output sample such as `42` is not."""
-    for block in parse_blocks(text):
+    for block in reply_blocks(text):
         code = block.code.strip()
         if not code or (block.language and not (block.language in TRANSCRIPTS and shown_only(block))):
             continue
@@ -119,11 +119,28 @@ def first_block_end(text: str, registry: Registry) -> int | None:
     """Where the first fenced block of `text` that would run, other than one that only installs
     packages, ends (just past its closing fence's line ending), once that line has ended; None
     before."""
-    for block in parse_blocks(text):
+    for block in reply_blocks(text):
         if (block.closed and not shown_only(block) and _runs(block.language, registry)
                 and not installs_only(block.code)):
             return block.end if text[block.end - 1:block.end] == "\n" else None
     return None
+
+
+# The first line of a block that writes a file with a here-document: `cat > report.py <<'EOF'`
+_HEREDOC = re.compile(r"cat\s+>>?\s*[\w./-]+\s*<<-?\s*(['\"]?)(\w+)\1")
+
+
+def reply_blocks(text: str) -> list[CodeBlock]:
+    """The fenced blocks of a reply, an untagged one that writes a file with a here-document
+    tagged as shell: asked to save a script that way, small models leave the tag off."""
+    return [replace(block, language="shell") if _untagged_heredoc(block) else block
+            for block in parse_blocks(text)]
+
+
+def _untagged_heredoc(block: CodeBlock) -> bool:
+    lines = block.code.strip().splitlines()
+    found = _HEREDOC.fullmatch(lines[0].strip()) if lines and not block.language else None
+    return bool(found and block.closed and found.group(2) in (line.strip() for line in lines[1:]))
 
 
 def installs_only(code: str) -> bool:
@@ -162,7 +179,7 @@ def steps_from_reply(reply: Reply, registry: Registry, *, fenced: bool = True,
     if not fenced:
         return []
     steps = []
-    for block in parse_blocks(reply.text):
+    for block in reply_blocks(reply.text):
         if shown_only(block):
             continue
         if not block.closed and reply.finish_reason == "length":

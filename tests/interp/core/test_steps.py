@@ -1,8 +1,10 @@
-"""Where a reply's first block that runs ends (first_block_end), on replies from real transcripts."""
+"""Where a reply's first block that runs ends (first_block_end), and which blocks run
+(steps_from_reply), on replies from real transcripts."""
 
 from __future__ import annotations
 
-from interp.core.steps import first_block_end, installs_only
+from interp.core.steps import first_block_end, installs_only, steps_from_reply, untagged_code
+from interp.models.base import Reply
 from languages import Registry
 from languages.python import PythonRunner
 from languages.shell import ShellRunner
@@ -66,3 +68,27 @@ def test_what_counts_as_only_installing():
     assert not installs_only("pip install pandas && python report.py")
     assert not installs_only("pip list")
     assert not installs_only("")
+
+
+# Qwen2.5-Coder-1.5B in interp --local (tmux, 2026-11-27), asked to save its fix of summary.py
+# with a here-document: the right block, without a language tag (shortened).
+QWEN_UNTAGGED_SAVE = ("Here is the fixed script:\n\n```\ncat > summary.py <<'EOF'\nimport csv\n"
+                      "print('grand total:', 50)\nEOF\npython3 summary.py\n```\n\n"
+                      "This saves the fix and runs it.")
+
+
+def test_an_untagged_block_that_writes_a_file_with_a_here_document_runs_as_shell():
+    steps = steps_from_reply(Reply(QWEN_UNTAGGED_SAVE, (), None, "stop"), REGISTRY)
+    assert [(s.language, s.code.splitlines()[0], s.problem) for s in steps] == [
+        ("shell", "cat > summary.py <<'EOF'", None)]
+    assert not untagged_code(QWEN_UNTAGGED_SAVE)  # it runs: no request to tag it
+    end = first_block_end(QWEN_UNTAGGED_SAVE, REGISTRY)
+    assert QWEN_UNTAGGED_SAVE[:end].endswith("python3 summary.py\n```\n")
+
+
+def test_other_untagged_blocks_still_do_not_run():
+    unended = "```\ncat > a.txt <<EOF\nhello\n```\n"  # no EOF line: not a here-document
+    listing = "```\ncat > a.txt\n```\n"
+    for text in (unended, listing):
+        assert steps_from_reply(Reply(text, (), None, "stop"), REGISTRY) == []
+    assert untagged_code(unended)  # asked to tag it, as before
