@@ -90,6 +90,8 @@ class BlockExecutor:
 
     def _approve_and_run(self, index: int, step: Step) -> Iterator[ev.Event]:
         """Ask about one block and run it if approved; returns (record, tell_model, stop)."""
+        if step.note:
+            yield ev.Notice(level="info", text=step.note)
         yield ev.BlockProposed(index=index, language=step.language, code=step.code)
         if self.checkpoints is not None:  # starts recording while the person reads the block
             yield from _notices(self.checkpoints.prepare(self.state))
@@ -189,19 +191,22 @@ class BlockExecutor:
         """Tell the model what happened to each block (the messages keep the records)."""
         written = [name for r in records if r.files for name in (*r.files.created,
                                                                   *r.files.modified)]
-        unmet = taskfiles.unmet(self.state.task, written, self.state.root()) if written else None
-        footer = self.loops.note() or next_step(records, self.state.task, unmet)
-        if note := self._copied_script(records, set(written)):
+        root, task = self.state.root(), self.state.task
+        named = mentioned_names(task, root)
+        deleted = [name for r in records if r.files for name in r.files.deleted]
+        unmet = taskfiles.unmet(task, written, root, named, deleted) if written or deleted else None
+        footer = self.loops.note() or next_step(records, task, unmet)
+        if note := self._copied_script(records, set(written), named):
             footer = f"{note}\n{footer}" if footer else note
         plots = any(r.plots for r in records) and not self.supports_vision()
         for message in with_footer(report_messages(records, plots), footer):
             self.state.add(message)
 
-    def _copied_script(self, records: list[blocks.BlockRecord], changed: set[str]) -> str | None:
-        """The note for a block that ran a copy of a script the task names, which itself did
-        not change (see copied_script); `changed`: the files the blocks wrote."""
+    def _copied_script(self, records: list[blocks.BlockRecord], changed: set[str],
+                       names: list[str]) -> str | None:
+        """The note for a block that ran a copy of a script the task names (`names`), which
+        itself did not change (see copied_script); `changed`: the files the blocks wrote."""
         root = self.state.root()
-        names = mentioned_names(self.state.task, root)
         for record in records:
             if names and record.ran and (note := copied_script(record.code, names, root, changed)):
                 return note

@@ -17,6 +17,8 @@ _RUN_FILE = re.compile(r"^(?:python3?|node)\s+(?P<file>[^\s;&|<>]+\.(?P<ext>py|j
 _LANGUAGE = {"py": "python", "js": "javascript"}
 # How a script file of each kind is run from the shell.
 RUN_WITH = {".py": "python3", ".js": "node", ".mjs": "node", ".cjs": "node", ".sh": "bash"}
+SCRIPT_LANGUAGE = {".py": "python", ".js": "javascript", ".mjs": "javascript",
+                   ".cjs": "javascript", ".sh": "shell"}  # the runner a script's code is for
 MIN_LINES = 3  # a file shorter than this is not recognised in a block
 SCRIPT_BYTES = 1024 * 1024  # a larger script is not kept to compare
 # A task that asks to change a file it names: "Fix report.py so that...", "update clean.py".
@@ -73,6 +75,25 @@ def copied_script(code: str, names: list[str], root: str | Path,
             return (f"Note: this code ran in the session, and {name} itself is unchanged. If "
                     f"the task is to change {name}, save the new code to it ({heredoc(name)}) "
                     f"and run it with `{run_line(name)}`.")
+    return None
+
+
+def saved_copy(language: str, code: str, scripts: dict[str, bytes]) -> tuple[str, str] | None:
+    """(name, shell code) for a block that holds most lines of a script of `scripts` (as
+    they were when the task began), in its language: the shell code saves the block to the
+    file with a here-document and runs it. None for any other block."""
+    lines = {line.strip() for line in code.splitlines() if line.strip()}
+    end = next((word for word in ("EOF", "INTERP_EOF", "END_OF_SCRIPT") if word not in lines),
+               None)
+    for name, before in scripts.items():
+        if end is None or SCRIPT_LANGUAGE.get(Path(name).suffix.lower()) != language:
+            continue
+        wanted = {line.strip() for line in before.decode("utf-8", "replace").splitlines()
+                  if line.strip()}
+        if len(wanted) >= MIN_LINES and len(wanted & lines) * 2 >= len(wanted):
+            body = code.rstrip("\n")
+            return name, (f"cat > {shlex.quote(name)} <<'{end}'\n{body}\n{end}\n"
+                          f"{run_line(name)}")
     return None
 
 

@@ -17,7 +17,7 @@ from interp.core.codeasks import (AnswerRequest, FixRequest, RunRequest, WriteRe
                                   previewed, unwritten)
 from interp.core.history import user_message
 from interp.core.mentions import mentioned_folders, mentioned_names, unwritten_files
-from interp.core.savedscripts import scripts_to_fix, unchanged_scripts
+from interp.core.savedscripts import saved_copy, scripts_to_fix, unchanged_scripts
 from interp.core.steps import (HOW_TO_CALL, HOW_TO_FENCE, Step, steps_from_reply, unrun_code_tag,
                                untagged_code)
 from interp.core.state import SessionState
@@ -33,6 +33,8 @@ UNTAGGED_NOTICE = ("The reply's code block has no language tag, so it was not ru
 TRANSCRIPT_NOTICE = ("The reply's ```{tag} block has no $ prompt, so it was shown as output, "
                      "not run; asking the model to tag it.")
 EMPTY_REPLY = "(empty reply)"  # stored for a reply with no text and no call
+SAVED_NOTICE = ("The reply's {language} block is a copy of {name}, which the model was asked "
+                "to save: it runs as a shell block that saves it to {name} and runs it.")
 
 
 def blocked(reply: Reply, model_name: str) -> Ending | None:
@@ -143,7 +145,24 @@ class TurnChecks:
     def steps(self, reply: Reply) -> list[Step]:
         """What to run. With the tool offered, once the model has used it, only calls run."""
         tools, fenced = self.modes()
-        return steps_from_reply(reply, self.state.registry, fenced=fenced, tools=tools)
+        steps = steps_from_reply(reply, self.state.registry, fenced=fenced, tools=tools)
+        if self.fix_asked and self.to_fix and "shell" in self.state.registry:
+            steps = [self._saving(step) for step in steps]
+        return steps
+
+    def _saving(self, step: Step) -> Step:
+        """After the model was asked to save its fix (FixRequest), a fenced block that is a
+        copy of a script still unchanged runs as a shell block that saves it there and runs
+        it: small models answer the request with the block they ran before."""
+        if not step.fenced or step.problem:
+            return step
+        same = unchanged_scripts(self.to_fix, self.state.root())
+        found = saved_copy(step.language, step.code, {name: self.to_fix[name] for name in same})
+        if found is None:
+            return step
+        name, code = found
+        return replace(step, language="shell", code=code,
+                       note=SAVED_NOTICE.format(language=step.language, name=name))
 
     def modes(self) -> tuple[bool, bool]:
         """(the tool is offered, fenced blocks run): once the model has used the tool, only

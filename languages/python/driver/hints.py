@@ -1,6 +1,7 @@
 """After a KeyError: where the missing key is after all (a level of a table's MultiIndex, a
-value of one of its columns, a part such as the quarter of a column of dates), or which keys
-the dict on the failing line has, with the failing line as it reads with a key like it. After
+value of one of its columns, a part such as the quarter of a column of dates, a sheet of a
+workbook here: paths.py), or which keys the dict on the failing line has, with the failing
+line as it reads with a key like it. After
 a module has no such attribute: the names it has that are like it (numpy 2 has trapezoid, not
 trapz). After text failed to convert to a number: how to clean it ('$1,299.00') or skip it
 ('N/A'). After any failure: a table whose header is a row of numbers (a headerless file read
@@ -178,6 +179,11 @@ def placed(name, value, key):
     note = in_values(pd, name, value, key) or in_columns(name, value, key)
     if note:
         return note, None
+    sheet = str(key) if isinstance(key, (str, int)) and key not in value.columns else None
+    book = workbook_with_sheet(sheet) if sheet else None
+    if book:
+        return ("%s has no column %r, but %s has a sheet %r: pd.read_excel(%r, sheet_name=%r) "
+                "reads it" % (name, key, book, sheet, book, sheet)), None
     close = [] if key in value.columns else closest(key, list(value.columns))
     if close:
         return "%s has no column %r; the closest: %s" % (name, key, ", ".join(close)), close[0]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from session_kit import finished, of, py, run
 
-from interp.core.savedscripts import copied_script, heredoc, run_line
+from interp.core.savedscripts import copied_script, heredoc, run_line, saved_copy
 
 REPORT = ('import csv\n\ntotal = 0.0\ncount = 0\nwith open("orders.csv") as handle:\n'
           '    for row in csv.DictReader(handle):\n        total += float(row["amount"])\n'
@@ -84,3 +84,32 @@ def test_a_task_that_only_runs_a_script_does_not_ask_to_change_it(server, make_s
     server.script([py("print('grand total: 7')"), "The grand total is 7."])
     events = run(make_session(server, tools="off"), "Run summary.py and tell me the total.")
     assert finished(events) == {"exit_code": 0, "reason": "done"} and len(server.requests) == 2
+
+
+def test_asked_to_save_its_fix_a_block_that_copies_the_script_saves_it_and_runs_it(
+        server, make_session):
+    """Qwen2.5-Coder-1.5B on fixing-report-crash (interp eval tasks, 2026-11-28), asked to save
+    its fix with a here-document, sent the ```python block it had run before."""
+    (make_session.work / "summary.py").write_text(SUMMARY)
+    (make_session.work / "stock.csv").write_text("item,warehouse,quantity\nbolt,A,3\nnut,B,4\n")
+    fixed = SUMMARY.replace('row["qty"]', 'row["quantity"]')
+    server.script([py(fixed), "The grand total is 7.", py(fixed), "The grand total is 7."])
+    events = run(make_session(server, tools="off"),
+                 "summary.py stops with a KeyError. Fix it and run it, then tell me the total.")
+    assert finished(events) == {"exit_code": 0, "reason": "done"}
+    assert (make_session.work / "summary.py").read_text() == fixed
+    proposed = [e["language"] for e in of(events, "block.proposed")]
+    assert proposed == ["python", "shell"]
+    assert [n["text"] for n in of(events, "notice") if "copy of" in n["text"]] == [
+        "The reply's python block is a copy of summary.py, which the model was asked to save: "
+        "it runs as a shell block that saves it to summary.py and runs it."]
+    assert "grand total: 7" in server.requests[3]["messages"][-1]["content"]
+
+
+def test_a_saved_copy_is_a_here_document_that_does_not_end_inside_the_code():
+    scripts = {"report.py": REPORT.encode()}
+    name, code = saved_copy("python", FIXED + "EOF\n", scripts)
+    assert name == "report.py"
+    assert code == f"cat > report.py <<'INTERP_EOF'\n{FIXED}EOF\nINTERP_EOF\npython3 report.py"
+    assert saved_copy("javascript", FIXED, scripts) is None  # not the script's language
+    assert saved_copy("python", "print(1)", scripts) is None

@@ -6,10 +6,9 @@ import json
 
 import openpyxl
 import pytest
+from session_kit import of, py, run
 
 from interp.core.taskfiles import unmet
-
-pytestmark = pytest.mark.fast  # files in tmp_path only: no process, pty or server
 
 # interp eval tasks, the sentences Qwen2.5-Coder-1.5B got wrong (2026-11-27): it saved the
 # sheet Sheet1, and every quantity and price as text, and called each task done.
@@ -26,33 +25,37 @@ def workbook(path, *titles):
     book.save(path)
 
 
+@pytest.mark.fast  # files in tmp_path only: no process, pty or server
 def test_a_sheet_not_named_as_the_task_asks_is_named(tmp_path):
     workbook(tmp_path / "orders.xlsx", "Sheet1")
     assert unmet(XLSX_TASK, ["orders.xlsx"], str(tmp_path)) == (
-        "The file does not match the task yet: the task asks for a sheet named Orders, but "
-        "orders.xlsx has the sheet Sheet1. Fix the code that writes it and run it again.")
+        "Not done yet: the task asks for a sheet named Orders, but "
+        "orders.xlsx has the sheet Sheet1. Fix the code and run it again.")
     workbook(tmp_path / "orders.xlsx", "orders")  # the case of a name is not held against it
     assert unmet(XLSX_TASK, ["orders.xlsx"], str(tmp_path)) is None
 
 
+@pytest.mark.fast
 def test_a_quoted_sheet_name_may_hold_spaces(tmp_path):
     workbook(tmp_path / "r.xlsx", "Q1", "Q2")
     note = unmet("write r.xlsx with a worksheet called 'Q1 sales'", ["r.xlsx"], str(tmp_path))
     assert "a sheet named Q1 sales, but r.xlsx has the sheets Q1, Q2" in note
 
 
+@pytest.mark.fast
 def test_numbers_written_as_text_are_named_when_the_task_asks_for_numbers(tmp_path):
     rows = [{"sku": "SKU-300", "quantity": "437", "price": "39.49", "code": "007"}]
     (tmp_path / "inventory.json").write_text(json.dumps(rows))
     assert unmet(JSON_TASK, ["inventory.json"], str(tmp_path)) == (
-        "The file does not match the task yet: the task asks for quantity and price as "
+        "Not done yet: the task asks for quantity and price as "
         "numbers, but inventory.json has them as text (in quotes): convert them to numbers "
-        "before writing the file. Fix the code that writes it and run it again.")
+        "before writing the file. Fix the code and run it again.")
     rows[0].update(quantity=437, price=39.49)  # "code" is not named by the task
     (tmp_path / "inventory.json").write_text(json.dumps(rows))
     assert unmet(JSON_TASK, ["inventory.json"], str(tmp_path)) is None
 
 
+@pytest.mark.fast
 def test_files_the_task_says_nothing_of_or_cannot_be_read_pass(tmp_path):
     (tmp_path / "a.json").write_text('[{"quantity": "4"}]')
     (tmp_path / "broken.xlsx").write_text("not a zip")
@@ -60,3 +63,81 @@ def test_files_the_task_says_nothing_of_or_cannot_be_read_pass(tmp_path):
     assert unmet("Save the quantity to a.json.", ["a.json"], str(tmp_path)) is None
     assert unmet(XLSX_TASK, ["broken.xlsx", "gone.xlsx"], str(tmp_path)) is None
     assert unmet(JSON_TASK, ["bad.json", "a.csv"], str(tmp_path)) is None
+
+
+@pytest.mark.fast
+def test_values_a_cleaned_table_lost_are_named(tmp_path):
+    """Qwen2.5-Coder-1.5B on cleaning-bad-types (2026-11-27): pd.to_numeric(errors='coerce')
+    made "1,397.87" and "$1,299.00" empty, and it reported the average of the rest."""
+    (tmp_path / "products.csv").write_text(
+        'sku,price\nP100,"1,397.87"\nP101,618.69\nP102,n/a\nP103,\nP104,"$1,299.00"\n')
+    (tmp_path / "products_clean.csv").write_text(
+        "sku,price\nP100,\nP101,618.69\nP102,\nP103,\nP104,\n")
+    task = "Make the price column of products.csv numeric and save it as products_clean.csv."
+    note = unmet(task, ["products_clean.csv"], str(tmp_path), ["products.csv", "products_clean.csv"])
+    assert note == ('Not done yet: price is empty in 2 rows of '
+                    'products_clean.csv where products.csv has a number ("1,397.87", '
+                    '"$1,299.00"): those values were lost, not converted. Fix the code '
+                    'and run it again.')
+    (tmp_path / "products_clean.csv").write_text(
+        "sku,price\nP100,1397.87\nP101,618.69\nP102,\nP103,\nP104,1299.0\n")
+    assert unmet(task, ["products_clean.csv"], str(tmp_path), ["products.csv"]) is None
+    (tmp_path / "products_clean.csv").write_text("sku,price\nP101,618.69\n")  # rows dropped
+    assert unmet(task, ["products_clean.csv"], str(tmp_path), ["products.csv"]) is None
+
+
+@pytest.mark.fast
+def test_a_column_emptied_in_every_row_was_emptied_on_purpose(tmp_path):
+    (tmp_path / "contacts.csv").write_text("name,phone\nAda,555-0101\nBo,555-0102\n")
+    (tmp_path / "public.csv").write_text("name,phone\nAda,\nBo,\n")
+    assert unmet("Blank the phone numbers of contacts.csv into public.csv.", ["public.csv"],
+                 str(tmp_path), ["contacts.csv"]) is None
+
+
+@pytest.mark.fast
+def test_files_that_left_the_working_folder_are_named_unless_the_task_deletes(tmp_path):
+    """Qwen2.5-Coder-1.5B on shell-organize-by-extension (2026-11-27) moved every file of
+    downloads/ to a made-up folder outside the working folder, read "Files deleted: ..." and
+    said the files were moved."""
+    gone = [f"downloads/{name}" for name in ("archive.zip", "data.csv", "notes.txt",
+                                             "photo.jpg", "report.pdf")]
+    task = "Move the files in the downloads folder into subfolders named after their extension."
+    assert unmet(task, [], str(tmp_path), [], gone) == (
+        "Not done yet: 5 files left the working folder "
+        "(downloads/archive.zip, downloads/data.csv, downloads/notes.txt, downloads/photo.jpg, "
+        "…) and none were written in it: files moved elsewhere are no longer in the working "
+        "folder, where the task's files are. Fix the code and run it again.")
+    assert unmet("Delete the .tmp files in cache.", [], str(tmp_path), [], gone) is None
+    assert unmet(task, ["downloads/zip/archive.zip"], str(tmp_path), [], gone) is None
+
+
+def test_the_report_of_a_block_that_wrote_text_for_numbers_asks_to_fix_it(server, make_session):
+    (make_session.work / "inventory.csv").write_text("sku,quantity,price\nSKU-300,437,39.49\n")
+    wrote = py("import csv, json\nrows = list(csv.DictReader(open('inventory.csv')))\n"
+               "json.dump(rows, open('inventory.json', 'w'))\nprint(len(rows))")
+    server.script([wrote, "Done: 1 row."])
+    events = run(make_session(server, tools="off"), JSON_TASK)
+    assert [e["status"] for e in of(events, "block.finished")] == ["ok"]
+    report = server.requests[1]["messages"][-1]["content"]
+    assert report.endswith(
+        "Not done yet: the task asks for quantity and price as numbers, but inventory.json has "
+        "them as text (in quotes): convert them to numbers before writing the file. Fix the "
+        "code and run it again.")
+
+
+@pytest.mark.fast
+def test_a_pivot_written_without_the_values_it_asks_as_columns_is_named(tmp_path):
+    """Qwen2.5-Coder-1.5B on pivot-mean-grades (2026-11-27) saved a grouped Series with
+    index=False: "9 rows × 1 column: grade"; it then answered the question right."""
+    (tmp_path / "grades.csv").write_text("student,class,subject,grade\nA,Red,math,3\n"
+                                         "B,Blue,art,4\nC,Red,science,5\n")
+    (tmp_path / "grades_pivot.csv").write_text("grade\n3.0\n4.0\n5.0\n")
+    task = ("From grades.csv, build a table of the average grade per class (rows) and subject "
+            "(columns), rounded to one decimal, and save it to grades_pivot.csv.")
+    assert unmet(task, ["grades_pivot.csv"], str(tmp_path), ["grades.csv", "grades_pivot.csv"]) == (
+        "Not done yet: the task asks for the subject values as columns (math, art, science), "
+        "but grades_pivot.csv has the columns grade. Fix the code and run it again.")
+    (tmp_path / "grades_pivot.csv").write_text("class,art,math,science\nBlue,4.0,,\nRed,,3.0,5.0\n")
+    assert unmet(task, ["grades_pivot.csv"], str(tmp_path), ["grades.csv"]) is None
+    quarters = "Make a pivot from grades.csv with the quarters as columns; save grades_pivot.csv."
+    assert unmet(quarters, ["grades_pivot.csv"], str(tmp_path), ["grades.csv"]) is None  # no such column

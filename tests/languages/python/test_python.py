@@ -406,6 +406,24 @@ def test_a_column_named_like_a_part_of_a_date_points_at_the_column_of_dates(py, 
     assert not any("holds dates" in note for note in res.notes)  # numbers and names, no dates
 
 
+def test_a_column_that_is_a_sheet_of_a_workbook_here_names_the_workbook(py, collect):
+    """Qwen2.5-Coder-1.5B on conversion-xlsx-to-csv (interp eval tasks, 2026-11-27) read
+    budget.xlsx's first sheet and took the sheet '2024' as a column: KeyError, then it printed
+    that the sheet does not exist and answered so."""
+    import openpyxl
+    book = openpyxl.Workbook()
+    book.active.title = "2023"
+    book.create_sheet("2024").append(["Category", "Amount"])
+    book.save(os.path.join(py.config.cwd, "budget.xlsx"))
+    _, res = collect(py, "import pandas as pd\ndf = pd.DataFrame({'Category': ['rent'], "
+                         "'Amount': [5]})\nsheet_name = '2024'\ndf_2024 = df[sheet_name]")
+    assert res.status == "error" and res.notes[0] == (
+        "df has no column '2024', but budget.xlsx has a sheet '2024': "
+        "pd.read_excel('budget.xlsx', sheet_name='2024') reads it")
+    _, res = collect(py, "df['2022']")
+    assert not any("sheet" in note for note in res.notes)
+
+
 def test_text_that_is_not_a_number_gets_how_to_clean_or_skip_it(py, collect, tmp_path):
     """A small model skipped the empty amounts of a CSV file, not the 'N/A' ones, and ran the
     same float(row["amount"]) again; astype(float) fails the same way on '$1,299.00'."""
