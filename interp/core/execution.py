@@ -16,7 +16,7 @@ from interp.core import events as ev
 from interp.core import taskfiles
 from interp.core import workspace
 from interp.core.loops import LoopGuard
-from interp.core.mentions import mentioned_names
+from interp.core.mentions import mentioned_names, unwritten_files
 from interp.core.report import next_step, report_messages, with_footer
 from interp.core.savedscripts import copied_script, unwritten_script
 from interp.core.state import SessionState
@@ -194,7 +194,8 @@ class BlockExecutor:
         root, task = self.state.root(), self.state.task
         named = mentioned_names(task, root)
         deleted = [name for r in records if r.files for name in r.files.deleted]
-        unmet = taskfiles.unmet(task, written, root, named, deleted) if written or deleted else None
+        unmet = taskfiles.unmet(task, written, root, named, deleted, unwritten_files(task, root)
+                                ) if written or deleted else None
         footer = self.loops.note() or next_step(records, task, unmet)
         if note := self._copied_script(records, set(written), named):
             footer = f"{note}\n{footer}" if footer else note

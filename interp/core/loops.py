@@ -28,6 +28,8 @@ FAILED_ANSWER_REQUEST = ("You have run the same code {n} times and it failed eac
                          "running it again will not help. Do not run code again: reply now with "
                          "your final answer to the task, or say what went wrong.")
 LOOP_NOTICE = "The model ran the same code with the same {what} {n} times; asking it for its answer."
+ANSWERED_NOTICE = ("The reply states its answer, then proposes the same code with the same "
+                   "output again; the code was not run, and the reply is taken as the answer.")
 RESAMPLES = 2  # replies a task asks again, with sampling, for proposing failed code again
 RESAMPLE_NOTE = ("Note: your last reply proposed the code of block {index} again, which "
                  "failed{where}; it was not run. Write changed code that avoids that error.")
@@ -137,6 +139,14 @@ class LoopGuard:
         return Ending(exits.LOOP, "loop",
                       f"Stopped: the model ran the same {what} {self.limit} times in a row, "
                       f"and again after it was asked for its answer.", level="warning")
+
+    def answered_then_repeated(self, said: str, steps) -> bool:
+        """Whether a reply, after the note on code run again with the same output, states
+        something (`said`, its text before the code) and then proposes that code again: the
+        code is not run, and the reply is the answer (the 1.5B model wrote "The determinant
+        is -24." above the same block three times, then stopped with exit 6)."""
+        return bool(said and steps and self.repeats >= 2 and not self.failed and not self.asked
+                    and all((s.language, s.code.strip()) in self._codes for s in steps))
 
     def refailed(self, steps) -> Failure | None:
         """The failed block whose code a reply's blocks all propose again, with nothing run

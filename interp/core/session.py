@@ -16,9 +16,10 @@ from interp.core.compaction import Compactor
 from interp.core.execution import BlockExecutor
 from interp.core.history import Entry, last_number
 from interp.core.instructions import with_instructions
-from interp.core.loops import LoopGuard
+from interp.core.loops import ANSWERED_NOTICE, LoopGuard
 from interp.core.next_task import NextTask
 from interp.core.state import SessionConfig, SessionState, Totals
+from interp.core.steps import text_before_blocks
 from interp.core.system_prompt import system_prompt
 from interp.core.text import clean
 from interp.models.base import Model, ModelError
@@ -265,6 +266,9 @@ class Session:
                 yield self._asker.turn_event(turn, reply)
                 yield from again
                 continue
+            if self._loops.answered_then_repeated(text_before_blocks(reply.text), steps):
+                yield ev.Notice(level="info", text=ANSWERED_NOTICE)
+                steps = []
             untagged = not steps and self._checks.tag_nudge_due(reply)
             unrun = None if steps or untagged else (self._checks.run_nudge_due(reply)
                                                      or self._checks.write_nudge_due(reply)

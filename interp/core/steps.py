@@ -137,6 +137,12 @@ def reply_blocks(text: str) -> list[CodeBlock]:
             for block in parse_blocks(text)]
 
 
+def text_before_blocks(text: str) -> str:
+    """What a reply says before its first fenced block (all of it when it has none)."""
+    blocks = parse_blocks(text)
+    return (text[:blocks[0].start] if blocks else text).strip()
+
+
 def _untagged_heredoc(block: CodeBlock) -> bool:
     lines = block.code.strip().splitlines()
     found = _HEREDOC.fullmatch(lines[0].strip()) if lines and not block.language else None

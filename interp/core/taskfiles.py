@@ -33,12 +33,21 @@ _DELETES = re.compile(r"\b(?:delet|remov|clean|clear|eras|purg|prun|wip|trash|di
 
 
 def unmet(task: str, written: list[str], root: str, named: list[str] = (),
-          deleted: list[str] = ()) -> str | None:
+          deleted: list[str] = (), missing: list[str] = ()) -> str | None:
     """The note for files a block wrote (`written`, relative to `root`) that differ from what
-    the task says of them, or lost values of a table it names (`named`), or files it took out
-    of the working folder (`deleted`, none written) where the task asks for no deletion; or
-    None."""
+    the task says of them, or lost values of a table it names (`named`), or that stand in for
+    a file it names that is still `missing` (share_Acme.png, ... for share.png), or files it
+    took out of the working folder (`deleted`, none written) where the task asks for no
+    deletion; or None."""
     problems = []
+    for wanted in missing:
+        stem, suffix = Path(wanted).stem.casefold(), Path(wanted).suffix.casefold()
+        instead = [name for name in written if Path(name).suffix.casefold() == suffix
+                   and Path(name).stem.casefold().startswith(stem)]
+        if instead:
+            shown = ", ".join(instead[:SHOWN]) + (", …" if len(instead) > SHOWN else "")
+            problems.append(f"the task asks for one file, {wanted}, which is still missing; the "
+                            f"code wrote {shown} instead")
     if deleted and not written and not _DELETES.search(task):
         shown = ", ".join(deleted[:SHOWN]) + (", …" if len(deleted) > SHOWN else "")
         problems.append(f"{len(deleted)} file{'s' if len(deleted) != 1 else ''} left the working "

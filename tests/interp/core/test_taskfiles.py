@@ -141,3 +141,17 @@ def test_a_pivot_written_without_the_values_it_asks_as_columns_is_named(tmp_path
     assert unmet(task, ["grades_pivot.csv"], str(tmp_path), ["grades.csv"]) is None
     quarters = "Make a pivot from grades.csv with the quarters as columns; save grades_pivot.csv."
     assert unmet(quarters, ["grades_pivot.csv"], str(tmp_path), ["grades.csv"]) is None  # no such column
+
+
+@pytest.mark.fast
+def test_files_written_in_place_of_the_one_the_task_names_are_named(tmp_path):
+    """Qwen2.5-Coder-1.5B on charts-market-share-pie (2026-11-27) drew a pie per company, to
+    share_Acme.png, share_Globex.png..., and said so; share.png was never written."""
+    pies = ["share_Acme.png", "share_Globex.png", "share_Hooli.png", "share_Initech.png",
+            "share_Stark.png"]
+    task = "Save a pie chart of each company's share of revenue in market.csv to share.png."
+    assert unmet(task, pies, str(tmp_path), missing=["share.png"]) == (
+        "Not done yet: the task asks for one file, share.png, which is still missing; the code "
+        "wrote share_Acme.png, share_Globex.png, share_Hooli.png, share_Initech.png, … instead."
+        " Fix the code and run it again.")
+    assert unmet(task, ["plot.png"], str(tmp_path), missing=["share.png"]) is None

@@ -1,5 +1,6 @@
-"""A greedy model that proposes its failed code again is not run: the reply is retracted and
-the model asked again with sampling (LocalModel's `retry_sampling`). Real client, the fake
+"""Code proposed again: failed code is not run, the reply is retracted and the model asked
+again with sampling (LocalModel's `retry_sampling`); code with the same output again, after
+the repeat note, below an answer, is not run and the answer stands. Real client, the fake
 OpenAI server, real runners."""
 
 from __future__ import annotations
@@ -35,6 +36,10 @@ class Sampled:
 
     def __getattr__(self, name):
         return getattr(self.inner, name)
+
+
+def told(server, index):
+    return server.requests[index]["messages"][-1]["content"]
 
 
 def notices(events, level="info"):
@@ -81,3 +86,29 @@ def test_a_model_without_retry_sampling_runs_it_again(server, make_session):
     events = run(make_session(server, tools="off"), "fix the total")
     assert [e["status"] for e in of(events, "block.finished")] == ["error", "error"]
     assert all("temperature" not in r for r in server.requests)
+
+
+# Qwen2.5-Coder-1.5B on matrices-determinant-inverse (interp eval tasks, 2026-11-28): its
+# answer, then the block that had printed it, three times (shortened).
+QWEN_ANSWER_AND_AGAIN = ("The determinant of the matrix is \\(-24\\).\n\nTo find the inverse "
+                         "of the matrix, we can use the `numpy` library.\n\n"
+                         + py("print('Determinant:', -23.999999999999993)"))
+
+
+def test_an_answer_above_the_same_code_again_after_the_repeat_note_is_the_answer(
+        server, make_session):
+    server.script([QWEN_ANSWER_AND_AGAIN] * 3 + ["unused"])
+    events = run(make_session(server, tools="off"), "What is the determinant?")
+    assert finished(events) == {"exit_code": 0, "reason": "done"}
+    assert len(of(events, "block.finished")) == 2 and len(server.requests) == 3
+    assert "Note: this is the same code with the same output" in told(server, 2)
+    assert notices(events)[-1] == ("The reply states its answer, then proposes the same code "
+                                   "with the same output again; the code was not run, and the "
+                                   "reply is taken as the answer.")
+    assert of(events, "message")[-1]["final"]
+
+
+def test_the_same_code_again_without_an_answer_above_it_runs(server, make_session):
+    server.script([py("print(5)")] * 3 + ["It is 5."])
+    events = run(make_session(server, tools="off"), "What is it?")
+    assert len(of(events, "block.finished")) == 3  # then asked for the answer, as before
