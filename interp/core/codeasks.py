@@ -163,27 +163,40 @@ _ACKNOWLEDGED = re.compile(r"\W*(?:ok(?:ay)?|done|yes|sure|great|all done|got it
                            r"the output above answers the task)\W*", re.IGNORECASE)
 _QUESTION = re.compile(r"\?|\b(?:tell me|how many|how much|which|what|report|list)\b",
                        re.IGNORECASE)
+# A reply that copies interp's report of a block (the 1.5B model's reply to a note on its file)
+_REPORT_ECHO = re.compile(r"\[Block \d+, [\w-]+\]\s*\n\s*(?:Output:|No output\.|Not run)")
 
 
 @dataclass(frozen=True)
 class AnswerRequest:
-    """A reply that only acknowledged the output of a task that asks a question."""
+    """A reply that only acknowledged the output of a task that asks a question, or that
+    copied interp's report of a block (`echo`)."""
 
     said: str
+    echo: bool = False
 
     def request(self, tools: bool) -> str:  # noqa: ARG002 (the same either way)
         """The message that asks the model for the answer itself."""
+        if self.echo:
+            return ("Your last reply copied the report of a block instead of replying. If the "
+                    "task is done, reply to the user with the answer (the values you found) "
+                    "and no code; if it is not, run code that does what is still missing.")
         return ("That does not answer the task. Reply to the user with the answer itself: "
                 "the values or names the output shows, in words, and no code.")
 
     def notice(self) -> str:
         """The line the person sees."""
+        if self.echo:
+            return "The model replied with a copy of a block's report; asking it to go on."
         return f"The model replied {self.said!r} to a question; asking it for the answer itself."
 
 
 def acknowledged(task: str, text: str) -> AnswerRequest | None:
-    """A request when `text` only acknowledges ("ok.", "Done!") and `task` asks a question."""
+    """A request when `text` only acknowledges ("ok.", "Done!") and `task` asks a question,
+    or when it starts as interp's report of a block does ("[Block 2, python]\nOutput:")."""
     said = text.strip()
     if _ACKNOWLEDGED.fullmatch(said) and _QUESTION.search(task):
         return AnswerRequest(said)
+    if _REPORT_ECHO.match(said):
+        return AnswerRequest(said[:80], echo=True)
     return None

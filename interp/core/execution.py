@@ -196,7 +196,7 @@ class BlockExecutor:
         deleted = [name for r in records if r.files for name in r.files.deleted]
         unmet = taskfiles.unmet(task, written, root, named, deleted, unwritten_files(task, root)
                                 ) if written or deleted else None
-        footer = self.loops.note() or next_step(records, task, unmet)
+        footer = self.loops.note(unmet) or next_step(records, task, unmet)
         if note := self._copied_script(records, set(written), named):
             footer = f"{note}\n{footer}" if footer else note
         plots = any(r.plots for r in records) and not self.supports_vision()

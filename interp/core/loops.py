@@ -22,6 +22,7 @@ ANSWER_REQUEST = ("You have run the same code {n} times and it printed the same 
                   "time, so running it again will not help. Do not run code again: reply now "
                   "with your final answer to the task, stating the result from that output, "
                   "or say what is missing.")
+UNMET_REPEAT_NOTE = "Note: this is the same code with the same output as {when}."
 FAILED_REPEAT_NOTE = ("Note: this is the same code as {when}, and it failed again{where}. Do not "
                       "run it again unchanged: read the error and change {what}.")
 FAILED_ANSWER_REQUEST = ("You have run the same code {n} times and it failed each time, so "
@@ -65,6 +66,7 @@ class LoopGuard:
         self.failed = False  # a block of the repeated reply failed (each time)
         self.repeats = 0
         self._note: str | None = None  # what the model is to be told in the next report
+        self._unhelped: str | None = None  # the same, before how the files differ from the task
         self._failing: tuple[int, str] | None = None  # the last failed block's failing line
         self.asked = False  # the model was asked for its final answer this task
         self.refused = False  # it then proposed the stuck code again, which was not run
@@ -103,15 +105,18 @@ class LoopGuard:
                 where, what = f" on line {self._failing[0]}: `{self._failing[1]}`", "that line"
             self._note = (FAILED_REPEAT_NOTE if self.failed else REPEAT_NOTE).format(
                 when=when, where=where, what=what)
+            self._unhelped = None if self.failed else UNMET_REPEAT_NOTE.format(when=when)
         self._last = key
         self._seen.add(key)
         self._reply = []
         return self.repeats
 
-    def note(self) -> str | None:
-        """The note on a repeat for the next report (once), or None."""
-        note, self._note = self._note, None
-        return note
+    def note(self, unmet: str | None = None) -> str | None:
+        """The note on a repeat for the next report (once), or None; `unmet`: how the files
+        the code wrote differ from the task (taskfiles.py), said with it instead of asking
+        for the answer."""
+        note, unhelped, self._note, self._unhelped = self._note, self._unhelped, None, None
+        return f"{unhelped} {unmet}" if note and unhelped and unmet else note
 
     @property
     def stuck(self) -> bool:
@@ -179,6 +184,7 @@ class LoopGuard:
 
     def reset(self) -> None:
         self._last, self._codes, self.repeats, self._note = None, frozenset(), 0, None
+        self._unhelped = None
         self._reply, self.failed, self._seen, self._failing = [], False, set(), None
         self.asked = self.refused = False
         self._failures, self.resamples, self._sampling = {}, 0, None

@@ -24,6 +24,12 @@ _AS_NUMBERS = re.compile(r"\bas\s+(?:numbers|numeric(?:\s+values)?|integers|floa
 # "per class (rows) and subject (columns)", "with the subjects as columns"
 _AS_COLUMNS = re.compile(r"\b(\w+)\s*\(columns\)|\b(\w+)\s+as\s+(?:the\s+)?columns\b",
                          re.IGNORECASE)
+_CSV_NAME = re.compile(r"[\w./-]+\.csv\b")
+SCRIPTS = (".py", ".js", ".mjs", ".cjs", ".sh")
+SCRIPT_CHARS = 100_000  # of a named script searched for the tables it reads
+_AS_ROWS = re.compile(r"\b(\w+)\s*\(rows\)|\b(\w+)\s+as\s+(?:the\s+)?rows\b", re.IGNORECASE)
+AGGREGATES = {"average": "mean", "mean": "mean", "total": "sum", "sum": "sum", "count": "count",
+              "number of": "count", "max": "max", "highest": "max", "min": "min", "lowest": "min"}
 PIVOT_VALUES = 50  # a column with more distinct values is no pivot's columns
 SHOWN = 4  # names or values in one note
 TABLE_BYTES = 1024 * 1024  # larger tables are not compared
@@ -63,8 +69,9 @@ def unmet(task: str, written: list[str], root: str, named: list[str] = (),
         elif numbers and suffix == ".json":
             problems += _number_problems(name, path, task)
         elif suffix == ".csv":
-            sources = [source for source in named if source != name
-                       and source.lower().endswith(".csv") and source not in written]
+            sources = [source for source in _tables_of(named, root)
+                       if source != name and source not in written]
+            problems += _empty_table(name, path, sources, root)
             problems += [problem for source in sources
                          for problem in _lost_values(name, path, source, Path(root, source))]
             problems += _pivot_problems(name, path, task, [Path(root, s) for s in sources])
@@ -100,6 +107,35 @@ def _number_problems(name: str, path: Path, task: str) -> list[str]:
     keys = keys[0] if len(keys) == 1 else f"{', '.join(keys[:-1])} and {keys[-1]}"
     return [f"the task asks for {keys} as numbers, but {name} has them as text (in quotes): "
             f"convert them to numbers before writing the file"]
+
+
+def _tables_of(named: list[str], root: str) -> list[str]:
+    """The CSV files the task names, and those its named scripts read (summary.py opens
+    stock.csv), that exist."""
+    tables = [name for name in named if name.lower().endswith(".csv")]
+    for name in named:
+        if Path(name).suffix.lower() in SCRIPTS:
+            try:
+                text = Path(root, name).read_text(encoding="utf-8", errors="replace")[:SCRIPT_CHARS]
+            except OSError:
+                continue
+            tables += [found for found in dict.fromkeys(_CSV_NAME.findall(text))
+                       if found not in tables and Path(root, found).is_file()]
+    return tables
+
+
+def _empty_table(name: str, path: Path, sources: list[str], root: str) -> list[str]:
+    """A written table with a header and no rows, made from a table of the task that has
+    rows: the code skipped every row (`"qty" in row` where the file says quantity)."""
+    written = _table(path)
+    if written is None or len(written) != 1:
+        return []
+    for source in sources:
+        rows = _table(Path(root, source))
+        if rows and len(rows) > 1:
+            return [f"{name} has no rows, while {source} has {len(rows) - 1:,}: the code "
+                    f"skipped every row"]
+    return []
 
 
 def _lost_values(name: str, path: Path, source: str, source_path: Path) -> list[str]:
@@ -144,24 +180,43 @@ def _pivot_problems(name: str, path: Path, task: str, sources: list[Path]) -> li
     header = {cell.strip().casefold() for cell in table[0]}
     for word in wanted:
         for source in sources:
-            values = _column_values(source, word)
+            source_table = _table(source) or [[]]
+            column = _column(source_table[0], word)
+            values = _column_values(source_table, column)
             if values and not header & {value.casefold() for value in values}:
                 return [f"the task asks for the {word} values as columns "
                         f"({', '.join(values[:SHOWN])}{', …' if len(values) > SHOWN else ''}), "
-                        f"but {name} has the columns {', '.join(table[0][:8])}"]
+                        f"but {name} has the columns {', '.join(table[0][:8])}"
+                        + _pivot_call(task, source_table[0], column)]
     return []
 
 
-def _column_values(path: Path, word: str) -> list[str]:
-    """The distinct values of the column of a table named `word` (or its singular), if few."""
-    table = _table(path)
-    if not table:
+def _column(header: list[str], word: str) -> str | None:
+    """The column of a header named `word` or its singular ("subjects": subject), or None."""
+    names = {cell.strip().casefold(): cell.strip() for cell in header}
+    return names.get(word.casefold()) or names.get(word.casefold().removesuffix("s"))
+
+
+def _column_values(table: list[list[str]], column: str | None) -> list[str]:
+    """The distinct values of a table's column, if few (else none: no pivot's columns)."""
+    if column is None:
         return []
-    names = [cell.strip().casefold() for cell in table[0]]
-    for candidate in (word.casefold(), word.casefold().removesuffix("s")):
-        if candidate in names:
-            at = names.index(candidate)
-            values = list(dict.fromkeys(row[at].strip() for row in table[1:]
-                                        if at < len(row) and row[at].strip()))
-            return values if len(values) <= PIVOT_VALUES else []
-    return []
+    at = [cell.strip() for cell in table[0]].index(column)
+    values = list(dict.fromkeys(row[at].strip() for row in table[1:]
+                                if at < len(row) and row[at].strip()))
+    return values if len(values) <= PIVOT_VALUES else []
+
+
+def _pivot_call(task: str, header: list[str], columns: str) -> str:
+    """How pandas makes the pivot, when the task names its rows and a column of values:
+    ": df.pivot_table(index='class', columns='subject', values='grade', aggfunc='mean')"."""
+    rows = next((_column(header, a or b) for a, b in _AS_ROWS.findall(task)
+                 if _column(header, a or b)), None)
+    values = [cell.strip() for cell in header if cell.strip() not in (rows, columns)
+              and re.search(rf"\b{re.escape(cell.strip())}s?\b", task, re.IGNORECASE)]
+    if rows is None or len(values) != 1:
+        return ""
+    how = next((f for word, f in AGGREGATES.items() if re.search(rf"\b{word}", task, re.I)),
+               "mean")
+    return (f" (with pandas, df.pivot_table(index={rows!r}, columns={columns!r}, "
+            f"values={values[0]!r}, aggfunc={how!r}) has one column per {columns})")

@@ -264,6 +264,23 @@ def test_an_acknowledgement_of_the_output_is_asked_for_the_answer_once(server, m
     assert [m["final"] for m in of(events, "message")] == [True]
 
 
+# Qwen2.5-Coder-1.5B on cleaning-bad-types (interp eval tasks, 2026-11-28), told its cleaned
+# file had lost values: its whole reply, a copy of interp's report (shortened).
+QWEN_REPORT_ECHO = ("[Block 2, python]\nOutput:\n```\nThe average of the known prices is: "
+                    "775.92\n```\nResult: ok.")
+
+
+def test_a_copy_of_a_blocks_report_is_no_answer(server, make_session):
+    server.script([py("print(775.92)"), QWEN_REPORT_ECHO, "The average is 775.92."])
+    events = run(make_session(server, tools="off"), "What is the average of the known prices?")
+    assert [m["final"] for m in of(events, "message")] == [False, False, True]
+    assert ("The model replied with a copy of a block's report; asking it to go on."
+            in notices(events))
+    assert asked_to_run(server, 2).startswith("Your last reply copied the report of a block "
+                                              "instead of replying.")
+    assert finished(events) == {"exit_code": 0, "reason": "done"}
+
+
 def test_a_calculation_answered_without_code_is_asked_to_run_it(server, make_session):
     """Qwen2.5-Coder-1.5B on the task benchmark's cubic root (2026-11-27): its whole reply was
     `-0.50000`; the real root is 2.0946."""

@@ -136,7 +136,9 @@ def test_a_pivot_written_without_the_values_it_asks_as_columns_is_named(tmp_path
             "(columns), rounded to one decimal, and save it to grades_pivot.csv.")
     assert unmet(task, ["grades_pivot.csv"], str(tmp_path), ["grades.csv", "grades_pivot.csv"]) == (
         "Not done yet: the task asks for the subject values as columns (math, art, science), "
-        "but grades_pivot.csv has the columns grade. Fix the code and run it again.")
+        "but grades_pivot.csv has the columns grade (with pandas, df.pivot_table(index='class', "
+        "columns='subject', values='grade', aggfunc='mean') has one column per subject). Fix "
+        "the code and run it again.")
     (tmp_path / "grades_pivot.csv").write_text("class,art,math,science\nBlue,4.0,,\nRed,,3.0,5.0\n")
     assert unmet(task, ["grades_pivot.csv"], str(tmp_path), ["grades.csv"]) is None
     quarters = "Make a pivot from grades.csv with the quarters as columns; save grades_pivot.csv."
@@ -155,3 +157,32 @@ def test_files_written_in_place_of_the_one_the_task_names_are_named(tmp_path):
         "wrote share_Acme.png, share_Globex.png, share_Hooli.png, share_Initech.png, … instead."
         " Fix the code and run it again.")
     assert unmet(task, ["plot.png"], str(tmp_path), missing=["share.png"]) is None
+
+
+@pytest.mark.fast
+def test_a_table_written_without_rows_from_one_with_rows_is_named(tmp_path):
+    """Qwen2.5-Coder-1.5B on fixing-summary-keyerror (2026-11-28) skipped rows without a key
+    "qty" (the file says quantity): totals.csv had no rows, "The grand total is 0."."""
+    (tmp_path / "stock.csv").write_text("item,warehouse,quantity\nbolt,North,12\nnut,South,30\n")
+    (tmp_path / "totals.csv").write_text("warehouse,total\n")
+    task = "summary.py stops with a KeyError. Fix it and run it (it writes totals.csv)."
+    assert unmet(task, ["totals.csv"], str(tmp_path), ["summary.py", "totals.csv"]) is None
+    (tmp_path / "summary.py").write_text('import csv\nrows = csv.DictReader(open("stock.csv"))\n')
+    assert unmet(task, ["totals.csv"], str(tmp_path), ["summary.py", "totals.csv"]) == (
+        "Not done yet: totals.csv has no rows, while stock.csv has 2: the code skipped every "
+        "row. Fix the code and run it again.")  # the table summary.py reads
+
+
+def test_the_same_code_again_hears_what_is_still_wrong_not_to_answer(server, make_session):
+    """Qwen2.5-Coder-1.5B on pivot-mean-grades (2026-11-28) ran its block again after the note
+    on the pivot's columns; the repeat note then asked for its answer, and it answered."""
+    (make_session.work / "inventory.csv").write_text("sku,quantity,price\nSKU-300,437,39.49\n")
+    wrote = py("import csv, json\nrows = list(csv.DictReader(open('inventory.csv')))\n"
+               "json.dump(rows, open('inventory.json', 'w'))\nprint(len(rows))")
+    server.script([wrote, wrote, "Done: 1 row."])
+    run(make_session(server, tools="off"), JSON_TASK)
+    assert server.requests[2]["messages"][-1]["content"].endswith(
+        "Note: this is the same code with the same output as your previous run. Not done yet: "
+        "the task asks for quantity and price as numbers, but inventory.json has them as text "
+        "(in quotes): convert them to numbers before writing the file. Fix the code and run it "
+        "again.")
