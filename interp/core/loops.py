@@ -34,8 +34,11 @@ ANSWERED_NOTICE = ("The reply states its answer, then proposes the same code wit
 RESAMPLES = 2  # replies a task asks again, with sampling, for proposing failed code again
 RESAMPLE_NOTE = ("Note: your last reply proposed the code of block {index} again, which "
                  "failed{where}; it was not run. Write changed code that avoids that error.")
-RESAMPLE_NOTICE = ("The model proposed the failing code of block {index} again; it was not "
-                   "run. Asking again with sampling (temperature {temperature}).")
+UNMET_RESAMPLE_NOTE = ("Note: your last reply proposed the code of block {index} again, which "
+                       "ran but did not do what the task asks (see the note above); it was not "
+                       "run. Write changed code that does it.")
+RESAMPLE_NOTICE = ("The model proposed the code of block {index} again, which {what}; it was "
+                   "not run. Asking again with sampling (temperature {temperature}).")
 # Where a traceback names the block's own line: Python's `File "<block 3>", line 7`, Node's
 # `block-3.js:7`.
 _FAILED_LINE = re.compile(r'File "<block (\d+)>", line (\d+)|\bblock-(\d+)\.[cm]?js:(\d+)')
@@ -48,6 +51,7 @@ class Failure:
 
     index: int
     line: tuple[int, str] | None = None
+    unmet: bool = False  # it ran, but what it wrote does not do the task (taskfiles.py)
 
 
 class LoopGuard:
@@ -153,6 +157,11 @@ class LoopGuard:
         return bool(said and steps and self.repeats >= 2 and not self.failed and not self.asked
                     and all((s.language, s.code.strip()) in self._codes for s in steps))
 
+    def fell_short(self, language: str, code: str, index: int) -> None:
+        """Record a block that ran but whose files do not do the task: proposed again, it is
+        asked again as failed code is (see refailed)."""
+        self._failures[(language, code.strip())] = Failure(index, unmet=True)
+
     def refailed(self, steps) -> Failure | None:
         """The failed block whose code a reply's blocks all propose again, with nothing run
         since but failures, while the task may ask again (RESAMPLES, not after asking for the
@@ -165,17 +174,23 @@ class LoopGuard:
     def resample(self, failure: Failure, sampling: dict) -> Entry:
         """The note that retracts a reply proposing `failure`'s code again (see refailed);
         the next call is made with `sampling` and a seed (a run can be repeated)."""
-        self.resamples += 1
-        self._sampling = {**sampling, "seed": self.resamples}
+        self.sample_next(sampling)
         where = f" on line {failure.line[0]}: `{failure.line[1]}`" if failure.line else ""
-        return replace(user_message(RESAMPLE_NOTE.format(index=failure.index, where=where)),
+        note = UNMET_RESAMPLE_NOTE if failure.unmet else RESAMPLE_NOTE
+        return replace(user_message(note.format(index=failure.index, where=where)),
                        retracts=True)
 
     @staticmethod
     def resample_notice(failure: Failure, sampling: dict) -> str:
         """The line that tells the person why the reply did not run."""
-        return RESAMPLE_NOTICE.format(index=failure.index,
+        what = "did not do the task" if failure.unmet else "failed"
+        return RESAMPLE_NOTICE.format(index=failure.index, what=what,
                                       temperature=sampling.get("temperature"))
+
+    def sample_next(self, sampling: dict) -> None:
+        """Make the next call with `sampling` (and a seed), as after refailed code."""
+        self.resamples += 1
+        self._sampling = {**sampling, "seed": self.resamples}
 
     def take_sampling(self) -> dict | None:
         """The sampling for the next model call (once), or None for the model's own."""

@@ -12,6 +12,7 @@ from interp.core import events as ev
 from interp.core import exits
 from interp.core import turns
 from interp.core.asking import ModelAsker, retry_sampling
+from interp.core.codeasks import AnswerRequest
 from interp.core.compaction import Compactor
 from interp.core.execution import BlockExecutor
 from interp.core.history import Entry, last_number
@@ -282,6 +283,9 @@ class Session:
             yield self._asker.turn_event(turn, reply)
             if unrun:
                 yield from self._checks.ask_to_run(unrun)
+                if isinstance(unrun, AnswerRequest) and unrun.echo and (
+                        sampling := retry_sampling(self.model)):
+                    self._loops.sample_next(sampling)  # a copied report is greedy decoding's rut
                 continue
             if not steps:
                 ending = yield from self._checks.no_steps(reply, untagged)

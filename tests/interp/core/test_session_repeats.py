@@ -51,8 +51,8 @@ def test_failed_code_proposed_again_is_asked_again_with_sampling(server, make_se
     events = run(make_session(server, tools="off", model_cls=Sampled), "fix the total")
     assert finished(events) == {"exit_code": 0, "reason": "done"}
     assert [e["status"] for e in of(events, "block.finished")] == ["error", "ok"]
-    assert notices(events) == ["The model proposed the failing code of block 1 again; it was "
-                               "not run. Asking again with sampling (temperature 0.7)."]
+    assert notices(events) == ["The model proposed the code of block 1 again, which failed; it "
+                               "was not run. Asking again with sampling (temperature 0.7)."]
     assert [r.get("temperature") for r in server.requests] == [None, None, 0.7, None]
     assert server.requests[2]["seed"] == 1
     sent = server.requests[2]["messages"]
@@ -112,3 +112,34 @@ def test_the_same_code_again_without_an_answer_above_it_runs(server, make_sessio
     server.script([py("print(5)")] * 3 + ["It is 5."])
     events = run(make_session(server, tools="off"), "What is it?")
     assert len(of(events, "block.finished")) == 3  # then asked for the answer, as before
+
+
+def test_code_whose_file_does_not_do_the_task_proposed_again_is_asked_again(server, make_session):
+    """Qwen2.5-Coder-1.5B on pivot-mean-grades (2026-11-28) wrote its grouped Series as the
+    pivot, was told the pivot lacks the subject columns, and proposed the same block twice."""
+    (make_session.work / "grades.csv").write_text("class,subject,grade\nRed,math,3\nBlue,art,4\n")
+    series = py("import pandas as pd\ndf = pd.read_csv('grades.csv')\n"
+                "df.groupby(['class', 'subject'])['grade'].mean().to_csv('pivot.csv', index=False)")
+    pivot = py("import pandas as pd\ndf = pd.read_csv('grades.csv')\n"
+               "df.pivot_table(index='class', columns='subject', values='grade').to_csv('pivot.csv')")
+    server.script([series, series, pivot, "Saved."])
+    events = run(make_session(server, tools="off", model_cls=Sampled),
+                 "From grades.csv, save the average grade per class (rows) and subject (columns) "
+                 "to pivot.csv.")
+    assert [e["status"] for e in of(events, "block.finished")] == ["ok", "ok"]
+    assert notices(events)[-1] == ("The model proposed the code of block 1 again, which did not "
+                                   "do the task; it was not run. Asking again with sampling "
+                                   "(temperature 0.7).")
+    assert told(server, 2).endswith("which ran but did not do what the task asks (see the note "
+                                    "above); it was not run. Write changed code that does it.")
+    assert "Not done yet: the task asks for the subject values as columns" in told(server, 2)
+    assert server.requests[2]["temperature"] == 0.7
+    assert "Not done yet" not in told(server, 3)  # the pivot has the subject columns
+
+
+def test_a_copied_report_is_asked_again_with_sampling(server, make_session):
+    echo = ("[Block 1, python]\nOutput:\n```\n775.92\n```\nResult: ok.")
+    server.script([py("print(775.92)"), echo, "The average is 775.92."])
+    events = run(make_session(server, tools="off", model_cls=Sampled), "What is the average?")
+    assert finished(events) == {"exit_code": 0, "reason": "done"}
+    assert [r.get("temperature") for r in server.requests] == [None, None, 0.7]
