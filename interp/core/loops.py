@@ -1,12 +1,12 @@
 """Loops that go nowhere, a part of the conversation loop: the same code run again with the
 same result. The model is told once, then asked for its answer, and only a further repeat
-stops the task."""
+stops the task. Code that failed (or fell short of the task), proposed again, is not run: a
+model that declares `retry_sampling` is asked again with it (refailed, resample)."""
 
 from __future__ import annotations
 
 import hashlib
 import re
-
 from dataclasses import dataclass, replace
 
 from interp.core import exits
