@@ -69,13 +69,7 @@ def table_shape(path: Path, suffix: str) -> str:
     """"4 rows × 3 columns: region, Q1, Q2; empty cells: Q2 1" of a CSV or TSV (rows under its
     header)."""
     try:
-        text = path.read_bytes().decode("utf-8", errors="replace")
-        delimiter = "\t" if suffix == ".tsv" else ","
-        try:
-            delimiter = csv.Sniffer().sniff(text[:8192], delimiters=",;\t|").delimiter
-        except csv.Error:
-            pass
-        rows = [row for row in csv.reader(text.splitlines(), delimiter=delimiter) if row]
+        rows = table_rows(path, suffix)
     except (OSError, csv.Error):
         return ""
     if not rows:
@@ -91,6 +85,18 @@ def table_shape(path: Path, suffix: str) -> str:
     if empty:
         shape += "; empty cells: " + ", ".join(f"{name} {n}" for name, n in empty[:SHAPE_COLUMNS])
     return shape
+
+
+def table_rows(path: Path, suffix: str = ".csv") -> list[list[str]]:
+    """The non-empty rows of a CSV or TSV file, its delimiter sniffed; OSError or csv.Error
+    when it cannot be read."""
+    text = path.read_bytes().decode("utf-8", errors="replace")
+    delimiter = "\t" if suffix == ".tsv" else ","
+    try:
+        delimiter = csv.Sniffer().sniff(text[:8192], delimiters=",;\t|").delimiter
+    except csv.Error:
+        pass
+    return [row for row in csv.reader(text.splitlines(), delimiter=delimiter) if row]
 
 
 def json_summary(path: Path, size: int, text: str, note: str) -> tuple[str, list[str], str]:

@@ -14,7 +14,6 @@ from pathlib import Path
 
 # `python3 NAME.py [args]`, `node NAME.js [args]`, one line, as a shell block
 _RUN_FILE = re.compile(r"^(?:python3?|node)\s+(?P<file>[^\s;&|<>]+\.(?P<ext>py|js))(?:\s[^;&|<>]*)?$")
-_LANGUAGE = {"py": "python", "js": "javascript"}
 # How a script file of each kind is run from the shell.
 RUN_WITH = {".py": "python3", ".js": "node", ".mjs": "node", ".cjs": "node", ".sh": "bash"}
 SCRIPT_LANGUAGE = {".py": "python", ".js": "javascript", ".mjs": "javascript",
@@ -31,7 +30,7 @@ def unwritten_script(language: str, code: str, root: str | Path,
     """Why a shell block that only runs a script file is not run, or None to run it: the file
     does not exist and a block of the script's language already ran in this reply."""
     match = _RUN_FILE.match(code.strip()) if language in ("shell", "bash", "sh") else None
-    if match is None or _LANGUAGE[match["ext"]] not in ran_before:
+    if match is None or SCRIPT_LANGUAGE["." + match["ext"]] not in ran_before:
         return None
     try:
         name = shlex.split(match["file"])[0]
@@ -39,7 +38,7 @@ def unwritten_script(language: str, code: str, root: str | Path,
         return None
     if (Path(root) / name).exists():
         return None
-    kind = _LANGUAGE[match["ext"]]
+    kind = SCRIPT_LANGUAGE["." + match["ext"]]
     return (f"Not run: `{code.strip()}` runs {name}, which does not exist, and your {kind} "
             f"block above has already run: code blocks run as they are in this session, so "
             f"there is no need to save them to a file first.")
@@ -62,7 +61,7 @@ def copied_script(code: str, names: list[str], root: str | Path,
     """A note when a block that ran holds most of the lines of a script the task names
     (`names`), and that file is not among the files the block changed (`changed`): the fixed
     copy ran in the session, the file itself did not change."""
-    lines = {line.strip() for line in code.splitlines() if line.strip()}
+    lines = _lines(code)
     for name in names:
         if not run_line(name) or name in changed:
             continue
@@ -70,8 +69,7 @@ def copied_script(code: str, names: list[str], root: str | Path,
             text = (Path(root) / name).read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
-        wanted = {line.strip() for line in text.splitlines() if line.strip()}
-        if len(wanted) >= MIN_LINES and len(wanted & lines) * 2 >= len(wanted):
+        if _holds_most(lines, text):
             return (f"Note: this code ran in the session, and {name} itself is unchanged. If "
                     f"the task is to change {name}, save the new code to it ({heredoc(name)}) "
                     f"and run it with `{run_line(name)}`.")
@@ -82,19 +80,27 @@ def saved_copy(language: str, code: str, scripts: dict[str, bytes]) -> tuple[str
     """(name, shell code) for a block that holds most lines of a script of `scripts` (as
     they were when the task began), in its language: the shell code saves the block to the
     file with a here-document and runs it. None for any other block."""
-    lines = {line.strip() for line in code.splitlines() if line.strip()}
+    lines = _lines(code)
     end = next((word for word in ("EOF", "INTERP_EOF", "END_OF_SCRIPT") if word not in lines),
                None)
     for name, before in scripts.items():
         if end is None or SCRIPT_LANGUAGE.get(Path(name).suffix.lower()) != language:
             continue
-        wanted = {line.strip() for line in before.decode("utf-8", "replace").splitlines()
-                  if line.strip()}
-        if len(wanted) >= MIN_LINES and len(wanted & lines) * 2 >= len(wanted):
+        if _holds_most(lines, before.decode("utf-8", "replace")):
             body = code.rstrip("\n")
             return name, (f"cat > {shlex.quote(name)} <<'{end}'\n{body}\n{end}\n"
                           f"{run_line(name)}")
     return None
+
+
+def _lines(code: str) -> set[str]:
+    return {line.strip() for line in code.splitlines() if line.strip()}
+
+
+def _holds_most(lines: set[str], script: str) -> bool:
+    """Whether a block's `lines` hold most lines of `script` (one of at least MIN_LINES)."""
+    wanted = _lines(script)
+    return len(wanted) >= MIN_LINES and len(wanted & lines) * 2 >= len(wanted)
 
 
 def scripts_to_fix(task: str, names: list[str], root: str | Path) -> dict[str, bytes]:

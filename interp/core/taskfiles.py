@@ -1,10 +1,10 @@
 """What a task says of a file it asks for, checked against the file a block wrote: the name of
 a workbook's sheet ("with one sheet named Orders"), values wanted as numbers ("with the
 quantity and the price as numbers"), a pivot's columns ("per class (rows) and subject
-(columns)"), and values of the table it starts from that a cleaned copy lost ("$1,299.00"
-made empty). Small models read "Files created: orders.xlsx (sheet
-Sheet1)" and call the task done; a note that names the difference is one they act on. And
-files that left the working folder when the task deletes none (moved to a made-up path)."""
+(columns)"), rows and values of the table it was made from that a copy lost ("$1,299.00" made
+empty), files written in place of the one it names, and files that left the working folder
+when it deletes none. Small models read "Files created: orders.xlsx (sheet Sheet1)" and call
+the task done; a note that names the difference is one they act on."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ import re
 from pathlib import Path
 
 from interp.core.file_formats import (UnreadableWorkbook, numbers_as_text, read_json,
-                                      sheet_names)
+                                      sheet_names, table_rows)
+from interp.core.savedscripts import RUN_WITH
 
 # "sheet named Orders", "worksheet called 'Q1 sales'", "a tab titled Summary"
 _SHEET = re.compile(r"\b(?:work)?(?:sheet|tab)\s+(?:named|called|titled)\s+"
@@ -25,7 +26,6 @@ _AS_NUMBERS = re.compile(r"\bas\s+(?:numbers|numeric(?:\s+values)?|integers|floa
 _AS_COLUMNS = re.compile(r"\b(\w+)\s*\(columns\)|\b(\w+)\s+as\s+(?:the\s+)?columns\b",
                          re.IGNORECASE)
 _CSV_NAME = re.compile(r"[\w./-]+\.csv\b")
-SCRIPTS = (".py", ".js", ".mjs", ".cjs", ".sh")
 SCRIPT_CHARS = 100_000  # of a named script searched for the tables it reads
 _AS_ROWS = re.compile(r"\b(\w+)\s*\(rows\)|\b(\w+)\s+as\s+(?:the\s+)?rows\b", re.IGNORECASE)
 AGGREGATES = {"average": "mean", "mean": "mean", "total": "sum", "sum": "sum", "count": "count",
@@ -51,16 +51,17 @@ def unmet(task: str, written: list[str], root: str, named: list[str] = (),
         instead = [name for name in written if Path(name).suffix.casefold() == suffix
                    and Path(name).stem.casefold().startswith(stem)]
         if instead:
-            shown = ", ".join(instead[:SHOWN]) + (", …" if len(instead) > SHOWN else "")
             problems.append(f"the task asks for one file, {wanted}, which is still missing; the "
-                            f"code wrote {shown} instead")
+                            f"code wrote {_shown(instead)} instead")
     if deleted and not written and not _DELETES.search(task):
-        shown = ", ".join(deleted[:SHOWN]) + (", …" if len(deleted) > SHOWN else "")
         problems.append(f"{len(deleted)} file{'s' if len(deleted) != 1 else ''} left the working "
-                        f"folder ({shown}) and none were written in it: files moved elsewhere "
-                        f"are no longer in the working folder, where the task's files are")
+                        f"folder ({_shown(deleted)}) and none were written in it: files moved "
+                        f"elsewhere are no longer in the working folder, where the task's files "
+                        f"are")
     sheets = [m.group("quoted") or m.group("word") for m in _SHEET.finditer(task)]
     numbers = bool(_AS_NUMBERS.search(task))
+    tables = _Tables(root)
+    sources = _tables_of(named, root) if any(n.lower().endswith(".csv") for n in written) else []
     for name in written:
         path = Path(root, name)
         suffix = path.suffix.lower()
@@ -68,13 +69,13 @@ def unmet(task: str, written: list[str], root: str, named: list[str] = (),
             problems += _sheet_problems(name, path, sheets)
         elif numbers and suffix == ".json":
             problems += _number_problems(name, path, task)
-        elif suffix == ".csv":
-            sources = [source for source in _tables_of(named, root)
-                       if source != name and source not in written]
-            problems += _empty_table(name, path, sources, root)
-            problems += [problem for source in sources
-                         for problem in _lost_values(name, path, source, Path(root, source))]
-            problems += _pivot_problems(name, path, task, [Path(root, s) for s in sources])
+        elif suffix == ".csv" and (table := tables.read(name)):
+            made_from = [(source, rows) for source in sources if source != name
+                         and source not in written and (rows := tables.read(source))]
+            problems += _empty_table(name, table, made_from)
+            problems += [problem for source, rows in made_from
+                         for problem in _lost_values(name, table, source, rows)]
+            problems += _pivot_problems(name, table, task, [rows for _, rows in made_from])
     if not problems:
         return None
     return ("Not done yet: " + "; ".join(problems)
@@ -114,7 +115,7 @@ def _tables_of(named: list[str], root: str) -> list[str]:
     stock.csv), that exist."""
     tables = [name for name in named if name.lower().endswith(".csv")]
     for name in named:
-        if Path(name).suffix.lower() in SCRIPTS:
+        if Path(name).suffix.lower() in RUN_WITH:
             try:
                 text = Path(root, name).read_text(encoding="utf-8", errors="replace")[:SCRIPT_CHARS]
             except OSError:
@@ -124,25 +125,24 @@ def _tables_of(named: list[str], root: str) -> list[str]:
     return tables
 
 
-def _empty_table(name: str, path: Path, sources: list[str], root: str) -> list[str]:
+def _empty_table(name: str, table: list[list[str]],
+                 made_from: list[tuple[str, list[list[str]]]]) -> list[str]:
     """A written table with a header and no rows, made from a table of the task that has
     rows: the code skipped every row (`"qty" in row` where the file says quantity)."""
-    written = _table(path)
-    if written is None or len(written) != 1:
+    if len(table) != 1:
         return []
-    for source in sources:
-        rows = _table(Path(root, source))
-        if rows and len(rows) > 1:
+    for source, rows in made_from:
+        if len(rows) > 1:
             return [f"{name} has no rows, while {source} has {len(rows) - 1:,}: the code "
                     f"skipped every row"]
     return []
 
 
-def _lost_values(name: str, path: Path, source: str, source_path: Path) -> list[str]:
+def _lost_values(name: str, written: list[list[str]], source: str,
+                 before: list[list[str]]) -> list[str]:
     """Columns of a written table left empty in some rows (not all) where the table it was
     made from (as many rows, the same column) held a number, perhaps among other characters."""
-    written, before = _table(path), _table(source_path)
-    if not written or not before or len(written) != len(before) or len(written) < 2:
+    if len(written) != len(before) or len(written) < 2:
         return []
     problems = []
     for column, header in enumerate(written[0]):
@@ -161,33 +161,41 @@ def _lost_values(name: str, path: Path, source: str, source_path: Path) -> list[
     return problems
 
 
-def _table(path: Path) -> list[list[str]] | None:
-    try:
-        if path.stat().st_size > TABLE_BYTES:
-            return None
-        text = path.read_bytes().decode("utf-8", errors="replace")
-        return [row for row in csv.reader(text.splitlines()) if row]
-    except (OSError, csv.Error):
-        return None
+class _Tables:
+    """The CSV tables of the working folder, each read once (None: too large or unreadable)."""
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self._read: dict[str, list[list[str]] | None] = {}
+
+    def read(self, name: str) -> list[list[str]] | None:
+        if name not in self._read:
+            path = Path(self.root, name)
+            try:
+                self._read[name] = (table_rows(path) or None
+                                    if path.stat().st_size <= TABLE_BYTES else None)
+            except (OSError, csv.Error):
+                self._read[name] = None
+        return self._read[name]
 
 
-def _pivot_problems(name: str, path: Path, task: str, sources: list[Path]) -> list[str]:
+def _shown(names: list[str]) -> str:
+    return ", ".join(names[:SHOWN]) + (", …" if len(names) > SHOWN else "")
+
+
+def _pivot_problems(name: str, table: list[list[str]], task: str,
+                    sources: list[list[list[str]]]) -> list[str]:
     """A pivot the task wants with a column's values as its columns, written without them."""
     wanted = [a or b for a, b in _AS_COLUMNS.findall(task)]
-    table = _table(path) if wanted else None
-    if not table:
-        return []
     header = {cell.strip().casefold() for cell in table[0]}
     for word in wanted:
         for source in sources:
-            source_table = _table(source) or [[]]
-            column = _column(source_table[0], word)
-            values = _column_values(source_table, column)
+            column = _column(source[0], word)
+            values = _column_values(source, column)
             if values and not header & {value.casefold() for value in values}:
-                return [f"the task asks for the {word} values as columns "
-                        f"({', '.join(values[:SHOWN])}{', …' if len(values) > SHOWN else ''}), "
+                return [f"the task asks for the {word} values as columns ({_shown(values)}), "
                         f"but {name} has the columns {', '.join(table[0][:8])}"
-                        + _pivot_call(task, source_table[0], column)]
+                        + _pivot_call(task, source[0], column)]
     return []
 
 
