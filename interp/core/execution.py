@@ -194,9 +194,9 @@ class BlockExecutor:
         root, task = self.state.root(), self.state.task
         named = mentioned_names(task, root)
         deleted = [name for r in records if r.files for name in r.files.deleted]
-        unmet = taskfiles.unmet(task, written, root, named, deleted, unwritten_files(task, root)
-                                ) if written or deleted else None
         ran = [r for r in records if r.ran]
+        unmet = taskfiles.unmet(task, written, root, named, deleted, unwritten_files(task, root),
+                                "\n".join(r.code for r in ran)) if written or deleted else None
         if unmet and ran and ran[-1].status == "ok":
             self.loops.fell_short(ran[-1].language, ran[-1].code, ran[-1].index)
         footer = self.loops.note(unmet) or next_step(records, task, unmet)

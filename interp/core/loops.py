@@ -31,7 +31,8 @@ FAILED_ANSWER_REQUEST = ("You have run the same code {n} times and it failed eac
 LOOP_NOTICE = "The model ran the same code with the same {what} {n} times; asking it for its answer."
 ANSWERED_NOTICE = ("The reply states its answer, then proposes the same code with the same "
                    "output again; the code was not run, and the reply is taken as the answer.")
-RESAMPLES = 2  # replies a task asks again, with sampling, for proposing failed code again
+RESAMPLES = 2  # replies asked again, with sampling, for proposing one failed code again
+RESAMPLES_PER_TASK = 4  # and for all of a task's failed blocks together
 RESAMPLE_NOTE = ("Note: your last reply proposed the code of block {index} again, which "
                  "failed{where}; it was not run. Write changed code that avoids that error.")
 UNMET_RESAMPLE_NOTE = ("Note: your last reply proposed the code of block {index} again, which "
@@ -52,6 +53,7 @@ class Failure:
     index: int
     line: tuple[int, str] | None = None
     unmet: bool = False  # it ran, but what it wrote does not do the task (taskfiles.py)
+    source: tuple[str, str] = ("", "")  # (language, code)
 
 
 class LoopGuard:
@@ -77,6 +79,7 @@ class LoopGuard:
         # code that failed since the last block that did not, by (language, code)
         self._failures: dict[tuple[str, str], Failure] = {}
         self.resamples = 0  # replies asked again this task (see refailed)
+        self._resampled: dict[tuple[str, str], int] = {}  # of them, by the code proposed again
         self._sampling: dict | None = None  # for the next model call, once
 
     def saw(self, language: str, code: str, result, index: int = 0) -> None:
@@ -85,7 +88,8 @@ class LoopGuard:
         seen = ("failed",) if failed else (result.status, result.exit_code, result.output.text)
         if failed:
             self._failing = failing_line(code, result.output.text, index)
-            self._failures[(language, code.strip())] = Failure(index, self._failing)
+            source = (language, code.strip())
+            self._failures[source] = Failure(index, self._failing, source=source)
         else:  # what ran since may have changed what the failed code meets (an install, a file)
             self._failures.clear()
         key = "\0".join(_BLOCK_NAME.sub("<block>", str(part))
@@ -160,21 +164,26 @@ class LoopGuard:
     def fell_short(self, language: str, code: str, index: int) -> None:
         """Record a block that ran but whose files do not do the task: proposed again, it is
         asked again as failed code is (see refailed)."""
-        self._failures[(language, code.strip())] = Failure(index, unmet=True)
+        source = (language, code.strip())
+        self._failures[source] = Failure(index, unmet=True, source=source)
 
     def refailed(self, steps) -> Failure | None:
         """The failed block whose code a reply's blocks all propose again, with nothing run
-        since but failures, while the task may ask again (RESAMPLES, not after asking for the
-        answer); else None. A greedy model shown its failure often writes the same code."""
-        if self.asked or self.resamples >= RESAMPLES or not steps:
+        since but failures, while the task may ask again (RESAMPLES for that block,
+        RESAMPLES_PER_TASK in all, not after asking for the answer); else None. A greedy
+        model shown its failure often writes the same code."""
+        if self.asked or self.resamples >= RESAMPLES_PER_TASK or not steps:
             return None
         found = [self._failures.get((step.language, step.code.strip())) for step in steps]
-        return None if None in found else found[-1]
+        if None in found or self._resampled.get(found[-1].source, 0) >= RESAMPLES:
+            return None
+        return found[-1]
 
     def resample(self, failure: Failure, sampling: dict) -> Entry:
         """The note that retracts a reply proposing `failure`'s code again (see refailed);
         the next call is made with `sampling` and a seed (a run can be repeated)."""
         self.sample_next(sampling)
+        self._resampled[failure.source] = self._resampled.get(failure.source, 0) + 1
         where = f" on line {failure.line[0]}: `{failure.line[1]}`" if failure.line else ""
         note = UNMET_RESAMPLE_NOTE if failure.unmet else RESAMPLE_NOTE
         return replace(user_message(note.format(index=failure.index, where=where)),
@@ -202,7 +211,7 @@ class LoopGuard:
         self._unhelped = None
         self._reply, self.failed, self._seen, self._failing = [], False, set(), None
         self.asked = self.refused = False
-        self._failures, self.resamples, self._sampling = {}, 0, None
+        self._failures, self.resamples, self._sampling, self._resampled = {}, 0, None, {}
 
 
 def failing_line(code: str, output: str, index: int) -> tuple[int, str] | None:

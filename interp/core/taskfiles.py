@@ -9,6 +9,7 @@ the task done; a note that names the difference is one they act on."""
 from __future__ import annotations
 
 import csv
+import difflib
 import re
 from pathlib import Path
 
@@ -26,6 +27,9 @@ _AS_NUMBERS = re.compile(r"\bas\s+(?:numbers|numeric(?:\s+values)?|integers|floa
 _AS_COLUMNS = re.compile(r"\b(\w+)\s*\(columns\)|\b(\w+)\s+as\s+(?:the\s+)?columns\b",
                          re.IGNORECASE)
 _CSV_NAME = re.compile(r"[\w./-]+\.csv\b")
+# a key the code looks up: row["qty"], "qty" in row, row.get("qty")
+_LOOKED_UP = re.compile(r"""\[\s*(["'])([\w ]{2,40})\1\s*\]|(["'])([\w ]{2,40})\3\s+in\s+\w"""
+                        r"""|\.get\(\s*(["'])([\w ]{2,40})\5""")
 SCRIPT_CHARS = 100_000  # of a named script searched for the tables it reads
 _AS_ROWS = re.compile(r"\b(\w+)\s*\(rows\)|\b(\w+)\s+as\s+(?:the\s+)?rows\b", re.IGNORECASE)
 AGGREGATES = {"average": "mean", "mean": "mean", "total": "sum", "sum": "sum", "count": "count",
@@ -39,12 +43,12 @@ _DELETES = re.compile(r"\b(?:delet|remov|clean|clear|eras|purg|prun|wip|trash|di
 
 
 def unmet(task: str, written: list[str], root: str, named: list[str] = (),
-          deleted: list[str] = (), missing: list[str] = ()) -> str | None:
+          deleted: list[str] = (), missing: list[str] = (), code: str = "") -> str | None:
     """The note for files a block wrote (`written`, relative to `root`) that differ from what
     the task says of them, or lost values of a table it names (`named`), or that stand in for
     a file it names that is still `missing` (share_Acme.png, ... for share.png), or files it
     took out of the working folder (`deleted`, none written) where the task asks for no
-    deletion; or None."""
+    deletion; or None. `code`: what ran, searched for keys a table does not have."""
     problems = []
     for wanted in missing:
         stem, suffix = Path(wanted).stem.casefold(), Path(wanted).suffix.casefold()
@@ -72,7 +76,7 @@ def unmet(task: str, written: list[str], root: str, named: list[str] = (),
         elif suffix == ".csv" and (table := tables.read(name)):
             made_from = [(source, rows) for source in sources if source != name
                          and source not in written and (rows := tables.read(source))]
-            problems += _empty_table(name, table, made_from)
+            problems += _empty_table(name, table, made_from, code)
             problems += [problem for source, rows in made_from
                          for problem in _lost_values(name, table, source, rows)]
             problems += _pivot_problems(name, table, task, [rows for _, rows in made_from])
@@ -126,16 +130,49 @@ def _tables_of(named: list[str], root: str) -> list[str]:
 
 
 def _empty_table(name: str, table: list[list[str]],
-                 made_from: list[tuple[str, list[list[str]]]]) -> list[str]:
+                 made_from: list[tuple[str, list[list[str]]]], code: str) -> list[str]:
     """A written table with a header and no rows, made from a table of the task that has
-    rows: the code skipped every row (`"qty" in row` where the file says quantity)."""
+    rows: the code skipped every row (`"qty" in row` where the file says quantity), with the
+    keys the code looks up that the table lacks."""
     if len(table) != 1:
         return []
     for source, rows in made_from:
         if len(rows) > 1:
             return [f"{name} has no rows, while {source} has {len(rows) - 1:,}: the code "
-                    f"skipped every row"]
+                    f"skipped every row{_unknown_keys(code, source, rows[0])}"]
     return []
+
+
+def _unknown_keys(code: str, source: str, header: list[str]) -> str:
+    """How the code's keys differ from a table's columns (`header`), as the end of a note:
+    the keys it looks up that are like a column but are not one."""
+    columns = [column.strip() for column in header]
+    keys = [key for found in _LOOKED_UP.findall(code) for key in found[1::2] if key]
+    unknown = [key for key in dict.fromkeys(keys) if key not in columns and _like(key, columns)]
+    if not unknown:
+        return ""
+    looked = " and ".join(f"'{key}'" for key in unknown[:2])
+    return (f" (it looks up {looked}, but {source}'s columns are {_shown(columns)}: "
+            f"{_like(unknown[0], columns)} is the closest)")
+
+
+def _like(key: str, columns: list[str]) -> str | None:
+    """The column a key stands for: a close spelling, or its abbreviation (qty: quantity)."""
+    close = difflib.get_close_matches(key, columns, n=1, cutoff=0.6)
+    if close:
+        return close[0]
+    letters = key.casefold()
+    for column in columns:
+        name = column.casefold()
+        if letters[0] == name[:1] and len(letters) < len(name) and _in_order(letters, name):
+            return column
+    return None
+
+
+def _in_order(letters: str, word: str) -> bool:
+    """Whether `letters` occur in `word` in the same order."""
+    rest = iter(word)
+    return all(letter in rest for letter in letters)
 
 
 def _lost_values(name: str, written: list[list[str]], source: str,

@@ -252,8 +252,8 @@ class Driver:
             if isinstance(exc, MemoryError):  # the runner restarts: a limit was hit
                 return {"status": "error", "error": summary(exc), "limit": "memory"}
             # from state.py and hints.py, whose sources come first
-            found = (key_note(self.namespace, exc), attribute_note(exc), path_note(exc),
-                     number_note(exc), header_note(self.namespace),
+            found = (name_note(exc), key_note(self.namespace, exc), attribute_note(exc),
+                     path_note(exc), number_note(exc), header_note(self.namespace),
                      tables_note(self.namespace, exc))
             return {"status": "error", "error": summary(exc),
                     "notes": notes + [note for note in found if note]}

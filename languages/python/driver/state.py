@@ -1,5 +1,6 @@
 """After a block fails: a note naming the pandas tables the user's code holds, with their
-columns and index, which is what a person looks at first after a KeyError on a column.
+columns and index, which is what a person looks at first after a KeyError on a column; after
+a NameError, where the block assigns the name, if anywhere.
 
 Runs inside the user's python3 (compatible with Python 3.8); never imports pandas itself.
 """
@@ -78,7 +79,7 @@ def failing_names(exc):
 
 def from_pandas(exc):
     """Whether the error was raised inside pandas, or is one a wrong label or column causes."""
-    if isinstance(exc, (KeyError, IndexError, AttributeError)):
+    if isinstance(exc, (KeyError, IndexError, AttributeError, NameError)):
         return True
     tb = exc.__traceback__
     while tb is not None:
@@ -108,3 +109,46 @@ def tables_note(namespace, exc):
     more = len(tables) - len(shown)
     return clipped("tables in memory now: " + "; ".join(shown)
                    + (" and %d more" % more if more else ""))
+
+
+def assigned_lines(tree, name):
+    """The numbers of the lines of a parsed block that bind `name`."""
+    import ast
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
+            found.add(node.lineno)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if node.name == name:
+                found.add(node.lineno)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            if any((alias.asname or alias.name.split(".")[0]) == name for alias in node.names):
+                found.add(node.lineno)
+    return sorted(found)
+
+
+def name_note(exc):
+    """The note for a NameError in a block, or None: that nothing in the block assigns the
+    name (a line assigning it was dropped from the failed block before), or that the lines
+    that do ran too late or not at all."""
+    import ast
+    import linecache
+    import re
+    if type(exc) is not NameError:
+        return None
+    found = re.match(r"name '(\w+)' is not defined", str(exc))
+    frame, number = failing_frame(exc)
+    if found is None or frame is None:
+        return None
+    name = found.group(1)
+    try:
+        tree = ast.parse("".join(linecache.getlines(frame.f_code.co_filename)))
+    except (SyntaxError, ValueError):
+        return None
+    lines = assigned_lines(tree, name)
+    if not lines:
+        return "nothing in this code assigns %s" % name
+    if lines[0] > number:
+        return "%s is first assigned on line %d, after line %d uses it" % (name, lines[0], number)
+    return ("line %d assigns %s, but it had not run when line %d used it"
+            % (lines[0], name, number))

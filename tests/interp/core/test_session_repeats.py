@@ -8,7 +8,7 @@ from __future__ import annotations
 from session_kit import finished, of, py, run
 
 from interp.core import exits
-from interp.core.loops import RESAMPLES
+from interp.core.loops import RESAMPLES, RESAMPLES_PER_TASK
 from interp.models.reach import model_for
 
 # Qwen2.5-Coder-1.5B on fixing-report-crash (interp eval tasks, 2026-11-27): the same block,
@@ -71,6 +71,21 @@ def test_asking_again_stops_after_the_limit_and_the_loop_guard_takes_over(server
     assert finished(events)["exit_code"] == exits.LOOP
     assert len(notices(events)) == RESAMPLES + 1  # asked again twice, then for the answer
     assert [r.get("seed") for r in server.requests[:4]] == [None, None, 1, 2]
+
+
+# Qwen2.5-Coder-1.5B on conversion-xlsx-to-csv (2026-11-28): asked again twice for block 1,
+# it wrote a second failing block, and then proposed that one again, word for word (shortened).
+QWEN_SECOND_FIX = py("import pandas as pd\ndf = pd.DataFrame({'Amount': [1]})\n"
+                     "df_2024.to_csv('out.csv', index=False)")
+
+
+def test_each_failed_block_is_asked_again_up_to_the_limit(server, make_session):
+    server.script([QWEN_SAME_FIX] * 3 + [QWEN_SECOND_FIX] * 3 + ["It fails."])
+    events = run(make_session(server, tools="off", model_cls=Sampled), "fix the total")
+    assert [e["status"] for e in of(events, "block.finished")] == ["error", "error"]
+    assert [r.get("seed") for r in server.requests] == [None, None, 1, 2, None, 3, 4]
+    assert len(notices(events)) == RESAMPLES_PER_TASK == 2 * RESAMPLES
+    assert "proposed the code of block 2 again" in told(server, 6)
 
 
 def test_failed_code_runs_again_after_a_block_that_did_not_fail(server, make_session):

@@ -171,6 +171,12 @@ def test_a_table_written_without_rows_from_one_with_rows_is_named(tmp_path):
     assert unmet(task, ["totals.csv"], str(tmp_path), ["summary.py", "totals.csv"]) == (
         "Not done yet: totals.csv has no rows, while stock.csv has 2: the code skipped every "
         "row. Fix the code and run it again.")  # the table summary.py reads
+    code = ('for row in csv.DictReader(handle):\n    if "warehouse" in row and "qty" in row:\n'
+            '        totals[row["warehouse"]] += int(row.get("Qty", 0))')
+    assert unmet(task, ["totals.csv"], str(tmp_path), ["summary.py"], code=code) == (
+        "Not done yet: totals.csv has no rows, while stock.csv has 2: the code skipped every "
+        "row (it looks up 'qty' and 'Qty', but stock.csv's columns are item, warehouse, "
+        "quantity: quantity is the closest). Fix the code and run it again.")
 
 
 def test_the_same_code_again_hears_what_is_still_wrong_not_to_answer(server, make_session):

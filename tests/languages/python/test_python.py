@@ -274,6 +274,26 @@ def test_a_failed_block_names_the_tables_in_memory_with_their_columns(py, collec
     assert res.notes == ()  # no tables held
 
 
+def test_a_name_no_line_of_the_block_assigns_is_named_with_the_tables_in_memory(py, collect):
+    """Qwen2.5-Coder-1.5B on conversion-xlsx-to-csv (2026-11-28): it dropped the line that
+    assigned df_2024 from its failed block and wrote df_2024.to_csv twice more."""
+    _, res = collect(py, textwrap.dedent("""\
+        import pandas as pd
+        budget = pd.DataFrame({'Category': ['Rent'], 'Amount': [1.5]})
+        total_amount = budget['Amount'].sum()
+        budget_2024.to_csv('never.csv', index=False)
+    """))
+    assert res.status == "error" and res.notes == (
+        "nothing in this code assigns budget_2024",
+        "tables in memory now: budget (DataFrame, 1 rows; columns Category, Amount)")
+    _, res = collect(py, "print(later)\nlater = 1")
+    assert res.notes == ("later is first assigned on line 2, after line 1 uses it",
+                         "tables in memory now: budget (DataFrame, 1 rows; columns Category, "
+                         "Amount)")
+    _, res = collect(py, "del budget\nif False:\n    skipped = 1\nprint(skipped)")
+    assert res.notes == ("line 3 assigns skipped, but it had not run when line 4 used it",)
+
+
 def test_a_key_in_a_lower_level_of_a_multiindex_is_placed(py, collect):
     """Qwen2.5-Coder-1.5B on the task benchmark's grade pivot (2026-11-27): its grouped means
     have the index (class, subject), and average_grades.loc['math'] failed four times; the
