@@ -16,6 +16,7 @@ from pathlib import Path
 from interp.core.file_formats import (UnreadableWorkbook, numbers_as_text, read_json,
                                       sheet_names, table_rows)
 from interp.core.savedscripts import RUN_WITH
+from interp.core.workbooks import sheet_rows
 
 # "sheet named Orders", "worksheet called 'Q1 sales'", "a tab titled Summary"
 _SHEET = re.compile(r"\b(?:work)?(?:sheet|tab)\s+(?:named|called|titled)\s+"
@@ -37,6 +38,7 @@ AGGREGATES = {"average": "mean", "mean": "mean", "total": "sum", "sum": "sum", "
 PIVOT_VALUES = 50  # a column with more distinct values is no pivot's columns
 SHOWN = 4  # names or values in one note
 TABLE_BYTES = 1024 * 1024  # larger tables are not compared
+WORKBOOK_BYTES = 4 * 1024 * 1024  # of a workbook's parts, unpacked: larger ones are not read
 _DIGIT = re.compile(r"\d")
 _DELETES = re.compile(r"\b(?:delet|remov|clean|clear|eras|purg|prun|wip|trash|discard|rm\b)",
                       re.IGNORECASE)
@@ -80,10 +82,49 @@ def unmet(task: str, written: list[str], root: str, named: list[str] = (),
             problems += [problem for source, rows in made_from
                          for problem in _lost_values(name, table, source, rows)]
             problems += _pivot_problems(name, table, task, [rows for _, rows in made_from])
+            problems += _other_sheet(name, table, task, root, named)
     if not problems:
         return None
     return ("Not done yet: " + "; ".join(problems)
             + ". Fix the code and run it again.")
+
+
+def _other_sheet(name: str, table: list[list[str]], task: str, root: str,
+                 named: list[str]) -> list[str]:
+    """A written table that holds another sheet of a workbook the task names than the one
+    sheet it names ("Export the 2024 sheet": pd.read_excel reads the first sheet, 2023)."""
+    for book in named:
+        if Path(book).suffix.lower() not in (".xlsx", ".xlsm"):
+            continue
+        try:
+            sheets = sheet_rows(Path(root, book), WORKBOOK_BYTES)
+        except (OSError, UnreadableWorkbook):
+            continue
+        wanted = [sheet for sheet in sheets
+                  if re.search(rf"(?<!\w){re.escape(sheet)}(?!\w)", task, re.IGNORECASE)]
+        if len(sheets) < 2 or len(wanted) != 1:
+            continue
+        cells = _cells(table)
+        copied = [sheet for sheet, rows in sheets.items() if _cells(rows) == cells]
+        if copied and wanted[0] not in copied:
+            return [f"{name} holds the sheet {copied[0]} of {book}, not the sheet {wanted[0]} "
+                    f"the task names (pd.read_excel reads the first sheet unless given "
+                    f"sheet_name='{wanted[0]}')"]
+    return []
+
+
+def _cells(rows: list[list[object]]) -> list[tuple[object, ...]]:
+    """A table's rows for comparing one read from CSV with one from a sheet: numbers as
+    numbers, blank rows left out."""
+    return [tuple(_cell(value) for value in row) for row in rows
+            if any(str(value).strip() for value in row)]
+
+
+def _cell(value: object) -> object:
+    try:
+        return round(float(value), 6)
+    except (TypeError, ValueError):
+        return str(value).strip()
 
 
 def _sheet_problems(name: str, path: Path, wanted: list[str]) -> list[str]:

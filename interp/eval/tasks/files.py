@@ -17,9 +17,10 @@ import tempfile
 import zipfile
 from functools import cache
 from pathlib import Path
-from xml.etree import ElementTree
 from xml.sax.saxutils import escape
 
+from interp.core.file_formats import UnreadableWorkbook
+from interp.core.workbooks import MAIN_NS, PKG_NS, REL_NS, sheet_rows
 from languages.process.sandbox import Sandbox, SandboxError, check_sandbox
 
 MAX_BYTES = 8 << 20
@@ -106,75 +107,14 @@ def _key(name: str) -> str:
 
 
 # -- XLSX -------------------------------------------------------------------------------------
-_MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
-_REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
-_PKG = "http://schemas.openxmlformats.org/package/2006/relationships"
-
-
 def read_xlsx(path: Path) -> dict[str, list[list[object]]]:
     """Sheet name -> rows (strings and numbers) of a workbook."""
     if not path.is_file():
         raise Unreadable(f"{path.name} was not written")
     try:
-        with zipfile.ZipFile(path) as book:
-            if sum(i.file_size for i in book.infolist()) > MAX_BYTES * 4:
-                raise Unreadable(f"{path.name} is too large")
-            return _sheets(book)
-    except (zipfile.BadZipFile, KeyError, ElementTree.ParseError) as exc:
-        raise Unreadable(f"{path.name} is not an Excel workbook ({exc})") from None
-
-
-def _sheets(book: zipfile.ZipFile) -> dict[str, list[list[object]]]:
-    ns = {"m": _MAIN}
-    shared = []
-    if "xl/sharedStrings.xml" in book.namelist():
-        root = ElementTree.fromstring(book.read("xl/sharedStrings.xml"))
-        shared = ["".join(t.text or "" for t in si.iter(f"{{{_MAIN}}}t"))
-                  for si in root.findall("m:si", ns)]
-    rels = ElementTree.fromstring(book.read("xl/_rels/workbook.xml.rels"))
-    targets = {r.get("Id"): r.get("Target") for r in rels.findall(f"{{{_PKG}}}Relationship")}
-    workbook = ElementTree.fromstring(book.read("xl/workbook.xml"))
-    sheets = {}
-    for sheet in workbook.iter(f"{{{_MAIN}}}sheet"):
-        target = targets[sheet.get(f"{{{_REL}}}id")].lstrip("/")
-        part = target if target.startswith("xl/") else f"xl/{target}"
-        sheets[sheet.get("name")] = _rows(ElementTree.fromstring(book.read(part)), shared)
-    return sheets
-
-
-def _rows(root, shared: list[str]) -> list[list[object]]:
-    rows = []
-    for row in root.iter(f"{{{_MAIN}}}row"):
-        cells: dict[int, object] = {}
-        for cell in row.findall(f"{{{_MAIN}}}c"):
-            column_index = _column_index(cell.get("r", ""), len(cells))
-            cells[column_index] = _cell_value(cell, shared)
-        if cells:
-            rows.append([cells.get(i, "") for i in range(max(cells) + 1)])
-    return rows
-
-
-def _column_index(ref: str, default: int) -> int:
-    letters = re.match(r"[A-Z]+", ref)
-    if not letters:
-        return default
-    index = 0
-    for letter in letters.group():
-        index = index * 26 + ord(letter) - 64
-    return index - 1
-
-
-def _cell_value(cell, shared: list[str]) -> object:
-    kind = cell.get("t")
-    if kind == "inlineStr":
-        return "".join(t.text or "" for t in cell.iter(f"{{{_MAIN}}}t"))
-    value = cell.find(f"{{{_MAIN}}}v")
-    text = value.text if value is not None and value.text is not None else ""
-    if kind == "s":
-        return shared[int(text)] if text.isdigit() and int(text) < len(shared) else ""
-    if kind in ("str", "e", "b"):
-        return text
-    return number(text) if text else ""
+        return sheet_rows(path, MAX_BYTES * 4)
+    except UnreadableWorkbook as exc:
+        raise Unreadable(str(exc)) from None
 
 
 def write_xlsx(path: Path, sheets: dict[str, list[list[object]]]) -> None:
@@ -183,16 +123,16 @@ def write_xlsx(path: Path, sheets: dict[str, list[list[object]]]) -> None:
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as book:
         book.writestr("[Content_Types].xml", _content_types(len(names)))
         book.writestr("_rels/.rels", f'<?xml version="1.0" encoding="UTF-8"?><Relationships '
-                      f'xmlns="{_PKG}"><Relationship Id="rId1" Type="{_REL}/officeDocument" '
+                      f'xmlns="{PKG_NS}"><Relationship Id="rId1" Type="{REL_NS}/officeDocument" '
                       'Target="xl/workbook.xml"/></Relationships>')
         sheet_list = "".join(f'<sheet name="{escape(n)}" sheetId="{i}" r:id="rId{i}"/>'
                              for i, n in enumerate(names, 1))
         book.writestr("xl/workbook.xml", f'<?xml version="1.0" encoding="UTF-8"?><workbook '
-                      f'xmlns="{_MAIN}" xmlns:r="{_REL}"><sheets>{sheet_list}</sheets></workbook>')
-        rels = "".join(f'<Relationship Id="rId{i}" Type="{_REL}/worksheet" '
+                      f'xmlns="{MAIN_NS}" xmlns:r="{REL_NS}"><sheets>{sheet_list}</sheets></workbook>')
+        rels = "".join(f'<Relationship Id="rId{i}" Type="{REL_NS}/worksheet" '
                        f'Target="worksheets/sheet{i}.xml"/>' for i in range(1, len(names) + 1))
         book.writestr("xl/_rels/workbook.xml.rels", f'<?xml version="1.0" encoding="UTF-8"?>'
-                      f'<Relationships xmlns="{_PKG}">{rels}</Relationships>')
+                      f'<Relationships xmlns="{PKG_NS}">{rels}</Relationships>')
         for i, name in enumerate(names, 1):
             book.writestr(f"xl/worksheets/sheet{i}.xml", _sheet_xml(sheets[name]))
 
@@ -220,7 +160,7 @@ def _sheet_xml(rows: list[list[object]]) -> str:
             else:
                 cells.append(f'<c r="{ref}" t="inlineStr"><is><t>{escape(str(value))}</t></is></c>')
         body.append(f'<row r="{r}">{"".join(cells)}</row>')
-    return (f'<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="{_MAIN}"><sheetData>'
+    return (f'<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="{MAIN_NS}"><sheetData>'
             f'{"".join(body)}</sheetData></worksheet>')
 
 

@@ -43,6 +43,31 @@ def test_a_quoted_sheet_name_may_hold_spaces(tmp_path):
 
 
 @pytest.mark.fast
+def test_a_table_holding_another_sheet_than_the_one_the_task_names_is_named(tmp_path):
+    """Qwen2.5-Coder-1.5B on conversion-xlsx-to-csv (2026-11-27): pd.read_excel('budget.xlsx')
+    read the first sheet, 2023, into budget_2024.csv."""
+    book = openpyxl.Workbook()
+    for title, rows in (("2023", [("Rent", 1200.5), ("Travel", 300)]),
+                        ("2024", [("Rent", 1300), ("Travel", 310.25)])):
+        sheet = book.create_sheet(title)
+        for row in (("Category", "Amount"), *rows):
+            sheet.append(row)
+    del book["Sheet"]
+    book.save(tmp_path / "budget.xlsx")
+    task = "budget.xlsx has a sheet per year. Export the 2024 sheet to budget_2024.csv."
+    (tmp_path / "budget_2024.csv").write_text("Category,Amount\nRent,1200.5\nTravel,300\n")
+    assert unmet(task, ["budget_2024.csv"], str(tmp_path), ["budget.xlsx"]) == (
+        "Not done yet: budget_2024.csv holds the sheet 2023 of budget.xlsx, not the sheet 2024 "
+        "the task names (pd.read_excel reads the first sheet unless given sheet_name='2024'). "
+        "Fix the code and run it again.")
+    (tmp_path / "budget_2024.csv").write_text("Category,Amount\nRent,1300.0\nTravel,310.25\n")
+    assert unmet(task, ["budget_2024.csv"], str(tmp_path), ["budget.xlsx"]) is None
+    (tmp_path / "budget_2024.csv").write_text("Category,Amount\nRent,1200.5\nTravel,300\n")
+    assert unmet("Export budget.xlsx to a.csv", ["budget_2024.csv"], str(tmp_path),
+                 ["budget.xlsx"]) is None  # no sheet named
+
+
+@pytest.mark.fast
 def test_numbers_written_as_text_are_named_when_the_task_asks_for_numbers(tmp_path):
     rows = [{"sku": "SKU-300", "quantity": "437", "price": "39.49", "code": "007"}]
     (tmp_path / "inventory.json").write_text(json.dumps(rows))
