@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from interp.core import exits
 from interp.core.exits import Ending
 from interp.core.history import Entry, user_message
+from interp.core.installs import installed_nothing, only_installs
 
 REPEATS_TO_STOP = 3
 _BLOCK_NAME = re.compile(r"<block \d+>")  # tracebacks name the block: the same error each time
@@ -90,8 +91,8 @@ class LoopGuard:
             self._failing = failing_line(code, result.output.text, index)
             source = (language, code.strip())
             self._failures[source] = Failure(index, self._failing, source=source)
-        else:  # what ran since may have changed what the failed code meets (an install, a file)
-            self._failures.clear()
+        elif not (only_installs(language, code) and installed_nothing(result.output.text)):
+            self._failures.clear()  # what ran may have changed what the failed code meets
         key = "\0".join(_BLOCK_NAME.sub("<block>", str(part))
                         for part in (language, code.strip(), *seen))
         self._reply.append((key, (language, code.strip()), failed))

@@ -13,6 +13,7 @@ from interp.core.expectations import mismatch_note, mismatches
 from interp.core.fences import fence
 from interp.core.figures import plot_text
 from interp.core.history import Entry
+from interp.core.installs import after_installs
 
 
 def model_text(record: BlockRecord, plots: bool = False) -> str:
@@ -86,6 +87,8 @@ def next_step(records: list[BlockRecord], task: str, unmet: str | None = None) -
         ask = mismatch_note(found)  # its own comments say the output is wrong
     elif last.status == "ok" and unmet:
         ask = unmet
+    elif last.status == "ok" and (installed := after_installs(considered)):
+        ask = installed  # else "the output above answers it" invites an answer from pip's log
     if len(task) > TASK_CHARS or "\n" in task.strip():  # a long task is not repeated
         return ask.replace("answers it", "answers your task")
     return f"Your task: {task.strip()}\n{ask}"
