@@ -58,20 +58,47 @@ def in_values(pd, name, table, key):
     return None
 
 
-def in_columns(name, table, key):
-    """A merge's _x/_y columns named like the missing one, as a note, or None."""
+def in_columns(name, table, key, seen=None, wanted=None):
+    """A merge's _x/_y columns named like the missing one, as a note, or None; with the
+    rename that keeps both columns apart when another table in `seen` has the column (to
+    `wanted`, the name the failing line asks for, if any)."""
     if not isinstance(key, str) or key in table.columns:
         return None
     names = [column for column in table.columns if isinstance(column, str)]
     merged = [column for column in names if column in [key + end for end in MERGED]]
     if merged:
-        return ("%s has no column %r, but %s: merge() adds _x and _y to a column both tables "
-                "have (merge on it, or drop it from one table first)"
-                % (name, key, " and ".join(merged)))
+        note = ("%s has no column %r, but %s: merge() adds _x and _y to a column both tables "
+                "have" % (name, key, " and ".join(merged)))
+        other = merged_from(seen or {}, name, key)
+        if other is None:
+            return note + " (merge on it, or drop it from one table first)"
+        new = wanted or "%s_%s" % (other, key)
+        return note + ("; to keep both, rename it in %s before the merge: %s = %s.rename("
+                       "columns={%r: %r})" % (other, other, other, key, new))
     if key.endswith(MERGED) and key[:-2] in names:
         return ("%s has no column %r, but %r: the _x and _y names exist only after a merge of "
                 "two tables that both have %r" % (name, key, key[:-2], key[:-2]))
     return None
+
+
+def merged_from(seen, name, key):
+    """The other DataFrame in `seen` that has the column `key` (what was merged in), or None."""
+    pd = sys.modules.get("pandas")
+    for other, value in seen.items():
+        if (other != name and not other.startswith("_") and pd is not None
+                and isinstance(value, pd.DataFrame) and key in value.columns):
+            return other
+    return None
+
+
+def asked_names(exc, table):
+    """The quoted names on the failing line that are not columns of `table`."""
+    import linecache
+    import re
+    frame, number = failing_frame(exc)
+    line = linecache.getline(frame.f_code.co_filename, number) if frame is not None else ""
+    return [found[1] for found in re.findall(r"\[\s*([\"'])(\w+)\1\s*\]", line)
+            if found[1] not in table.columns]
 
 
 def abbreviates(key, name):
@@ -153,9 +180,10 @@ def in_dates(pd, name, table, key):
     return None
 
 
-def placed(name, value, key):
+def placed(name, value, key, seen=None, exc=None):
     """What a variable on the failing line says about the missing key, as (note, a key like
-    it to use instead), or (None, None)."""
+    it to use instead), or (None, None); `seen`: the variables of the failing frame, `exc`
+    the error (for the failing line)."""
     if isinstance(value, dict):
         if not value or key in value:
             return None, None
@@ -176,7 +204,9 @@ def placed(name, value, key):
             return note, None
     if not isinstance(value, pd.DataFrame):
         return None, None
-    note = in_values(pd, name, value, key) or in_columns(name, value, key)
+    wanted = [asked for asked in (asked_names(exc, value) if exc is not None else [])
+              if asked != key and isinstance(key, str) and key in asked]
+    note = in_values(pd, name, value, key) or in_columns(name, value, key, seen, first(wanted))
     if note:
         return note, None
     sheet = str(key) if isinstance(key, (str, int)) and key not in value.columns else None
@@ -207,7 +237,7 @@ def key_note(namespace, exc):
         hash(key)
         seen = failing_frame_names(exc, namespace)
         for name in sorted(failing_names(exc)):
-            note, other = placed(name, seen.get(name), key)
+            note, other = placed(name, seen.get(name), key, seen, exc)
             if note:
                 return clipped(note + (keyed_line(exc, key, other) if other else ""))
     except Exception:  # the user's objects may be in any state; the note is only a help

@@ -336,7 +336,14 @@ def test_a_missing_column_named_like_one_a_merge_made_is_explained(py, collect):
     """))
     assert res.notes[0] == (
         "df has no column 'temperature', but temperature_x and temperature_y: merge() adds _x "
-        "and _y to a column both tables have (merge on it, or drop it from one table first)")
+        "and _y to a column both tables have; to keep both, rename it in sensor_means before "
+        "the merge: sensor_means = sensor_means.rename(columns={'temperature': "
+        "'mean_temperature'})")  # the name the failing line asks for
+    _, res = collect(py, "df['temperature'].fillna(0)")
+    assert res.notes[0].endswith("sensor_means = sensor_means.rename(columns={'temperature': "
+                                 "'sensor_means_temperature'})")
+    _, res = collect(py, "del sensor_means\ndf['temperature']")
+    assert res.notes[0].endswith("have (merge on it, or drop it from one table first)")
     _, res = collect(py, setup + "sensor_means = df.groupby('sensor')['temperature_x'].mean()")
     assert res.error == "KeyError: 'Column not found: temperature_x'"
     assert res.notes[0] == ("df has no column 'temperature_x', but 'temperature': the _x and _y "
