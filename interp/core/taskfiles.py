@@ -82,6 +82,7 @@ def unmet(task: str, written: list[str], root: str, named: list[str] = (),
             problems += [problem for source, rows in made_from
                          for problem in _lost_values(name, table, source, rows)]
             problems += _pivot_problems(name, table, task, [rows for _, rows in made_from])
+            problems += _pivot_rows(name, table, task, [rows for _, rows in made_from], code)
             problems += _other_sheet(name, table, task, root, named)
     if not problems:
         return None
@@ -274,6 +275,22 @@ def _pivot_problems(name: str, table: list[list[str]], task: str,
                 return [f"the task asks for the {word} values as columns ({_shown(values)}), "
                         f"but {name} has the columns {', '.join(table[0][:8])}"
                         + _pivot_call(task, source[0], column)]
+    return []
+
+
+def _pivot_rows(name: str, table: list[list[str]], task: str,
+                sources: list[list[list[str]]], code: str) -> list[str]:
+    """A table the task wants with a column's values as its rows, written without them (a
+    pivot saved with to_csv(index=False) loses its index, which holds them)."""
+    cells = {cell.strip().casefold() for row in table for cell in row}
+    for word in (a or b for a, b in _AS_ROWS.findall(task)):
+        for source in sources:
+            values = _column_values(source, _column(source[0], word))
+            if values and not cells & {value.casefold() for value in values}:
+                why = (": to_csv(index=False) leaves out the index, which holds them; save it "
+                       "with the index" if "index=False" in code.replace(" ", "") else "")
+                return [f"the task asks for the {word} values as rows ({_shown(values)}), but "
+                        f"{name} does not hold them{why}"]
     return []
 
 

@@ -162,12 +162,30 @@ def test_a_pivot_written_without_the_values_it_asks_as_columns_is_named(tmp_path
     assert unmet(task, ["grades_pivot.csv"], str(tmp_path), ["grades.csv", "grades_pivot.csv"]) == (
         "Not done yet: the task asks for the subject values as columns (math, art, science), "
         "but grades_pivot.csv has the columns grade (with pandas, df.pivot_table(index='class', "
-        "columns='subject', values='grade', aggfunc='mean') has one column per subject). Fix "
-        "the code and run it again.")
+        "columns='subject', values='grade', aggfunc='mean') has one column per subject); the "
+        "task asks for the class values as rows (Red, Blue), but grades_pivot.csv does not hold "
+        "them. Fix the code and run it again.")
     (tmp_path / "grades_pivot.csv").write_text("class,art,math,science\nBlue,4.0,,\nRed,,3.0,5.0\n")
     assert unmet(task, ["grades_pivot.csv"], str(tmp_path), ["grades.csv"]) is None
     quarters = "Make a pivot from grades.csv with the quarters as columns; save grades_pivot.csv."
     assert unmet(quarters, ["grades_pivot.csv"], str(tmp_path), ["grades.csv"]) is None  # no such column
+
+
+@pytest.mark.fast
+def test_a_pivot_written_without_its_rows_is_named(tmp_path):
+    """Qwen2.5-Coder-1.5B on pivot-mean-grades (2026-11-28) made the pivot with pivot_table
+    and saved it with to_csv(index=False): the classes were gone."""
+    (tmp_path / "grades.csv").write_text("student,class,subject,grade\nA,Red,math,3\n"
+                                         "B,Blue,art,4\n")
+    (tmp_path / "grades_pivot.csv").write_text("art,math\n,3.0\n4.0,\n")
+    task = "Build the average grade per class (rows) and subject (columns) in grades_pivot.csv."
+    code = "pivot = df.pivot_table(index='class', columns='subject')\npivot.to_csv(out, index = False)"
+    assert unmet(task, ["grades_pivot.csv"], str(tmp_path), ["grades.csv"], code=code) == (
+        "Not done yet: the task asks for the class values as rows (Red, Blue), but "
+        "grades_pivot.csv does not hold them: to_csv(index=False) leaves out the index, which "
+        "holds them; save it with the index. Fix the code and run it again.")
+    (tmp_path / "grades_pivot.csv").write_text("class,art,math\nRed,,3.0\nBlue,4.0,\n")
+    assert unmet(task, ["grades_pivot.csv"], str(tmp_path), ["grades.csv"], code=code) is None
 
 
 @pytest.mark.fast
