@@ -41,11 +41,14 @@ def _axes_head(axes: AxesPlot) -> str:
 def _series(series: Series) -> str:
     name = _quoted(" labelled", series.label)
     if series.kind in ("bar", "pie") and series.labels:
-        what = "bars" if series.kind == "bar" else "wedges"
+        what = ("bar" if series.kind == "bar" else "wedge") + ("s" if series.count != 1 else "")
         items = ", ".join(f"{label} {_number(value)}"
                           for label, value in list(series.items.items())[:MAX_ITEMS])
         more = series.count - min(len(series.labels), MAX_ITEMS)
-        return f"{series.count} {what}{name}: {items}" + (f", and {more} more" if more > 0 else "")
+        alone = (" (a pie of one wedge shows no share: one pie with a wedge for each value does)"
+                 if series.kind == "pie" and series.count == 1 else "")
+        return (f"{series.count} {what}{name}: {items}" + (f", and {more} more" if more > 0 else "")
+                + alone)
     if series.kind == "hist":
         counted = f" of {_number(series.total)} values" if series.total is not None else ""
         return f"a histogram{name}{counted} in {series.count} bins{_range(' from', series.x)}"

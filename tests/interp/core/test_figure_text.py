@@ -43,3 +43,14 @@ def test_subplots_lines_points_histograms_and_the_bounds():
 
 def test_an_empty_figure_says_so():
     assert plot_text("e.png", Plot.from_dict({"axes": []})).endswith("- nothing: the figure is empty")
+
+
+def test_a_pie_of_one_wedge_is_called_out():
+    """Qwen2.5-Coder-1.5B on charts-market-share-pie (2026-11-28) drew one pie per company,
+    each a single wedge, and called the task done."""
+    plot = Plot.from_dict({"title": "", "axes": [{
+        "title": "Share of Revenue for Stark", "xlabel": "", "ylabel": "",
+        "series": [{"kind": "pie", "count": 1, "labels": ["Stark"], "values": [0.184561]}]}]})
+    assert plot_text("/w/share_Stark.png", plot).endswith(
+        "  - 1 wedge: Stark 0.184561 (a pie of one wedge shows no share: one pie with a wedge "
+        "for each value does)")
