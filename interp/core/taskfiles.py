@@ -40,6 +40,7 @@ SHOWN = 4  # names or values in one note
 TABLE_BYTES = 1024 * 1024  # larger tables are not compared
 WORKBOOK_BYTES = 4 * 1024 * 1024  # of a workbook's parts, unpacked: larger ones are not read
 _DIGIT = re.compile(r"\d")
+_SYMBOLS = "$€£¥,%"  # around a number in a cell: currency, thousands separators, percent
 _DELETES = re.compile(r"\b(?:delet|remov|clean|clear|eras|purg|prun|wip|trash|discard|rm\b)",
                       re.IGNORECASE)
 
@@ -236,8 +237,21 @@ def _lost_values(name: str, written: list[list[str]], source: str,
             shown = ", ".join(f'"{value.strip()[:30]}"' for value in lost[:SHOWN])
             problems.append(f"{header} is empty in {len(lost)} row{'s' if len(lost) != 1 else ''}"
                             f" of {name} where {source} has a number ({shown}): those values "
-                            f"were lost, not converted")
+                            f"were lost, not converted{_stripping(header, lost)}")
     return problems
+
+
+def _stripping(header: str, lost: list[str]) -> str:
+    """How to keep lost values whose number sits among symbols ("$1,299.00"): the characters
+    to remove first, with the pandas call; "" when they hold other text."""
+    extra = sorted({char for value in lost for char in value.strip()
+                    if not (char.isdigit() or char in ".-+")})
+    if not extra or not all(char in _SYMBOLS for char in extra):
+        return ""
+    chars = "".join(extra)
+    return (f" (remove {' and '.join(extra)} before converting: with pandas, "
+            f"pd.to_numeric(df[{header!r}].astype(str).str.replace('[{chars}]', '', regex=True), "
+            f"errors='coerce'))")
 
 
 class _Tables:

@@ -102,7 +102,9 @@ def test_values_a_cleaned_table_lost_are_named(tmp_path):
     note = unmet(task, ["products_clean.csv"], str(tmp_path), ["products.csv", "products_clean.csv"])
     assert note == ('Not done yet: price is empty in 2 rows of '
                     'products_clean.csv where products.csv has a number ("1,397.87", '
-                    '"$1,299.00"): those values were lost, not converted. Fix the code '
+                    '"$1,299.00"): those values were lost, not converted (remove $ and , '
+                    "before converting: with pandas, pd.to_numeric(df['price'].astype(str)"
+                    ".str.replace('[$,]', '', regex=True), errors='coerce')). Fix the code "
                     'and run it again.')
     (tmp_path / "products_clean.csv").write_text(
         "sku,price\nP100,1397.87\nP101,618.69\nP102,\nP103,\nP104,1299.0\n")
