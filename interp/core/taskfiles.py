@@ -27,6 +27,7 @@ _AS_NUMBERS = re.compile(r"\bas\s+(?:numbers|numeric(?:\s+values)?|integers|floa
 # "per class (rows) and subject (columns)", "with the subjects as columns"
 _AS_COLUMNS = re.compile(r"\b(\w+)\s*\(columns\)|\b(\w+)\s+as\s+(?:the\s+)?columns\b",
                          re.IGNORECASE)
+_ABSOLUTE = re.compile(r"""["'](/[^"'\n]{1,200})["']""")  # a quoted absolute path
 _CSV_NAME = re.compile(r"[\w./-]+\.csv\b")
 # a key the code looks up: row["qty"], "qty" in row, row.get("qty")
 _LOOKED_UP = re.compile(r"""\[\s*(["'])([\w ]{2,40})\1\s*\]|(["'])([\w ]{2,40})\3\s+in\s+\w"""
@@ -64,7 +65,7 @@ def unmet(task: str, written: list[str], root: str, named: list[str] = (),
         problems.append(f"{len(deleted)} file{'s' if len(deleted) != 1 else ''} left the working "
                         f"folder ({_shown(deleted)}) and none were written in it: files moved "
                         f"elsewhere are no longer in the working folder, where the task's files "
-                        f"are")
+                        f"are{_outside(code, root)}")
     sheets = [m.group("quoted") or m.group("word") for m in _SHEET.finditer(task)]
     numbers = bool(_AS_NUMBERS.search(task))
     tables = _Tables(root)
@@ -127,6 +128,18 @@ def _cell(value: object) -> object:
         return round(float(value), 6)
     except (TypeError, ValueError):
         return str(value).strip()
+
+
+def _outside(code: str, root: str) -> str:
+    """The absolute folders the code names outside the working folder, as the end of a note."""
+    inside = Path(root).resolve()
+    named = [path for path in dict.fromkeys(_ABSOLUTE.findall(code))
+             if not path.startswith(("/dev/", "/proc/"))
+             and not Path(path).resolve().is_relative_to(inside)]
+    if not named:
+        return ""
+    paths = " and ".join(f"'{path}'" for path in named[:2])
+    return f" (the code names {paths}, outside the working folder {root}: use relative paths)"
 
 
 def _sheet_problems(name: str, path: Path, wanted: list[str]) -> list[str]:

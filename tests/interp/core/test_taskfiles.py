@@ -134,6 +134,12 @@ def test_files_that_left_the_working_folder_are_named_unless_the_task_deletes(tm
         "(downloads/archive.zip, downloads/data.csv, downloads/notes.txt, downloads/photo.jpg, "
         "…) and none were written in it: files moved elsewhere are no longer in the working "
         "folder, where the task's files are. Fix the code and run it again.")
+    code = (f"source_dir = '{tmp_path}/downloads'\n"
+            "destination_dir = '/tmp/interp-task-shell-organize-by-extension'")
+    assert unmet(task, [], str(tmp_path), [], gone, code=code).endswith(
+        "where the task's files are (the code names '/tmp/interp-task-shell-organize-by-"
+        f"extension', outside the working folder {tmp_path}: use relative paths). Fix the code "
+        "and run it again.")
     assert unmet("Delete the .tmp files in cache.", [], str(tmp_path), [], gone) is None
     assert unmet(task, ["downloads/zip/archive.zip"], str(tmp_path), [], gone) is None
 
