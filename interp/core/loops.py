@@ -16,6 +16,7 @@ from interp.core.installs import installed_nothing, only_installs
 
 REPEATS_TO_STOP = 3
 _BLOCK_NAME = re.compile(r"<block \d+>")  # tracebacks name the block: the same error each time
+_ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")  # `<... object at 0x7f...>` differs each run
 REPEAT_NOTE = ("Note: this is the same code with the same output as {when}. Do not run it "
                "again: if this output answers the task, reply with your final answer now "
                "(stating the result, no code); otherwise try a different approach.")
@@ -91,9 +92,11 @@ class LoopGuard:
             self._failing = failing_line(code, result.output.text, index)
             source = (language, code.strip())
             self._failures[source] = Failure(index, self._failing, source=source)
-        elif not (only_installs(language, code) and installed_nothing(result.output.text)):
+        elif only_installs(language, code) and installed_nothing(result.output.text):
+            self.fell_short(language, code, index)  # it changed nothing: proposed again, asked again
+        else:
             self._failures.clear()  # what ran may have changed what the failed code meets
-        key = "\0".join(_BLOCK_NAME.sub("<block>", str(part))
+        key = "\0".join(_ADDRESS.sub("0x?", _BLOCK_NAME.sub("<block>", str(part)))
                         for part in (language, code.strip(), *seen))
         self._reply.append((key, (language, code.strip()), failed))
 

@@ -56,3 +56,14 @@ def test_after_an_install_the_task_s_code_is_asked_for(server, make_session):
     server.script([f"```shell\n{sys.executable} -m pip install --help > /dev/null\n```", "ok"])
     run(make_session(server, tools="off"), "What is the area?")
     assert told(server, 1).endswith(f"Your task: What is the area?\n{INSTALLED_NEXT}")
+
+
+def test_an_install_that_installed_nothing_proposed_again_is_asked_again(server, make_session):
+    """The same model (2026-11-28, after the note above) proposed the same install five times
+    until --max-turns: pip's log differs each run by the addresses it prints."""
+    server.script([FAILING, INSTALL_NOTHING, INSTALL_NOTHING, "The area is 10.67."])
+    events = run(make_session(server, tools="off", model_cls=Sampled), "What is the area?")
+    assert [e["status"] for e in of(events, "block.finished")] == ["error", "ok"]
+    assert notices(events) == ["The model proposed the code of block 2 again, which did not do "
+                               "the task; it was not run. Asking again with sampling "
+                               "(temperature 0.7)."]
