@@ -1,22 +1,21 @@
 """What a task says of a file it asks for, checked against the file a block wrote: the name of
 a workbook's sheet ("with one sheet named Orders"), values wanted as numbers ("with the
 quantity and the price as numbers"), a pivot's columns ("per class (rows) and subject
-(columns)"), rows and values of the table it was made from that a copy lost ("$1,299.00" made
-empty), files written in place of the one it names, and files that left the working folder
+(columns)"), rows and values of the table or sheet it was made from that a copy lost
+("$1,299.00" made empty: madefrom.py), files written in place of the one it names, and files that left the working folder
 when it deletes none. Small models read "Files created: orders.xlsx (sheet Sheet1)" and call
 the task done; a note that names the difference is one they act on."""
 
 from __future__ import annotations
 
 import csv
-import difflib
 import re
 from pathlib import Path
 
 from interp.core.file_formats import (UnreadableWorkbook, numbers_as_text, read_json,
                                       sheet_names, table_rows)
+from interp.core.madefrom import SHOWN, empty_table, lost_values, other_sheet, shown
 from interp.core.savedscripts import RUN_WITH
-from interp.core.workbooks import sheet_rows
 
 # "sheet named Orders", "worksheet called 'Q1 sales'", "a tab titled Summary"
 _SHEET = re.compile(r"\b(?:work)?(?:sheet|tab)\s+(?:named|called|titled)\s+"
@@ -30,18 +29,12 @@ _AS_COLUMNS = re.compile(r"\b(\w+)\s*\(columns\)|\b(\w+)\s+as\s+(?:the\s+)?colum
 _ABSOLUTE = re.compile(r"""["'](/[^"'\n]{1,200})["']""")  # a quoted absolute path
 _CSV_NAME = re.compile(r"[\w./-]+\.csv\b")
 # a key the code looks up: row["qty"], "qty" in row, row.get("qty")
-_LOOKED_UP = re.compile(r"""\[\s*(["'])([\w ]{2,40})\1\s*\]|(["'])([\w ]{2,40})\3\s+in\s+\w"""
-                        r"""|\.get\(\s*(["'])([\w ]{2,40})\5""")
 SCRIPT_CHARS = 100_000  # of a named script searched for the tables it reads
 _AS_ROWS = re.compile(r"\b(\w+)\s*\(rows\)|\b(\w+)\s+as\s+(?:the\s+)?rows\b", re.IGNORECASE)
 AGGREGATES = {"average": "mean", "mean": "mean", "total": "sum", "sum": "sum", "count": "count",
               "number of": "count", "max": "max", "highest": "max", "min": "min", "lowest": "min"}
 PIVOT_VALUES = 50  # a column with more distinct values is no pivot's columns
-SHOWN = 4  # names or values in one note
 TABLE_BYTES = 1024 * 1024  # larger tables are not compared
-WORKBOOK_BYTES = 4 * 1024 * 1024  # of a workbook's parts, unpacked: larger ones are not read
-_DIGIT = re.compile(r"\d")
-_SYMBOLS = "$€£¥,%"  # around a number in a cell: currency, thousands separators, percent
 _DELETES = re.compile(r"\b(?:delet|remov|clean|clear|eras|purg|prun|wip|trash|discard|rm\b)",
                       re.IGNORECASE)
 
@@ -60,10 +53,10 @@ def unmet(task: str, written: list[str], root: str, named: list[str] = (),
                    and Path(name).stem.casefold().startswith(stem)]
         if instead:
             problems.append(f"the task asks for one file, {wanted}, which is still missing; the "
-                            f"code wrote {_shown(instead)} instead")
+                            f"code wrote {shown(instead)} instead")
     if deleted and not written and not _DELETES.search(task):
         problems.append(f"{len(deleted)} file{'s' if len(deleted) != 1 else ''} left the working "
-                        f"folder ({_shown(deleted)}) and none were written in it: files moved "
+                        f"folder ({shown(deleted)}) and none were written in it: files moved "
                         f"elsewhere are no longer in the working folder, where the task's files "
                         f"are{_outside(code, root)}")
     sheets = [m.group("quoted") or m.group("word") for m in _SHEET.finditer(task)]
@@ -80,54 +73,16 @@ def unmet(task: str, written: list[str], root: str, named: list[str] = (),
         elif suffix == ".csv" and (table := tables.read(name)):
             made_from = [(source, rows) for source in sources if source != name
                          and source not in written and (rows := tables.read(source))]
-            problems += _empty_table(name, table, made_from, code)
+            problems += empty_table(name, table, made_from, code)
             problems += [problem for source, rows in made_from
-                         for problem in _lost_values(name, table, source, rows)]
+                         for problem in lost_values(name, table, source, rows)]
             problems += _pivot_problems(name, table, task, [rows for _, rows in made_from])
             problems += _pivot_rows(name, table, task, [rows for _, rows in made_from], code)
-            problems += _other_sheet(name, table, task, root, named)
+            problems += other_sheet(name, table, task, root, named)
     if not problems:
         return None
     return ("Not done yet: " + "; ".join(problems)
             + ". Fix the code and run it again.")
-
-
-def _other_sheet(name: str, table: list[list[str]], task: str, root: str,
-                 named: list[str]) -> list[str]:
-    """A written table that holds another sheet of a workbook the task names than the one
-    sheet it names ("Export the 2024 sheet": pd.read_excel reads the first sheet, 2023)."""
-    for book in named:
-        if Path(book).suffix.lower() not in (".xlsx", ".xlsm"):
-            continue
-        try:
-            sheets = sheet_rows(Path(root, book), WORKBOOK_BYTES)
-        except (OSError, UnreadableWorkbook):
-            continue
-        wanted = [sheet for sheet in sheets
-                  if re.search(rf"(?<!\w){re.escape(sheet)}(?!\w)", task, re.IGNORECASE)]
-        if len(sheets) < 2 or len(wanted) != 1:
-            continue
-        cells = _cells(table)
-        copied = [sheet for sheet, rows in sheets.items() if _cells(rows) == cells]
-        if copied and wanted[0] not in copied:
-            return [f"{name} holds the sheet {copied[0]} of {book}, not the sheet {wanted[0]} "
-                    f"the task names (pd.read_excel reads the first sheet unless given "
-                    f"sheet_name='{wanted[0]}')"]
-    return []
-
-
-def _cells(rows: list[list[object]]) -> list[tuple[object, ...]]:
-    """A table's rows for comparing one read from CSV with one from a sheet: numbers as
-    numbers, blank rows left out."""
-    return [tuple(_cell(value) for value in row) for row in rows
-            if any(str(value).strip() for value in row)]
-
-
-def _cell(value: object) -> object:
-    try:
-        return round(float(value), 6)
-    except (TypeError, ValueError):
-        return str(value).strip()
 
 
 def _outside(code: str, root: str) -> str:
@@ -185,88 +140,6 @@ def _tables_of(named: list[str], root: str) -> list[str]:
     return tables
 
 
-def _empty_table(name: str, table: list[list[str]],
-                 made_from: list[tuple[str, list[list[str]]]], code: str) -> list[str]:
-    """A written table with a header and no rows, made from a table of the task that has
-    rows: the code skipped every row (`"qty" in row` where the file says quantity), with the
-    keys the code looks up that the table lacks."""
-    if len(table) != 1:
-        return []
-    for source, rows in made_from:
-        if len(rows) > 1:
-            return [f"{name} has no rows, while {source} has {len(rows) - 1:,}: the code "
-                    f"skipped every row{_unknown_keys(code, source, rows[0])}"]
-    return []
-
-
-def _unknown_keys(code: str, source: str, header: list[str]) -> str:
-    """How the code's keys differ from a table's columns (`header`), as the end of a note:
-    the keys it looks up that are like a column but are not one."""
-    columns = [column.strip() for column in header]
-    keys = [key for found in _LOOKED_UP.findall(code) for key in found[1::2] if key]
-    unknown = [key for key in dict.fromkeys(keys) if key not in columns and _like(key, columns)]
-    if not unknown:
-        return ""
-    looked = " and ".join(f"'{key}'" for key in unknown[:2])
-    return (f" (it looks up {looked}, but {source}'s columns are {_shown(columns)}: "
-            f"{_like(unknown[0], columns)} is the closest)")
-
-
-def _like(key: str, columns: list[str]) -> str | None:
-    """The column a key stands for: a close spelling, or its abbreviation (qty: quantity)."""
-    close = difflib.get_close_matches(key, columns, n=1, cutoff=0.6)
-    if close:
-        return close[0]
-    letters = key.casefold()
-    for column in columns:
-        name = column.casefold()
-        if letters[0] == name[:1] and len(letters) < len(name) and _in_order(letters, name):
-            return column
-    return None
-
-
-def _in_order(letters: str, word: str) -> bool:
-    """Whether `letters` occur in `word` in the same order."""
-    rest = iter(word)
-    return all(letter in rest for letter in letters)
-
-
-def _lost_values(name: str, written: list[list[str]], source: str,
-                 before: list[list[str]]) -> list[str]:
-    """Columns of a written table left empty in some rows (not all) where the table it was
-    made from (as many rows, the same column) held a number, perhaps among other characters."""
-    if len(written) != len(before) or len(written) < 2:
-        return []
-    problems = []
-    for column, header in enumerate(written[0]):
-        if header not in before[0]:
-            continue
-        old = before[0].index(header)
-        lost = [row_before[old] for row, row_before in zip(written[1:], before[1:])
-                if column < len(row) and not row[column].strip() and old < len(row_before)
-                and _DIGIT.search(row_before[old])]
-        kept = any(column < len(row) and row[column].strip() for row in written[1:])
-        if lost and kept:  # a column emptied on purpose loses every value
-            shown = ", ".join(f'"{value.strip()[:30]}"' for value in lost[:SHOWN])
-            problems.append(f"{header} is empty in {len(lost)} row{'s' if len(lost) != 1 else ''}"
-                            f" of {name} where {source} has a number ({shown}): those values "
-                            f"were lost, not converted{_stripping(header, lost)}")
-    return problems
-
-
-def _stripping(header: str, lost: list[str]) -> str:
-    """How to keep lost values whose number sits among symbols ("$1,299.00"): the characters
-    to remove first, with the pandas call; "" when they hold other text."""
-    extra = sorted({char for value in lost for char in value.strip()
-                    if not (char.isdigit() or char in ".-+")})
-    if not extra or not all(char in _SYMBOLS for char in extra):
-        return ""
-    chars = "".join(extra)
-    return (f" (remove {' and '.join(extra)} before converting: with pandas, "
-            f"pd.to_numeric(df[{header!r}].astype(str).str.replace('[{chars}]', '', regex=True), "
-            f"errors='coerce'))")
-
-
 class _Tables:
     """The CSV tables of the working folder, each read once (None: too large or unreadable)."""
 
@@ -285,10 +158,6 @@ class _Tables:
         return self._read[name]
 
 
-def _shown(names: list[str]) -> str:
-    return ", ".join(names[:SHOWN]) + (", …" if len(names) > SHOWN else "")
-
-
 def _pivot_problems(name: str, table: list[list[str]], task: str,
                     sources: list[list[list[str]]]) -> list[str]:
     """A pivot the task wants with a column's values as its columns, written without them."""
@@ -299,7 +168,7 @@ def _pivot_problems(name: str, table: list[list[str]], task: str,
             column = _column(source[0], word)
             values = _column_values(source, column)
             if values and not header & {value.casefold() for value in values}:
-                return [f"the task asks for the {word} values as columns ({_shown(values)}), "
+                return [f"the task asks for the {word} values as columns ({shown(values)}), "
                         f"but {name} has the columns {', '.join(table[0][:8])}"
                         + _pivot_call(task, source[0], column)]
     return []
@@ -316,7 +185,7 @@ def _pivot_rows(name: str, table: list[list[str]], task: str,
             if values and not cells & {value.casefold() for value in values}:
                 why = (": to_csv(index=False) leaves out the index, which holds them; save it "
                        "with the index" if "index=False" in code.replace(" ", "") else "")
-                return [f"the task asks for the {word} values as rows ({_shown(values)}), but "
+                return [f"the task asks for the {word} values as rows ({shown(values)}), but "
                         f"{name} does not hold them{why}"]
     return []
 

@@ -65,6 +65,14 @@ def test_a_table_holding_another_sheet_than_the_one_the_task_names_is_named(tmp_
     (tmp_path / "budget_2024.csv").write_text("Category,Amount\nRent,1200.5\nTravel,300\n")
     assert unmet("Export budget.xlsx to a.csv", ["budget_2024.csv"], str(tmp_path),
                  ["budget.xlsx"]) is None  # no sheet named
+    # the same model in interp --local (2026-11-28): a column of zeros named Total Amount
+    (tmp_path / "budget_2024.csv").write_text("Total Amount\n0\n0\n")
+    assert unmet(task, ["budget_2024.csv"], str(tmp_path), ["budget.xlsx"]) == (
+        "Not done yet: the task exports the sheet 2024 of budget.xlsx, whose columns are "
+        "Category, Amount, but budget_2024.csv has the columns Total Amount. Fix the code and "
+        "run it again.")
+    summary = "Sum the 2024 sheet of budget.xlsx per category into totals.csv."
+    assert unmet(summary, ["budget_2024.csv"], str(tmp_path), ["budget.xlsx"]) is None
 
 
 @pytest.mark.fast

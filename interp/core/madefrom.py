@@ -1,0 +1,149 @@
+"""A written table against the table or sheet it was made from: rows it skipped (with the
+keys the code looks up that the table lacks), values it lost ("$1,299.00" made empty), and a
+sheet other than the one the task names."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from pathlib import Path
+
+from interp.core.file_formats import UnreadableWorkbook
+from interp.core.workbooks import sheet_rows
+
+SHOWN = 4  # names or values in one note
+WORKBOOK_BYTES = 4 * 1024 * 1024  # of a workbook's parts, unpacked: larger ones are not read
+_DIGIT = re.compile(r"\d")
+_SYMBOLS = "$€£¥,%"  # around a number in a cell: currency, thousands separators, percent
+_EXPORTS = re.compile(r"\b(?:export|convert|cop(?:y|ie))", re.IGNORECASE)  # a sheet as it is
+_LOOKED_UP = re.compile(r"""\[\s*(["'])([\w ]{2,40})\1\s*\]|(["'])([\w ]{2,40})\3\s+in\s+\w"""
+                        r"""|\.get\(\s*(["'])([\w ]{2,40})\5""")
+
+
+def other_sheet(name: str, table: list[list[str]], task: str, root: str,
+                named: list[str]) -> list[str]:
+    """A written table that holds another sheet of a workbook the task names than the one
+    sheet it names ("Export the 2024 sheet": pd.read_excel reads the first sheet, 2023)."""
+    for book in named:
+        if Path(book).suffix.lower() not in (".xlsx", ".xlsm"):
+            continue
+        try:
+            sheets = sheet_rows(Path(root, book), WORKBOOK_BYTES)
+        except (OSError, UnreadableWorkbook):
+            continue
+        wanted = [sheet for sheet in sheets
+                  if re.search(rf"(?<!\w){re.escape(sheet)}(?!\w)", task, re.IGNORECASE)]
+        if len(sheets) < 2 or len(wanted) != 1:
+            continue
+        cells = _cells(table)
+        copied = [sheet for sheet, rows in sheets.items() if _cells(rows) == cells]
+        if copied and wanted[0] not in copied:
+            return [f"{name} holds the sheet {copied[0]} of {book}, not the sheet {wanted[0]} "
+                    f"the task names (pd.read_excel reads the first sheet unless given "
+                    f"sheet_name='{wanted[0]}')"]
+        header = [str(cell).strip() for cell in (sheets[wanted[0]] or [[]])[0]]
+        shared = {cell.casefold() for cell in header} & {c.strip().casefold() for c in table[0]}
+        if not copied and header and not shared and _EXPORTS.search(task):
+            return [f"the task exports the sheet {wanted[0]} of {book}, whose columns are "
+                    f"{shown(header)}, but {name} has the columns {shown(table[0])}"]
+    return []
+
+
+def _cells(rows: list[list[object]]) -> list[tuple[object, ...]]:
+    """A table's rows for comparing one read from CSV with one from a sheet: numbers as
+    numbers, blank rows left out."""
+    return [tuple(_cell(value) for value in row) for row in rows
+            if any(str(value).strip() for value in row)]
+
+
+def _cell(value: object) -> object:
+    try:
+        return round(float(value), 6)
+    except (TypeError, ValueError):
+        return str(value).strip()
+
+
+def empty_table(name: str, table: list[list[str]],
+                made_from: list[tuple[str, list[list[str]]]], code: str) -> list[str]:
+    """A written table with a header and no rows, made from a table of the task that has
+    rows: the code skipped every row (`"qty" in row` where the file says quantity), with the
+    keys the code looks up that the table lacks."""
+    if len(table) != 1:
+        return []
+    for source, rows in made_from:
+        if len(rows) > 1:
+            return [f"{name} has no rows, while {source} has {len(rows) - 1:,}: the code "
+                    f"skipped every row{_unknown_keys(code, source, rows[0])}"]
+    return []
+
+
+def _unknown_keys(code: str, source: str, header: list[str]) -> str:
+    """How the code's keys differ from a table's columns (`header`), as the end of a note:
+    the keys it looks up that are like a column but are not one."""
+    columns = [column.strip() for column in header]
+    keys = [key for found in _LOOKED_UP.findall(code) for key in found[1::2] if key]
+    unknown = [key for key in dict.fromkeys(keys) if key not in columns and _like(key, columns)]
+    if not unknown:
+        return ""
+    looked = " and ".join(f"'{key}'" for key in unknown[:2])
+    return (f" (it looks up {looked}, but {source}'s columns are {shown(columns)}: "
+            f"{_like(unknown[0], columns)} is the closest)")
+
+
+def _like(key: str, columns: list[str]) -> str | None:
+    """The column a key stands for: a close spelling, or its abbreviation (qty: quantity)."""
+    close = difflib.get_close_matches(key, columns, n=1, cutoff=0.6)
+    if close:
+        return close[0]
+    letters = key.casefold()
+    for column in columns:
+        name = column.casefold()
+        if letters[0] == name[:1] and len(letters) < len(name) and _in_order(letters, name):
+            return column
+    return None
+
+
+def _in_order(letters: str, word: str) -> bool:
+    """Whether `letters` occur in `word` in the same order."""
+    rest = iter(word)
+    return all(letter in rest for letter in letters)
+
+
+def lost_values(name: str, written: list[list[str]], source: str,
+                before: list[list[str]]) -> list[str]:
+    """Columns of a written table left empty in some rows (not all) where the table it was
+    made from (as many rows, the same column) held a number, perhaps among other characters."""
+    if len(written) != len(before) or len(written) < 2:
+        return []
+    problems = []
+    for column, header in enumerate(written[0]):
+        if header not in before[0]:
+            continue
+        old = before[0].index(header)
+        lost = [row_before[old] for row, row_before in zip(written[1:], before[1:])
+                if column < len(row) and not row[column].strip() and old < len(row_before)
+                and _DIGIT.search(row_before[old])]
+        kept = any(column < len(row) and row[column].strip() for row in written[1:])
+        if lost and kept:  # a column emptied on purpose loses every value
+            shown = ", ".join(f'"{value.strip()[:30]}"' for value in lost[:SHOWN])
+            problems.append(f"{header} is empty in {len(lost)} row{'s' if len(lost) != 1 else ''}"
+                            f" of {name} where {source} has a number ({shown}): those values "
+                            f"were lost, not converted{_stripping(header, lost)}")
+    return problems
+
+
+def _stripping(header: str, lost: list[str]) -> str:
+    """How to keep lost values whose number sits among symbols ("$1,299.00"): the characters
+    to remove first, with the pandas call; "" when they hold other text."""
+    extra = sorted({char for value in lost for char in value.strip()
+                    if not (char.isdigit() or char in ".-+")})
+    if not extra or not all(char in _SYMBOLS for char in extra):
+        return ""
+    chars = "".join(extra)
+    return (f" (remove {' and '.join(extra)} before converting: with pandas, "
+            f"pd.to_numeric(df[{header!r}].astype(str).str.replace('[{chars}]', '', regex=True), "
+            f"errors='coerce'))")
+
+
+def shown(names: list[str]) -> str:
+    return ", ".join(names[:SHOWN]) + (", …" if len(names) > SHOWN else "")
