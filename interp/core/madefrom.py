@@ -44,8 +44,9 @@ def other_sheet(name: str, table: list[list[str]], task: str, root: str,
         header = [str(cell).strip() for cell in (sheets[wanted[0]] or [[]])[0]]
         shared = {cell.casefold() for cell in header} & {c.strip().casefold() for c in table[0]}
         if not copied and header and not shared and _EXPORTS.search(task):
-            return [f"the task exports the sheet {wanted[0]} of {book}, whose columns are "
-                    f"{shown(header)}, but {name} has the columns {shown(table[0])}"]
+            return [f"{name} is to hold the sheet {wanted[0]} of {book} as it is (its columns: "
+                    f"{shown(header)}), but it has the columns {shown(table[0])}: write that "
+                    f"sheet's rows to {name}"]
     return []
 
 

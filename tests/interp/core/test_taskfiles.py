@@ -68,9 +68,9 @@ def test_a_table_holding_another_sheet_than_the_one_the_task_names_is_named(tmp_
     # the same model in interp --local (2026-11-28): a column of zeros named Total Amount
     (tmp_path / "budget_2024.csv").write_text("Total Amount\n0\n0\n")
     assert unmet(task, ["budget_2024.csv"], str(tmp_path), ["budget.xlsx"]) == (
-        "Not done yet: the task exports the sheet 2024 of budget.xlsx, whose columns are "
-        "Category, Amount, but budget_2024.csv has the columns Total Amount. Fix the code and "
-        "run it again.")
+        "Not done yet: budget_2024.csv is to hold the sheet 2024 of budget.xlsx as it is (its "
+        "columns: Category, Amount), but it has the columns Total Amount: write that sheet's "
+        "rows to budget_2024.csv. Fix the code and run it again.")
     summary = "Sum the 2024 sheet of budget.xlsx per category into totals.csv."
     assert unmet(summary, ["budget_2024.csv"], str(tmp_path), ["budget.xlsx"]) is None
 
