@@ -8,6 +8,8 @@ import difflib
 import re
 from pathlib import Path
 
+from languages.python import abbreviates
+
 from interp.core.file_formats import UnreadableWorkbook
 from interp.core.workbooks import sheet_rows
 
@@ -96,18 +98,7 @@ def _like(key: str, columns: list[str]) -> str | None:
     close = difflib.get_close_matches(key, columns, n=1, cutoff=0.6)
     if close:
         return close[0]
-    letters = key.casefold()
-    for column in columns:
-        name = column.casefold()
-        if letters[0] == name[:1] and len(letters) < len(name) and _in_order(letters, name):
-            return column
-    return None
-
-
-def _in_order(letters: str, word: str) -> bool:
-    """Whether `letters` occur in `word` in the same order."""
-    rest = iter(word)
-    return all(letter in rest for letter in letters)
+    return next((column for column in columns if abbreviates(key, column)), None)
 
 
 def lost_values(name: str, written: list[list[str]], source: str,

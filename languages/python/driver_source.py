@@ -36,3 +36,8 @@ def console_paste(code: str) -> str | None:
     """The code lines of a pasted Python console session (others blanked), or None if it is
     not one (the driver's own test, `driver/rewrite.py`)."""
     return driver_module("rewrite").console_paste(code)
+
+
+def abbreviates(key: str, name: str) -> bool:
+    """Whether a key abbreviates a name, qty of quantity (the driver's test, `driver/hints.py`)."""
+    return driver_module("hints").abbreviates(key, name)
