@@ -17,7 +17,7 @@ const SIGNAL_WAIT_MS = 100;
 const UNSETTLED = 'Warning: unsettled top-level await: nothing is left running that could settle it';
 // Requests whose callbacks a script would wait for (file system, DNS, connecting): a block ends
 // after them, not before. Timers, servers, watchers and child processes do not hold a block.
-const REQUESTS = new Set(['FSReqCallback', 'FSReqPromise', 'FileHandleCloseReq', 'GetAddrInfoReqWrap',
+const REQUESTS = new Set(['FSReqCallback', 'FSReqPromise', 'FileHandleCloseReq', 'CloseReq', 'GetAddrInfoReqWrap',
   'GetNameInfoReqWrap', 'QueryReqWrap', 'TCPConnectWrap', 'PipeConnectWrap', 'ShutdownWrap']);
 
 const session = new inspector.Session();
