@@ -15,6 +15,7 @@ from interp.core import blocks
 from interp.core import events as ev
 from interp.core import taskfiles
 from interp.core import workspace
+from interp.core.inplace import changed_nothing
 from interp.core.loops import LoopGuard
 from interp.core.mentions import mentioned_names, unwritten_files
 from interp.core.report import next_step, report_messages, with_footer
@@ -195,8 +196,11 @@ class BlockExecutor:
         named = mentioned_names(task, root)
         deleted = [name for r in records if r.files for name in r.files.deleted]
         ran = [r for r in records if r.ran]
+        found = [note for r in ran[-1:] if r.status == "ok" and r.language == "python"
+                 and (note := changed_nothing(r.code, r.output_text()))]
         unmet = taskfiles.unmet(task, written, root, named, deleted, unwritten_files(task, root),
-                                "\n".join(r.code for r in ran)) if written or deleted else None
+                                "\n".join(r.code for r in ran),
+                                found) if written or deleted or found else None
         if unmet and ran and ran[-1].status == "ok":
             self.loops.fell_short(ran[-1].language, ran[-1].code, ran[-1].index)
         footer = self.loops.note(unmet) or next_step(records, task, unmet)

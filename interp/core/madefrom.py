@@ -18,6 +18,7 @@ WORKBOOK_BYTES = 4 * 1024 * 1024  # of a workbook's parts, unpacked: larger ones
 _DIGIT = re.compile(r"\d")
 _SYMBOLS = "$€£¥,%"  # around a number in a cell: currency, thousands separators, percent
 _EXPORTS = re.compile(r"\b(?:export|convert|cop(?:y|ie))", re.IGNORECASE)  # a sheet as it is
+_FILLS = re.compile(r"\b(?:fill|impute)", re.IGNORECASE)  # "Fill each missing value"
 _LOOKED_UP = re.compile(r"""\[\s*(["'])([\w ]{2,40})\1\s*\]|(["'])([\w ]{2,40})\3\s+in\s+\w"""
                         r"""|\.get\(\s*(["'])([\w ]{2,40})\5""")
 
@@ -121,6 +122,31 @@ def lost_values(name: str, written: list[list[str]], source: str,
             problems.append(f"{header} is empty in {len(lost)} row{'s' if len(lost) != 1 else ''}"
                             f" of {name} where {source} has a number ({shown}): those values "
                             f"were lost, not converted{_stripping(header, lost)}")
+    return problems
+
+
+def unfilled(name: str, written: list[list[str]], source: str, before: list[list[str]],
+             task: str) -> list[str]:
+    """Empty cells of the table the task asks to fill that a written copy of it (as many
+    rows) still has: "Fill the missing temperatures" whose fillna changed nothing."""
+    if not _FILLS.search(task) or len(written) != len(before) or len(written) < 2:
+        return []
+    named = [header for header in before[0] if header.strip() and re.search(
+        rf"(?<!\w){re.escape(header.strip())}(?!\w)", task, re.IGNORECASE)]
+    problems = []
+    for header in named or before[0]:
+        if header not in written[0]:
+            continue
+        old, new = before[0].index(header), written[0].index(header)
+        gaps = [i for i, row in enumerate(before[1:]) if old >= len(row) or not row[old].strip()]
+        left = [i for i in gaps if new >= len(written[i + 1]) or not written[i + 1][new].strip()]
+        if left:
+            filled = len(gaps) - len(left)
+            done = ("none of them was" if not filled
+                    else f"only {filled} of them {'was' if filled == 1 else 'were'}")
+            problems.append(f"{name} has {len(left)} empty {header} cell"
+                            f"{'s' if len(left) != 1 else ''} where {source} had {len(gaps)} "
+                            f"empty: {done} filled")
     return problems
 
 

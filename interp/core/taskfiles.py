@@ -14,7 +14,8 @@ from pathlib import Path
 
 from interp.core.file_formats import (UnreadableWorkbook, numbers_as_text, read_json,
                                       sheet_names, table_rows)
-from interp.core.madefrom import SHOWN, empty_table, lost_values, other_sheet, shown
+from interp.core.madefrom import (SHOWN, empty_table, lost_values, other_sheet, shown,
+                                   unfilled)
 from interp.core.savedscripts import RUN_WITH
 
 # "sheet named Orders", "worksheet called 'Q1 sales'", "a tab titled Summary"
@@ -40,13 +41,15 @@ _DELETES = re.compile(r"\b(?:delet|remov|clean|clear|eras|purg|prun|wip|trash|di
 
 
 def unmet(task: str, written: list[str], root: str, named: list[str] = (),
-          deleted: list[str] = (), missing: list[str] = (), code: str = "") -> str | None:
+          deleted: list[str] = (), missing: list[str] = (), code: str = "",
+          found: list[str] = ()) -> str | None:
     """The note for files a block wrote (`written`, relative to `root`) that differ from what
     the task says of them, or lost values of a table it names (`named`), or that stand in for
     a file it names that is still `missing` (share_Acme.png, ... for share.png), or files it
     took out of the working folder (`deleted`, none written) where the task asks for no
-    deletion; or None. `code`: what ran, searched for keys a table does not have."""
-    problems = []
+    deletion; or None. `code`: what ran, searched for keys a table does not have; `found`:
+    problems already found in what ran, put first."""
+    problems = list(found)
     for wanted in missing:
         stem, suffix = Path(wanted).stem.casefold(), Path(wanted).suffix.casefold()
         instead = [name for name in written if Path(name).suffix.casefold() == suffix
@@ -75,7 +78,8 @@ def unmet(task: str, written: list[str], root: str, named: list[str] = (),
                          and source not in written and (rows := tables.read(source))]
             problems += empty_table(name, table, made_from, code)
             problems += [problem for source, rows in made_from
-                         for problem in lost_values(name, table, source, rows)]
+                         for problem in (*lost_values(name, table, source, rows),
+                                         *unfilled(name, table, source, rows, task))]
             problems += _pivot_problems(name, table, task, [rows for _, rows in made_from])
             problems += _pivot_rows(name, table, task, [rows for _, rows in made_from], code)
             problems += other_sheet(name, table, task, root, named)

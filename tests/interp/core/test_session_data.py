@@ -380,3 +380,28 @@ def test_result_text_with_fences_hint_and_files_survives_export():
     assert "```\nnested fence\n```\nModuleNotFoundError" in markdown
     assert "![figure](/tmp/f/a.png)" in markdown and "*Files created: a.csv (3 B)*" in markdown
     assert "*Hint: openpyxl is not installed in the Python that runs the blocks (/x/py)" in markdown
+
+
+@pytest.mark.skipif(int(__import__("pandas").__version__.split(".")[0]) < 3,
+                    reason="Copy-on-Write (a column's inplace=True changes a copy) is pandas 3's")
+def test_a_fill_that_changed_nothing_is_not_done(server, make_session):
+    """Qwen2.5-Coder-1.5B on cleaning-fill-missing (interp eval tasks, 2026-11-28), shortened:
+    pandas 3 warned ChainedAssignmentError, wrote the file with its gaps, and the block was ok."""
+    (make_session.work / "sensors.csv").write_text(
+        "sensor,temperature\nS1,20\nS1,\nS2,30\nS2,\nS2,32\n")
+    code = ("import pandas as pd\ndf = pd.read_csv('sensors.csv')\n"
+            "df['mean_temperature'] = df.groupby('sensor')['temperature'].transform('mean')\n"
+            "df['temperature'].fillna(df['mean_temperature'], inplace=True)\n"
+            "df.drop(columns=['mean_temperature']).to_csv('sensors_filled.csv', index=False)\n"
+            "print('filled')")
+    server.script([py(code), "Filled 2 values."])
+    run(with_python(make_session, server, tools="off"),
+        "Fill each missing temperature in sensors.csv with its sensor's mean and save it as "
+        "sensors_filled.csv.")
+    told = server.requests[1]["messages"][-1]["content"]
+    assert ("Not done yet: line 4, df['temperature'].fillna(df['mean_temperature'], "
+            "inplace=True), changed nothing: pandas applied inplace=True to a copy of the column "
+            "(the ChainedAssignmentError above); write df['temperature'] = "
+            "df['temperature'].fillna(df['mean_temperature']) instead; sensors_filled.csv has 2 "
+            "empty temperature cells where sensors.csv had 2 empty: none of them was filled. "
+            "Fix the code and run it again.") in told

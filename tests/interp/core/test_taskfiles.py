@@ -122,6 +122,26 @@ def test_values_a_cleaned_table_lost_are_named(tmp_path):
 
 
 @pytest.mark.fast
+def test_gaps_a_fill_left_in_the_column_the_task_names_are_counted(tmp_path):
+    """Qwen2.5-Coder-1.5B on cleaning-fill-missing (2026-11-28): its fillna changed a copy,
+    and sensors_filled.csv kept all 12 gaps of sensors.csv."""
+    (tmp_path / "sensors.csv").write_text("sensor,temperature,humidity\nS1,20,\nS1,,40\nS2,,41\n")
+    (tmp_path / "sensors_filled.csv").write_text("sensor,temperature,humidity\nS1,20,\nS1,,40\nS2,,41\n")
+    task = "Fill each missing temperature in sensors.csv and save it as sensors_filled.csv."
+    check = lambda: unmet(task, ["sensors_filled.csv"], str(tmp_path), ["sensors.csv"])
+    assert check() == ("Not done yet: sensors_filled.csv has 2 empty temperature cells where "
+                       "sensors.csv had 2 empty: none of them was filled. Fix the code and run "
+                       "it again.")  # humidity is not the task's
+    (tmp_path / "sensors_filled.csv").write_text("sensor,temperature,humidity\nS1,20,\nS1,20,40\nS2,,41\n")
+    assert check().startswith("Not done yet: sensors_filled.csv has 1 empty temperature cell where "
+                              "sensors.csv had 2 empty: only 1 of them was filled.")
+    (tmp_path / "sensors_filled.csv").write_text("sensor,temperature,humidity\nS1,20,\nS1,20,40\nS2,41,41\n")
+    assert check() is None
+    assert unmet("Save sensors.csv as sensors_filled.csv.", ["sensors_filled.csv"], str(tmp_path),
+                 ["sensors.csv"]) is None  # gaps the task does not ask to fill
+
+
+@pytest.mark.fast
 def test_a_column_emptied_in_every_row_was_emptied_on_purpose(tmp_path):
     (tmp_path / "contacts.csv").write_text("name,phone\nAda,555-0101\nBo,555-0102\n")
     (tmp_path / "public.csv").write_text("name,phone\nAda,\nBo,\n")
