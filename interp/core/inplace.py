@@ -1,7 +1,8 @@
-"""A pandas call with `inplace=True` that changed nothing: under Copy-on-Write (pandas 3)
-`df['temperature'].fillna(means, inplace=True)` fills a copy and warns ChainedAssignmentError,
-and the block ends "ok". Small models learned the idiom from pandas 1 and 2 and call the task
-done; a note with the line to write instead is one they act on."""
+"""A pandas line that changed nothing: under Copy-on-Write (pandas 3)
+`df['temperature'].fillna(means, inplace=True)` fills a copy, as `df[df.a > 1]['b'] = 5` sets
+one, pandas warns ChainedAssignmentError, and the block ends "ok". Small models learned these
+idioms from pandas 1 and 2 and call the task done; a note with what to write instead is one
+they act on."""
 
 from __future__ import annotations
 
@@ -16,20 +17,22 @@ LINE_CHARS = 200  # a longer line is not quoted
 
 
 def changed_nothing(code: str, output: str) -> str | None:
-    """What the block's line that pandas warned about (ChainedAssignmentError) did, with the
-    assignment to write instead where the line is a plain `col.method(..., inplace=True)`."""
+    """What the block's line that pandas warned about (ChainedAssignmentError) did, with what
+    to write instead (the assignment, where the line is `col.method(..., inplace=True)`)."""
     found = _WARNED.findall(output)
     lines = code.splitlines()
     if not found or not 0 < int(found[-1]) <= len(lines):
         return None
     number = int(found[-1])
     line = lines[number - 1].strip()
-    if len(line) > LINE_CHARS:
-        return (f"line {number} changed nothing: pandas applied its inplace=True to a copy "
-                f"(the ChainedAssignmentError above); assign the result instead")
-    said = (f"line {number}, {line}, changed nothing: pandas applied inplace=True to a copy "
-            f"of the column (the ChainedAssignmentError above)")
-    call = _CALL.match(line)
+    shown = f"line {number}, {line}," if len(line) <= LINE_CHARS else f"line {number}"
+    if "inplace" not in line:
+        return (f"{shown} changed nothing: it set values on a copy (chained assignment: the "
+                f"ChainedAssignmentError above); set them in one step with "
+                f"df.loc[rows, column] = value")
+    said = (f"{shown} changed nothing: pandas applied inplace=True to a copy of the column "
+            f"(the ChainedAssignmentError above)")
+    call = _CALL.match(line) if len(line) <= LINE_CHARS else None
     if call is None:
         return f"{said}; assign the result instead of passing inplace=True"
     target, method, args = call.group("target", "method", "args")

@@ -58,6 +58,20 @@ def test_another_line_is_named_without_a_rewrite():
     assert note.endswith("; assign the result instead of passing inplace=True")
 
 
+def test_a_chained_assignment_is_told_to_use_loc():
+    code = "import pandas as pd\ndf[df.a > 1]['b'] = 5"
+    assert changed_nothing(code, "<block 4>:2: ChainedAssignmentError: A value is being set") == (
+        "line 2, df[df.a > 1]['b'] = 5, changed nothing: it set values on a copy (chained "
+        "assignment: the ChainedAssignmentError above); set them in one step with "
+        "df.loc[rows, column] = value")
+
+
+def test_a_long_line_is_named_by_its_number():
+    code = "df['a'].fillna(" + " + ".join(["1"] * 120) + ", inplace=True)"
+    note = changed_nothing(code, "<block 1>:1: ChainedAssignmentError: A value")
+    assert note.startswith("line 1 changed nothing: pandas applied inplace=True to a copy")
+
+
 @pytest.mark.parametrize("output", [
     "Number of values filled: 12\n",  # no warning
     "<block 1>:9: ChainedAssignmentError: A value",  # a line the code does not have
