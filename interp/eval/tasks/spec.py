@@ -50,6 +50,9 @@ class Attempt:
         return None
 
 
+EPSILON = 1e-9  # of a value: binary floats put 159864.65 0.010000000009 from 159864.66
+
+
 @dataclass(frozen=True)
 class Number:
     """A number the answer must state (within `tol`, or `rel` times the value)."""
@@ -62,6 +65,7 @@ class Number:
     def missing(self, text: str) -> str | None:
         """Why `text` does not state the number, or None when it does."""
         reach = max(self.tol, self.rel * abs(self.value))
+        reach += EPSILON * max(1.0, abs(self.value))  # "within 0.01" holds at 0.01 in decimal
         if any(abs(found - self.value) <= reach for found in numbers_in(text)):
             return None
         return f"{self.name or 'the number'}: {self.value:g} not stated"
