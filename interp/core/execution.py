@@ -196,8 +196,10 @@ class BlockExecutor:
         named = mentioned_names(task, root)
         deleted = [name for r in records if r.files for name in r.files.deleted]
         ran = [r for r in records if r.ran]
-        found = [note for r in ran[-1:] if r.status == "ok" and r.language == "python"
-                 and (note := changed_nothing(r.code, r.output_text()))]
+        last = ran[-1] if ran else None
+        copy_note = (changed_nothing(last.code, last.output_text(), last.index)
+                     if last and last.status == "ok" and last.language == "python" else None)
+        found = [copy_note] if copy_note else []
         unmet = taskfiles.unmet(task, written, root, named, deleted, unwritten_files(task, root),
                                 "\n".join(r.code for r in ran),
                                 found) if written or deleted or found else None

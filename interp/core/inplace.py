@@ -9,21 +9,22 @@ from __future__ import annotations
 import re
 
 # "<block 2>:16: ChainedAssignmentError: A value is being set on a copy ..."
-_WARNED = re.compile(r"^<block \d+>:(\d+): ChainedAssignmentError:", re.MULTILINE)
+_WARNED = re.compile(r"^<block (\d+)>:(\d+): ChainedAssignmentError:", re.MULTILINE)
 # df['temperature'].fillna(df['mean_temperature'], inplace=True)
 _CALL = re.compile(r"^(?P<target>[A-Za-z_]\w*(?:\[[^\[\]]+\]|\.[A-Za-z_]\w*))"
                    r"\.(?P<method>\w+)\((?P<args>.*?),?\s*inplace\s*=\s*True\s*\)$")
 LINE_CHARS = 200  # a longer line is not quoted
 
 
-def changed_nothing(code: str, output: str) -> str | None:
-    """What the block's line that pandas warned about (ChainedAssignmentError) did, with what
-    to write instead (the assignment, where the line is `col.method(..., inplace=True)`)."""
-    found = _WARNED.findall(output)
+def changed_nothing(code: str, output: str, index: int) -> str | None:
+    """What the line of block `index` that pandas warned about (ChainedAssignmentError) did,
+    with what to write instead (the assignment, where it is `col.method(..., inplace=True)`);
+    a warning for a line of an earlier block (a function it defined) is not this code's."""
+    found = [int(line) for block, line in _WARNED.findall(output) if int(block) == index]
     lines = code.splitlines()
-    if not found or not 0 < int(found[-1]) <= len(lines):
+    if not found or not 0 < found[-1] <= len(lines):
         return None
-    number = int(found[-1])
+    number = found[-1]
     line = lines[number - 1].strip()
     shown = f"line {number}, {line}," if len(line) <= LINE_CHARS else f"line {number}"
     if "inplace" not in line:

@@ -34,8 +34,7 @@ def other_sheet(name: str, table: list[list[str]], task: str, root: str,
             sheets = sheet_rows(Path(root, book), WORKBOOK_BYTES)
         except (OSError, UnreadableWorkbook):
             continue
-        wanted = [sheet for sheet in sheets
-                  if re.search(rf"(?<!\w){re.escape(sheet)}(?!\w)", task, re.IGNORECASE)]
+        wanted = [sheet for sheet in sheets if named_in(sheet, task)]
         if len(sheets) < 2 or len(wanted) != 1:
             continue
         cells = _cells(table)
@@ -51,6 +50,11 @@ def other_sheet(name: str, table: list[list[str]], task: str, root: str,
                     f"{shown(header)}), but it has the columns {shown(table[0])}: write that "
                     f"sheet's rows to {name}"]
     return []
+
+
+def named_in(word: str, task: str) -> bool:
+    """Whether the task names `word` (a sheet, a column) as a whole word, in any case."""
+    return re.search(rf"(?<!\w){re.escape(word)}(?!\w)", task, re.IGNORECASE) is not None
 
 
 def _cells(rows: list[list[object]]) -> list[tuple[object, ...]]:
@@ -131,8 +135,7 @@ def unfilled(name: str, written: list[list[str]], source: str, before: list[list
     rows) still has: "Fill the missing temperatures" whose fillna changed nothing."""
     if not _FILLS.search(task) or len(written) != len(before) or len(written) < 2:
         return []
-    named = [header for header in before[0] if header.strip() and re.search(
-        rf"(?<!\w){re.escape(header.strip())}(?!\w)", task, re.IGNORECASE)]
+    named = [header for header in before[0] if header.strip() and named_in(header.strip(), task)]
     problems = []
     for header in named or before[0]:
         if header not in written[0]:

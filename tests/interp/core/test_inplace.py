@@ -39,7 +39,7 @@ Number of values filled: 0
 
 
 def test_the_warned_line_and_the_assignment_to_write():
-    assert changed_nothing(CODE, OUTPUT) == (
+    assert changed_nothing(CODE, OUTPUT, 2) == (
         "line 16, df['temperature'].fillna(df['mean_temperature'], inplace=True), changed "
         "nothing: pandas applied inplace=True to a copy of the column (the "
         "ChainedAssignmentError above); write df['temperature'] = "
@@ -48,19 +48,19 @@ def test_the_warned_line_and_the_assignment_to_write():
 
 def test_an_attribute_column_and_a_call_without_arguments():
     code = "import pandas as pd\ndf.price.dropna(inplace=True)"
-    note = changed_nothing(code, "<block 3>:2: ChainedAssignmentError: A value is being set")
+    note = changed_nothing(code, "<block 3>:2: ChainedAssignmentError: A value is being set", 3)
     assert note.endswith("write df.price = df.price.dropna() instead")
 
 
 def test_another_line_is_named_without_a_rewrite():
     code = "x = 1\ndf.loc[df.a > 1, 'b'].replace(0, 1, inplace=True)"
-    note = changed_nothing(code, "<block 1>:2: ChainedAssignmentError: A value is being set")
+    note = changed_nothing(code, "<block 1>:2: ChainedAssignmentError: A value is being set", 1)
     assert note.endswith("; assign the result instead of passing inplace=True")
 
 
 def test_a_chained_assignment_is_told_to_use_loc():
     code = "import pandas as pd\ndf[df.a > 1]['b'] = 5"
-    assert changed_nothing(code, "<block 4>:2: ChainedAssignmentError: A value is being set") == (
+    assert changed_nothing(code, "<block 4>:2: ChainedAssignmentError: A value is being set", 4) == (
         "line 2, df[df.a > 1]['b'] = 5, changed nothing: it set values on a copy (chained "
         "assignment: the ChainedAssignmentError above); set them in one step with "
         "df.loc[rows, column] = value")
@@ -68,7 +68,7 @@ def test_a_chained_assignment_is_told_to_use_loc():
 
 def test_a_long_line_is_named_by_its_number():
     code = "df['a'].fillna(" + " + ".join(["1"] * 120) + ", inplace=True)"
-    note = changed_nothing(code, "<block 1>:1: ChainedAssignmentError: A value")
+    note = changed_nothing(code, "<block 1>:1: ChainedAssignmentError: A value", 1)
     assert note.startswith("line 1 changed nothing: pandas applied inplace=True to a copy")
 
 
@@ -76,6 +76,7 @@ def test_a_long_line_is_named_by_its_number():
     "Number of values filled: 12\n",  # no warning
     "<block 1>:9: ChainedAssignmentError: A value",  # a line the code does not have
     "<block 1>:1: FutureWarning: ChainedAssignmentError: behaviour will change in pandas 3.0!",
+    "<block 0>:1: ChainedAssignmentError: A value",  # a function an earlier block defined
 ])
 def test_nothing_without_pandas_warning_of_a_line_of_the_block(output):
-    assert changed_nothing("df['a'].fillna(0, inplace=True)", output) is None
+    assert changed_nothing("df['a'].fillna(0, inplace=True)", output, 1) is None
