@@ -111,11 +111,12 @@ def _plan(args: EvalArgs, settings, problems, modes):
 
 
 def _abort(model, message: str, code: int) -> None:
-    """One line, the model closed, and out at once: worker threads may be waiting on the model,
-    so they are not joined."""
+    """The model closed, one line, and out at once: worker threads may be waiting on the model,
+    so they are not joined. The line comes last: a worker still solving a problem can start
+    the local model's load again ("Loading the local model ...") until the model is closed."""
+    close(model)
     sys.stderr.write(f"interp eval: {message}\n")
     sys.stderr.flush()
-    close(model)
     os._exit(code)
 
 
