@@ -40,6 +40,8 @@ RESAMPLE_NOTE = ("Note: your last reply proposed the code of block {index} again
 UNMET_RESAMPLE_NOTE = ("Note: your last reply proposed the code of block {index} again, which "
                        "ran but did not do what the task asks (see the note above); it was not "
                        "run. Write changed code that does it.")
+FIXED_NOTE = ("\nBlock {index} with line {line} as the error's note suggests:\n"
+              "```{language}\n{code}\n```")
 RESAMPLE_NOTICE = ("The model proposed the code of block {index} again, which {what}; it was "
                    "not run. Asking again with sampling (temperature {temperature}).")
 # Where a traceback names the block's own line: Python's `File "<block 3>", line 7`, Node's
@@ -56,6 +58,7 @@ class Failure:
     line: tuple[int, str] | None = None
     unmet: bool = False  # it ran, but what it wrote does not do the task (taskfiles.py)
     source: tuple[str, str] = ("", "")  # (language, code)
+    fixed: str | None = None  # the code with its failing line as the error's note suggests
 
 
 class LoopGuard:
@@ -91,7 +94,8 @@ class LoopGuard:
         if failed:
             self._failing = failing_line(code, result.output.text, index)
             source = (language, code.strip())
-            self._failures[source] = Failure(index, self._failing, source=source)
+            self._failures[source] = Failure(index, self._failing, source=source,
+                                             fixed=_fixed(code, result.fix, index, self._failing))
         elif only_installs(language, code) and installed_nothing(result.output.text):
             self.fell_short(language, code, index)  # it changed nothing: proposed again, asked again
         else:
@@ -189,9 +193,12 @@ class LoopGuard:
         self.sample_next(sampling)
         self._resampled[failure.source] = self._resampled.get(failure.source, 0) + 1
         where = f" on line {failure.line[0]}: `{failure.line[1]}`" if failure.line else ""
-        note = UNMET_RESAMPLE_NOTE if failure.unmet else RESAMPLE_NOTE
-        return replace(user_message(note.format(index=failure.index, where=where)),
-                       retracts=True)
+        note = (UNMET_RESAMPLE_NOTE if failure.unmet else RESAMPLE_NOTE).format(
+            index=failure.index, where=where)
+        if failure.fixed and failure.line:
+            note += FIXED_NOTE.format(index=failure.index, line=failure.line[0],
+                                      language=failure.source[0], code=failure.fixed)
+        return replace(user_message(note), retracts=True)
 
     @staticmethod
     def resample_notice(failure: Failure, sampling: dict) -> str:
@@ -216,6 +223,14 @@ class LoopGuard:
         self._reply, self.failed, self._seen, self._failing = [], False, set(), None
         self.asked = self.refused = False
         self._failures, self.resamples, self._sampling, self._resampled = {}, 0, None, {}
+
+
+def _fixed(code: str, fix, index: int, failing: tuple[int, str] | None) -> str | None:
+    """Block `index`'s code with its failing line as `fix` (a LineFix) rewrites it, or None."""
+    if fix is None or failing is None or failing[0] != fix.line:
+        return None
+    fixed = fix.applied(code, f"<block {index}>")
+    return fixed.strip() if fixed else None
 
 
 def failing_line(code: str, output: str, index: int) -> tuple[int, str] | None:

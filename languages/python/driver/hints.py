@@ -125,9 +125,9 @@ def closest(key, names):
     return close or (short_for if len(short_for) == 1 else [])
 
 
-def keyed_line(exc, key, other):
+def keyed_line(exc, key, other, fixes=None):
     """The failing line of the user's code with the quoted key as `other`, as the end of a
-    note, or "" when the line does not quote the key."""
+    note, or "" when the line does not quote the key; the rewrite is added to `fixes`."""
     import linecache
     import re
     try:
@@ -137,9 +137,18 @@ def keyed_line(exc, key, other):
         if not isinstance(key, str) or not quoted.search(line):
             return ""
         changed = quoted.sub(lambda found: found.group(1) + other + found.group(1), line)
-        return "; with %r, line %d reads: %s" % (other, number, changed)
+        return rewritten(frame, number, line, changed, fixes, repr(other))
     except Exception:  # the note is only a help
         return ""
+
+
+def rewritten(frame, number, line, changed, fixes, other):
+    """The end of a note that gives the failing line as it reads with `other` in it; the
+    rewrite (its block's file name, line number, the line and the new line) goes to `fixes`."""
+    if fixes is not None:
+        fixes.append({"file": frame.f_code.co_filename, "line": number, "was": line,
+                      "reads": changed})
+    return "; with %s, line %d reads: %s" % (other, number, changed)
 
 
 def holds_dates(pd, values):
@@ -225,9 +234,9 @@ def first(items):
     return items[0] if items else None
 
 
-def key_note(namespace, exc):
+def key_note(namespace, exc, fixes=None):
     """The note for a failed block, or None: where the key of a KeyError is, for the tables
-    and dicts named on the failing line."""
+    and dicts named on the failing line; a rewrite of that line goes to `fixes`."""
     if type(exc) is not KeyError or len(exc.args) != 1:
         return None
     key = exc.args[0]
@@ -239,7 +248,7 @@ def key_note(namespace, exc):
         for name in sorted(failing_names(exc)):
             note, other = placed(name, seen.get(name), key, seen, exc)
             if note:
-                return clipped(note + (keyed_line(exc, key, other) if other else ""))
+                return clipped(note + (keyed_line(exc, key, other, fixes) if other else ""))
     except Exception:  # the user's objects may be in any state; the note is only a help
         return None
     return None
@@ -248,9 +257,9 @@ def key_note(namespace, exc):
 MODULE_ATTRIBUTE = "module '([\\w.]+)' has no attribute '(\\w+)'"
 
 
-def attribute_note(exc):
+def attribute_note(exc, fixes=None):
     """The note for a failed block, or None: names like the missing one, when a module the
-    code uses has no such attribute."""
+    code uses has no such attribute; a rewrite of the failing line goes to `fixes`."""
     import difflib
     import re
     if not isinstance(exc, AttributeError):
@@ -267,12 +276,12 @@ def attribute_note(exc):
     if not close:
         return None
     note = "%s has no %s; names like it: %s" % (found.group(1), found.group(2), ", ".join(close))
-    return clipped(note + renamed_line(exc, found.group(2), close[0]))
+    return clipped(note + renamed_line(exc, found.group(2), close[0], fixes))
 
 
-def renamed_line(exc, name, other):
+def renamed_line(exc, name, other, fixes=None):
     """The failing line of the user's code with `.name(` as `.other(`, as the end of a note,
-    or "" when the line has no such call."""
+    or "" when the line has no such call; the rewrite is added to `fixes`."""
     import linecache
     import re
     try:
@@ -281,7 +290,7 @@ def renamed_line(exc, name, other):
         call = re.compile("\\.%s\\b(?=\\s*\\()" % re.escape(name))
         if not call.search(line):
             return ""
-        return "; with %s, line %d reads: %s" % (other, number, call.sub("." + other, line))
+        return rewritten(frame, number, line, call.sub("." + other, line), fixes, other)
     except Exception:  # the note is only a help
         return ""
 

@@ -252,11 +252,13 @@ class Driver:
             if isinstance(exc, MemoryError):  # the runner restarts: a limit was hit
                 return {"status": "error", "error": summary(exc), "limit": "memory"}
             # from state.py and hints.py, whose sources come first
-            found = (name_note(exc), key_note(self.namespace, exc), attribute_note(exc),
-                     path_note(exc), number_note(exc), header_note(self.namespace),
-                     tables_note(self.namespace, exc))
+            fixes = []  # the failing line rewritten as a note suggests (hints.py)
+            found = (name_note(exc), key_note(self.namespace, exc, fixes),
+                     attribute_note(exc, fixes), path_note(exc), number_note(exc),
+                     header_note(self.namespace), tables_note(self.namespace, exc))
             return {"status": "error", "error": summary(exc),
-                    "notes": notes + [note for note in found if note]}
+                    "notes": notes + [note for note in found if note],
+                    "fix": fixes[0] if fixes else None}
         return {"status": "ok", "notes": notes}
 
 

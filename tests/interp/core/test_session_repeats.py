@@ -65,6 +65,31 @@ def test_failed_code_proposed_again_is_asked_again_with_sampling(server, make_se
     assert replied[1]["blocks"] == [] and not replied[1]["final"]
 
 
+# Qwen2.5-Coder-1.5B on fixing-summary-keyerror (interp eval tasks, 2026-11-28): the note
+# gave line 8 with "quantity", and the model proposed its block again, word for word; asked
+# again with only the note, 2 of 6 sampled replies changed the line, with the block as the
+# note has it 6 of 6 (replays of that record).
+QWEN_QTY = ("The `warehouse` key is not present in the `stock.csv` file.\n\n" + py(
+    'import csv\nfrom collections import defaultdict\n\ntotals = defaultdict(int)\n'
+    'with open("stock.csv") as handle:\n    for row in csv.DictReader(handle):\n'
+    '        if "warehouse" in row:\n            totals[row["warehouse"]] += int(row["qty"])\n'
+    'print("grand total:", sum(totals.values()))'))
+
+
+def test_failed_code_asked_again_comes_with_the_line_the_note_suggests(server, make_session):
+    session = make_session(server, tools="off", model_cls=Sampled)
+    (make_session.work / "stock.csv").write_text("item,warehouse,quantity\nbolt,north,3\n")
+    server.script([QWEN_QTY, QWEN_QTY, QWEN_QTY.replace('"qty"', '"quantity"'), "It is 3."])
+    events = run(session, "fix it and tell me the grand total")
+    assert [e["status"] for e in of(events, "block.finished")] == ["error", "ok"]
+    assert told(server, 2).endswith(
+        "failed on line 8: `totals[row[\"warehouse\"]] += int(row[\"qty\"])`; it was not run. "
+        "Write changed code that avoids that error.\n"
+        "Block 1 with line 8 as the error's note suggests:\n```python\n"
+        + QWEN_QTY.split("```python\n")[1].split("```")[0].replace('"qty"', '"quantity"')
+        .strip() + "\n```")
+
+
 def test_asking_again_stops_after_the_limit_and_the_loop_guard_takes_over(server, make_session):
     server.default = QWEN_SAME_FIX
     events = run(make_session(server, tools="off", model_cls=Sampled, max_turns=12), "fix it")

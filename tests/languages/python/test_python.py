@@ -14,7 +14,7 @@ import pytest
 
 from languages.process.spawn import RunnerStartError
 from languages.protocol import Runner, RunnerConfig
-from languages.records import Output, Result
+from languages.records import LineFix, Output, Result
 from languages.python import PythonRunner
 
 pytestmark = pytest.mark.usefixtures("no_leaked_processes")
@@ -362,8 +362,12 @@ def test_a_name_a_module_does_not_have_gets_the_names_like_it(py, collect):
     assert res.error == "AttributeError: module 'numpy' has no attribute 'trapz'"
     assert res.notes[0] == ("numpy has no trapz; names like it: trapezoid, trace; with "
                             "trapezoid, line 3 reads: area = np.trapezoid(x, x)")
+    assert res.fix == LineFix(res.fix.file, 3, "area = np.trapz(x, x)",
+                              "area = np.trapezoid(x, x)")  # the same rewrite, as a record
+    assert res.fix.file.startswith("<block ")
     _, res = collect(py, "import numpy\nf = numpy.trapz")  # no call on the line: no line
     assert res.notes[0] == "numpy has no trapz; names like it: trapezoid, trace"
+    assert res.fix is None
     _, res = collect(py, "import os\nos.qwertyuiop")
     assert not any("names like it" in note for note in res.notes)  # nothing like it
 
@@ -401,8 +405,11 @@ def test_a_missing_dict_key_names_the_keys_the_dict_has(py, collect, tmp_path):
         "row has no key 'qty'; its keys: warehouse, quantity; the closest: quantity; with "
         "'quantity', line 4 reads: return sum(int(row[\"quantity\"]) for row in "
         "csv.DictReader(handle))")  # the model had added `if "qty" in row` and answered 0
+    assert (res.fix.line, res.fix.reads) == (
+        4, 'return sum(int(row["quantity"]) for row in csv.DictReader(handle))')
     _, res = collect(py, "row = {'item': 1, 'amount': 2, 'amendment': 3}\nrow['amt']")
     assert res.notes[0] == "row has no key 'amt'; its keys: item, amount, amendment"  # two fit
+    assert res.fix is None
     _, res = collect(py, "{'a': 1}['b']")
     assert not any("keys" in note for note in res.notes)  # no name on the line: which dict?
 
