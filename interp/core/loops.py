@@ -78,7 +78,7 @@ class LoopGuard:
         self.repeats = 0
         self._note: str | None = None  # what the model is to be told in the next report
         self._unhelped: str | None = None  # the same, before how the files differ from the task
-        self._failing: tuple[int, str] | None = None  # the last failed block's failing line
+        self._failed: Failure | None = None  # the last block that failed
         self.asked = False  # the model was asked for its final answer this task
         self.refused = False  # it then proposed the stuck code again, which was not run
         # code that failed since the last block that did not, by (language, code)
@@ -92,10 +92,11 @@ class LoopGuard:
         failed = result.status == "error"
         seen = ("failed",) if failed else (result.status, result.exit_code, result.output.text)
         if failed:
-            self._failing = failing_line(code, result.output.text, index)
+            line = failing_line(code, result.output.text, index)
             source = (language, code.strip())
-            self._failures[source] = Failure(index, self._failing, source=source,
-                                             fixed=_fixed(code, result.fix, index, self._failing))
+            self._failed = Failure(index, line, source=source,
+                                   fixed=_fixed(code, result.fix, index, line))
+            self._failures[source] = self._failed
         elif only_installs(language, code) and installed_nothing(result.output.text):
             self.fell_short(language, code, index)  # it changed nothing: proposed again, asked again
         else:
@@ -117,10 +118,11 @@ class LoopGuard:
         if self.repeats == 2:
             when = "your previous run" if key == self._last else "one of your earlier runs"
             where, what = "", "the code"
-            if self.failed and self._failing:
-                where, what = f" on line {self._failing[0]}: `{self._failing[1]}`", "that line"
+            failure = self._failed if self.failed else None
+            if failure and failure.line:
+                where, what = f" on line {failure.line[0]}: `{failure.line[1]}`", "that line"
             self._note = (FAILED_REPEAT_NOTE if self.failed else REPEAT_NOTE).format(
-                when=when, where=where, what=what)
+                when=when, where=where, what=what) + (_shown_fixed(failure) if failure else "")
             self._unhelped = None if self.failed else UNMET_REPEAT_NOTE.format(when=when)
         self._last = key
         self._seen.add(key)
@@ -195,10 +197,7 @@ class LoopGuard:
         where = f" on line {failure.line[0]}: `{failure.line[1]}`" if failure.line else ""
         note = (UNMET_RESAMPLE_NOTE if failure.unmet else RESAMPLE_NOTE).format(
             index=failure.index, where=where)
-        if failure.fixed and failure.line:
-            note += FIXED_NOTE.format(index=failure.index, line=failure.line[0],
-                                      language=failure.source[0], code=failure.fixed)
-        return replace(user_message(note), retracts=True)
+        return replace(user_message(note + _shown_fixed(failure)), retracts=True)
 
     @staticmethod
     def resample_notice(failure: Failure, sampling: dict) -> str:
@@ -220,9 +219,17 @@ class LoopGuard:
     def reset(self) -> None:
         self._last, self._codes, self.repeats, self._note = None, frozenset(), 0, None
         self._unhelped = None
-        self._reply, self.failed, self._seen, self._failing = [], False, set(), None
+        self._reply, self.failed, self._seen, self._failed = [], False, set(), None
         self.asked = self.refused = False
         self._failures, self.resamples, self._sampling, self._resampled = {}, 0, None, {}
+
+
+def _shown_fixed(failure: Failure) -> str:
+    """The end of a note that shows `failure`'s block with its failing line fixed, or ""."""
+    if not (failure.fixed and failure.line):
+        return ""
+    return FIXED_NOTE.format(index=failure.index, line=failure.line[0],
+                             language=failure.source[0], code=failure.fixed)
 
 
 def _fixed(code: str, fix, index: int, failing: tuple[int, str] | None) -> str | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from languages import Result
-from languages.records import CapturedOutput
+from languages.records import CapturedOutput, LineFix
 
 from interp.core.loops import LoopGuard, failing_line
 
@@ -32,3 +32,41 @@ def test_output_that_differs_only_by_object_addresses_is_the_same_output():
         guard.saw("shell", "pip install numpy", Result(status="ok", output=output, exit_code=0), 1)
         repeats = guard.end_reply()
     assert repeats == 2 and guard.note().startswith("Note: this is the same code with the same")
+
+
+# Qwen2.5-Coder-1.5B on integrals-area-between-curves (interp eval tasks, 2026-11-28): np.trapz
+# four times after the note gave line 11 with trapezoid (shortened).
+TRAPZ = ("import numpy as np\n\n# the area\nx = np.linspace(0, 3, 1000)\n"
+         "area = np.trapz(2 * x + 3 - x ** 2, x)\nprint(area)")
+TRAPZ_RAN = ('Traceback (most recent call last):\n  File "<block {n}>", line 5, in <module>\n'
+             "    area = np.trapz(2 * x + 3 - x ** 2, x)\n"
+             "AttributeError: module 'numpy' has no attribute 'trapz'\n")
+
+
+def _trapz_result(n: int) -> Result:
+    text = TRAPZ_RAN.format(n=n)
+    fix = LineFix(f"<block {n}>", 5, "area = np.trapz(2 * x + 3 - x ** 2, x)",
+                  "area = np.trapezoid(2 * x + 3 - x ** 2, x)")
+    return Result(status="error", output=CapturedOutput(text, "", 0, 0, len(text), None),
+                  error="AttributeError: module 'numpy' has no attribute 'trapz'", fix=fix)
+
+
+def test_the_same_failing_code_again_is_told_with_the_line_its_error_suggests():
+    guard = LoopGuard()
+    for n in (1, 2):
+        guard.saw("python", TRAPZ, _trapz_result(n), n)
+        guard.end_reply()
+    assert guard.note() == (
+        "Note: this is the same code as your previous run, and it failed again on line 5: "
+        "`area = np.trapz(2 * x + 3 - x ** 2, x)`. Do not run it again unchanged: read the "
+        "error and change that line.\nBlock 2 with line 5 as the error's note suggests:\n"
+        "```python\n" + TRAPZ.replace("np.trapz", "np.trapezoid") + "\n```")
+
+
+def test_a_suggested_line_of_another_block_is_not_shown():
+    """The traceback's innermost frame of block 2 is a function block 1 defined."""
+    guard = LoopGuard()
+    for n in (1, 2):
+        guard.saw("python", TRAPZ, _trapz_result(1), n)
+        guard.end_reply()
+    assert "suggests" not in guard.note()
