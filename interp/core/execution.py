@@ -16,7 +16,7 @@ from interp.core import events as ev
 from interp.core import taskfiles
 from interp.core import workspace
 from interp.core.inplace import changed_nothing
-from interp.core.loops import LoopGuard
+from interp.core.loops import LoopGuard, Rewrite
 from interp.core.mentions import mentioned_names, unwritten_files
 from interp.core.report import next_step, report_messages, with_footer
 from interp.core.savedscripts import copied_script, unwritten_script
@@ -203,8 +203,10 @@ class BlockExecutor:
         unmet = taskfiles.unmet(task, written, root, named, deleted, unwritten_files(task, root),
                                 "\n".join(r.code for r in ran),
                                 found) if written or deleted or found else None
-        if unmet and ran and ran[-1].status == "ok":
-            self.loops.fell_short(ran[-1].language, ran[-1].code, ran[-1].index)
+        if unmet and last and last.status == "ok":
+            fixed = taskfiles.rekeyed_code(last.code, written, root, named)
+            self.loops.fell_short(last.language, last.code, last.index,
+                                  Rewrite(*fixed) if fixed else None)
         footer = self.loops.note(unmet) or next_step(records, task, unmet)
         if note := self._copied_script(records, set(written), named):
             footer = f"{note}\n{footer}" if footer else note

@@ -40,14 +40,24 @@ RESAMPLE_NOTE = ("Note: your last reply proposed the code of block {index} again
 UNMET_RESAMPLE_NOTE = ("Note: your last reply proposed the code of block {index} again, which "
                        "ran but did not do what the task asks (see the note above); it was not "
                        "run. Write changed code that does it.")
-FIXED_NOTE = ("\nBlock {index} with line {line} as the error's note suggests:\n"
-              "```{language}\n{code}\n```")
+FIXED_NOTE = ("\nBlock {index} as it would read {how} (not run yet: reply with it in a "
+              "```{language} block to run it):\n```{language}\n{code}\n```")
+SUGGESTED = "with line {line} as the error's note suggests"
 RESAMPLE_NOTICE = ("The model proposed the code of block {index} again, which {what}; it was "
                    "not run. Asking again with sampling (temperature {temperature}).")
 # Where a traceback names the block's own line: Python's `File "<block 3>", line 7`, Node's
 # `block-3.js:7`.
 _FAILED_LINE = re.compile(r'File "<block (\d+)>", line (\d+)|\bblock-(\d+)\.[cm]?js:(\d+)')
 LINE_CHARS = 160  # of a failing line quoted in a note
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """A failed block's code as a note says it should read, for the model to copy: a small
+    model shown only the note often proposes its own block again."""
+
+    how: str  # "with line 8 as the error's note suggests"
+    code: str
 
 
 @dataclass(frozen=True)
@@ -58,7 +68,7 @@ class Failure:
     line: tuple[int, str] | None = None
     unmet: bool = False  # it ran, but what it wrote does not do the task (taskfiles.py)
     source: tuple[str, str] = ("", "")  # (language, code)
-    fixed: str | None = None  # the code with its failing line as the error's note suggests
+    fixed: Rewrite | None = None  # the code as the error's (or the task's) note suggests
 
 
 class LoopGuard:
@@ -171,11 +181,12 @@ class LoopGuard:
         return bool(said and steps and self.repeats >= 2 and not self.failed and not self.asked
                     and all((s.language, s.code.strip()) in self._codes for s in steps))
 
-    def fell_short(self, language: str, code: str, index: int) -> None:
+    def fell_short(self, language: str, code: str, index: int,
+                   fixed: Rewrite | None = None) -> None:
         """Record a block that ran but whose files do not do the task: proposed again, it is
-        asked again as failed code is (see refailed)."""
+        asked again as failed code is (see refailed), with `fixed` shown."""
         source = (language, code.strip())
-        self._failures[source] = Failure(index, unmet=True, source=source)
+        self._failures[source] = Failure(index, unmet=True, source=source, fixed=fixed)
 
     def refailed(self, steps) -> Failure | None:
         """The failed block whose code a reply's blocks all propose again, with nothing run
@@ -225,19 +236,19 @@ class LoopGuard:
 
 
 def _shown_fixed(failure: Failure) -> str:
-    """The end of a note that shows `failure`'s block with its failing line fixed, or ""."""
-    if not (failure.fixed and failure.line):
+    """The end of a note that shows `failure`'s block as a note says it should read, or ""."""
+    if failure.fixed is None:
         return ""
-    return FIXED_NOTE.format(index=failure.index, line=failure.line[0],
-                             language=failure.source[0], code=failure.fixed)
+    return FIXED_NOTE.format(index=failure.index, how=failure.fixed.how,
+                             language=failure.source[0], code=failure.fixed.code)
 
 
-def _fixed(code: str, fix, index: int, failing: tuple[int, str] | None) -> str | None:
+def _fixed(code: str, fix, index: int, failing: tuple[int, str] | None) -> Rewrite | None:
     """Block `index`'s code with its failing line as `fix` (a LineFix) rewrites it, or None."""
     if fix is None or failing is None or failing[0] != fix.line:
         return None
     fixed = fix.applied(code, f"<block {index}>")
-    return fixed.strip() if fixed else None
+    return Rewrite(SUGGESTED.format(line=fix.line), fixed.strip()) if fixed else None
 
 
 def failing_line(code: str, output: str, index: int) -> tuple[int, str] | None:

@@ -76,7 +76,7 @@ def empty_table(name: str, table: list[list[str]],
     """A written table with a header and no rows, made from a table of the task that has
     rows: the code skipped every row (`"qty" in row` where the file says quantity), with the
     keys the code looks up that the table lacks."""
-    if len(table) != 1:
+    if not skipped_rows(table, made_from):
         return []
     for source, rows in made_from:
         if len(rows) > 1:
@@ -88,14 +88,35 @@ def empty_table(name: str, table: list[list[str]],
 def _unknown_keys(code: str, source: str, header: list[str]) -> str:
     """How the code's keys differ from a table's columns (`header`), as the end of a note:
     the keys it looks up that are like a column but are not one."""
-    columns = [column.strip() for column in header]
-    keys = [key for found in _LOOKED_UP.findall(code) for key in found[1::2] if key]
-    unknown = [key for key in dict.fromkeys(keys) if key not in columns and _like(key, columns)]
+    unknown = unknown_keys(code, header)
     if not unknown:
         return ""
-    looked = " and ".join(f"'{key}'" for key in unknown[:2])
+    columns = [column.strip() for column in header]
+    looked = " and ".join(f"'{key}'" for key, _ in unknown[:2])
     return (f" (it looks up {looked}, but {source}'s columns are {shown(columns)}: "
-            f"{_like(unknown[0], columns)} is the closest)")
+            f"{unknown[0][1]} is the closest)")
+
+
+def unknown_keys(code: str, header: list[str]) -> list[tuple[str, str]]:
+    """The keys the code looks up (`row["qty"]`, `"qty" in row`, `.get("qty")`) that are not
+    a column of `header` but like one, each with that column: [("qty", "quantity")]."""
+    columns = [column.strip() for column in header]
+    keys = [key for found in _LOOKED_UP.findall(code) for key in found[1::2] if key]
+    return [(key, column) for key in dict.fromkeys(keys)
+            if key not in columns and (column := _like(key, columns))]
+
+
+def rekeyed(code: str, renames: list[tuple[str, str]]) -> str:
+    """`code` with each quoted key ("qty", 'qty') as its column ("quantity")."""
+    for key, column in renames:
+        code = re.sub(rf"""(["']){re.escape(key)}\1""", lambda m: f"{m[1]}{column}{m[1]}", code)
+    return code
+
+
+def skipped_rows(table: list[list[str]], made_from: list[tuple[str, list[list[str]]]]) -> bool:
+    """Whether a written table has a header and no rows while a table it was made from has
+    rows (the code skipped every row)."""
+    return len(table) == 1 and any(len(rows) > 1 for _, rows in made_from)
 
 
 def _like(key: str, columns: list[str]) -> str | None:

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from interp.core.file_formats import (UnreadableWorkbook, numbers_as_text, read_json,
                                       sheet_names, table_rows)
-from interp.core.madefrom import (SHOWN, empty_table, lost_values, other_sheet, shown,
-                                   unfilled)
+from interp.core.madefrom import (SHOWN, empty_table, lost_values, other_sheet, rekeyed, shown,
+                                   skipped_rows, unfilled, unknown_keys)
 from interp.core.savedscripts import RUN_WITH
 
 # "sheet named Orders", "worksheet called 'Q1 sales'", "a tab titled Summary"
@@ -74,8 +74,7 @@ def unmet(task: str, written: list[str], root: str, named: list[str] = (),
         elif numbers and suffix == ".json":
             problems += _number_problems(name, path, task)
         elif suffix == ".csv" and (table := tables.read(name)):
-            made_from = [(source, rows) for source in sources if source != name
-                         and source not in written and (rows := tables.read(source))]
+            made_from = _made_from(name, written, sources, tables)
             problems += empty_table(name, table, made_from, code)
             problems += [problem for source, rows in made_from
                          for problem in (*lost_values(name, table, source, rows),
@@ -87,6 +86,33 @@ def unmet(task: str, written: list[str], root: str, named: list[str] = (),
         return None
     return ("Not done yet: " + "; ".join(problems)
             + ". Fix the code and run it again.")
+
+
+def rekeyed_code(code: str, written: list[str], root: str,
+                 named: list[str]) -> tuple[str, str] | None:
+    """(how, code): `code` with the keys it looks up that a table the task names calls
+    otherwise ("qty" for quantity) as that table's columns, where a CSV file it wrote skipped
+    every row of that table; else None."""
+    tables = _Tables(root)
+    sources = _tables_of(named, root)
+    for name in written:
+        if not name.lower().endswith(".csv") or not (table := tables.read(name)):
+            continue
+        made_from = _made_from(name, written, sources, tables)
+        if not skipped_rows(table, made_from):
+            continue
+        for _, rows in made_from:
+            if renames := unknown_keys(code, rows[0]):
+                how = ", ".join(f"'{column}' for '{key}'" for key, column in renames)
+                return f"with {how}", rekeyed(code, renames).strip()
+    return None
+
+
+def _made_from(name: str, written: list[str], sources: list[str],
+               tables: _Tables) -> list[tuple[str, list[list[str]]]]:
+    """The tables of `sources` that the written table `name` may be made from, with their rows."""
+    return [(source, rows) for source in sources if source != name and source not in written
+            and (rows := tables.read(source))]
 
 
 def _outside(code: str, root: str) -> str:

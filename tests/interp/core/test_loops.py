@@ -59,8 +59,8 @@ def test_the_same_failing_code_again_is_told_with_the_line_its_error_suggests():
     assert guard.note() == (
         "Note: this is the same code as your previous run, and it failed again on line 5: "
         "`area = np.trapz(2 * x + 3 - x ** 2, x)`. Do not run it again unchanged: read the "
-        "error and change that line.\nBlock 2 with line 5 as the error's note suggests:\n"
-        "```python\n" + TRAPZ.replace("np.trapz", "np.trapezoid") + "\n```")
+        "error and change that line.\nBlock 2 as it would read with line 5 as the error's note "
+        "suggests (not run yet: reply with it in a ```python block to run it):\n```python\n" + TRAPZ.replace("np.trapz", "np.trapezoid") + "\n```")
 
 
 def test_a_suggested_line_of_another_block_is_not_shown():

@@ -85,9 +85,39 @@ def test_failed_code_asked_again_comes_with_the_line_the_note_suggests(server, m
     assert told(server, 2).endswith(
         "failed on line 8: `totals[row[\"warehouse\"]] += int(row[\"qty\"])`; it was not run. "
         "Write changed code that avoids that error.\n"
-        "Block 1 with line 8 as the error's note suggests:\n```python\n"
+        "Block 1 as it would read with line 8 as the error's note suggests (not run yet: reply "
+        "with it in a ```python block to run it):\n```python\n"
         + QWEN_QTY.split("```python\n")[1].split("```")[0].replace('"qty"', '"quantity"')
         .strip() + "\n```")
+
+
+# The same model in the terminal (2026-11-28), on the same files: it tested `"qty" in row`,
+# which skipped every row, and proposed that block again after the note on the empty table.
+QWEN_QTY_SKIPS = py(
+    'import csv\nfrom collections import defaultdict\n\ntotals = defaultdict(int)\n'
+    'with open("stock.csv") as handle:\n    for row in csv.DictReader(handle):\n'
+    '        if "warehouse" in row and "qty" in row:\n'
+    '            totals[row["warehouse"]] += int(row["qty"])\n'
+    'with open("totals.csv", "w", newline="") as handle:\n'
+    '    writer = csv.writer(handle)\n    writer.writerow(["warehouse", "total"])\n'
+    '    for name, total in sorted(totals.items()):\n        writer.writerow([name, total])\n'
+    'print("grand total:", sum(totals.values()))')
+
+
+def test_code_that_skipped_every_row_asked_again_comes_with_the_columns_keys(server,
+                                                                            make_session):
+    session = make_session(server, tools="off", model_cls=Sampled)
+    (make_session.work / "stock.csv").write_text("item,warehouse,quantity\nbolt,north,3\n")
+    fixed = QWEN_QTY_SKIPS.replace('"qty"', '"quantity"')
+    server.script([QWEN_QTY_SKIPS, QWEN_QTY_SKIPS, fixed, "The grand total is 3."])
+    events = run(session, "Write the total quantity per warehouse in stock.csv to totals.csv")
+    assert [e["status"] for e in of(events, "block.finished")] == ["ok", "ok"]
+    assert told(server, 2).endswith(
+        "it was not run. Write changed code that does it.\n"
+        "Block 1 as it would read with 'quantity' for 'qty' (not run yet: reply with it in a "
+        "```python block to run it):\n```python\n"
+        + fixed.split("```python\n")[1].split("```")[0].strip() + "\n```")
+    assert (make_session.work / "totals.csv").read_text().splitlines()[1] == "north,3"
 
 
 def test_asking_again_stops_after_the_limit_and_the_loop_guard_takes_over(server, make_session):
