@@ -76,9 +76,17 @@ QWEN_QTY = ("The `warehouse` key is not present in the `stock.csv` file.\n\n" + 
     'print("grand total:", sum(totals.values()))'))
 
 
+STOCK = "item,warehouse,quantity\nbolt,north,3\n"
+
+
+def fenced(reply: str) -> str:
+    """The code of a reply's python block."""
+    return reply.split("```python\n")[1].split("```")[0].strip()
+
+
 def test_failed_code_asked_again_comes_with_the_line_the_note_suggests(server, make_session):
     session = make_session(server, tools="off", model_cls=Sampled)
-    (make_session.work / "stock.csv").write_text("item,warehouse,quantity\nbolt,north,3\n")
+    (make_session.work / "stock.csv").write_text(STOCK)
     server.script([QWEN_QTY, QWEN_QTY, QWEN_QTY.replace('"qty"', '"quantity"'), "It is 3."])
     events = run(session, "fix it and tell me the grand total")
     assert [e["status"] for e in of(events, "block.finished")] == ["error", "ok"]
@@ -87,8 +95,7 @@ def test_failed_code_asked_again_comes_with_the_line_the_note_suggests(server, m
         "Write changed code that avoids that error.\n"
         "Block 1 as it would read with line 8 as the error's note suggests (not run yet: reply "
         "with it in a ```python block to run it):\n```python\n"
-        + QWEN_QTY.split("```python\n")[1].split("```")[0].replace('"qty"', '"quantity"')
-        .strip() + "\n```")
+        + fenced(QWEN_QTY).replace('"qty"', '"quantity"') + "\n```")
 
 
 # The same model in the terminal (2026-11-28), on the same files: it tested `"qty" in row`,
@@ -107,7 +114,7 @@ QWEN_QTY_SKIPS = py(
 def test_code_that_skipped_every_row_asked_again_comes_with_the_columns_keys(server,
                                                                             make_session):
     session = make_session(server, tools="off", model_cls=Sampled)
-    (make_session.work / "stock.csv").write_text("item,warehouse,quantity\nbolt,north,3\n")
+    (make_session.work / "stock.csv").write_text(STOCK)
     fixed = QWEN_QTY_SKIPS.replace('"qty"', '"quantity"')
     server.script([QWEN_QTY_SKIPS, QWEN_QTY_SKIPS, fixed, "The grand total is 3."])
     events = run(session, "Write the total quantity per warehouse in stock.csv to totals.csv")
@@ -116,7 +123,7 @@ def test_code_that_skipped_every_row_asked_again_comes_with_the_columns_keys(ser
         "it was not run. Write changed code that does it.\n"
         "Block 1 as it would read with 'quantity' for 'qty' (not run yet: reply with it in a "
         "```python block to run it):\n```python\n"
-        + fixed.split("```python\n")[1].split("```")[0].strip() + "\n```")
+        + fenced(fixed) + "\n```")
     assert (make_session.work / "totals.csv").read_text().splitlines()[1] == "north,3"
 
 
