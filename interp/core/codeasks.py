@@ -161,8 +161,9 @@ def _listed(names: Sequence[str]) -> str:
 # its block printed the sum the task asked for.
 _ACKNOWLEDGED = re.compile(r"\W*(?:ok(?:ay)?|done|yes|sure|great|all done|got it|finished|"
                            r"the output above answers the task)\W*", re.IGNORECASE)
-_QUESTION = re.compile(r"\?|\b(?:tell me|how many|how much|which|what|report|list)\b",
-                       re.IGNORECASE)
+# A task that asks something (unprinted.py reads its words)
+QUESTION = re.compile(r"\?|\b(?:tell me|how many|how much|which|what|report|list)\b",
+                      re.IGNORECASE)
 # A reply that copies interp's report of a block (the 1.5B model's reply to a note on its file)
 _REPORT_ECHO = re.compile(r"\[Block \d+, [\w-]+\]\s*\n\s*(?:Output:|No output\.|Not run)")
 
@@ -195,7 +196,7 @@ def acknowledged(task: str, text: str) -> AnswerRequest | None:
     """A request when `text` only acknowledges ("ok.", "Done!") and `task` asks a question,
     or when it starts as interp's report of a block does ("[Block 2, python]\nOutput:")."""
     said = text.strip()
-    if _ACKNOWLEDGED.fullmatch(said) and _QUESTION.search(task):
+    if _ACKNOWLEDGED.fullmatch(said) and QUESTION.search(task):
         return AnswerRequest(said)
     if _REPORT_ECHO.match(said):
         return AnswerRequest(said[:80], echo=True)

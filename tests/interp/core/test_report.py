@@ -57,3 +57,35 @@ def test_an_ok_block_whose_prints_differ_from_its_comments_is_asked_to_fix_them(
     step = next_step([record], "Sum it.")
     assert step.startswith("Your task: Sum it.\nThe output does not match")
     assert "printed `[1, 2, 3, 4]` but its comment expects `[1, 3, 4]`" in step
+
+
+# Qwen2.5-Coder-1.5B's block 3 on matrices-determinant-inverse (interp eval tasks, 46b6ccf):
+# it computed the determinant, printed nothing, and the model answered "-10" (it is -24).
+SILENT = ("import csv\nimport numpy as np\n\nwith open('matrix.csv', 'r') as file:\n"
+          "    reader = csv.reader(file)\n    matrix = list(reader)\n\n"
+          "matrix_np = np.array(matrix, dtype=float)\n\n"
+          "# Calculate the determinant of the matrix\ndeterminant = np.linalg.det(matrix_np)\n"
+          "inverse_np = np.linalg.inv(matrix_np)\n")
+MATRIX_TASK = "matrix.csv holds a 4x4 matrix. What is its determinant? Save its inverse to inverse.csv."
+
+
+def silent(code: str, index: int = 3):
+    return replace(ran("ok", index), code=code, output_head="", total_chars=0)
+
+
+def test_a_question_answered_by_blocks_that_printed_nothing_gets_the_block_printing_it():
+    step = next_step([silent(SILENT)], MATRIX_TASK)
+    assert step == (
+        f"Your task: {MATRIX_TASK}\nBlock 3 printed nothing, so no output answers the task yet. "
+        "The session keeps its variables: reply with this ```python block to print the values "
+        "the task asks for (not run yet), then answer from its output:\n```python\n"
+        'print("determinant:", determinant)\n```')
+
+
+def test_blocks_that_printed_nothing_are_not_flagged_where_nothing_is_asked_or_one_printed():
+    assert next_step([silent(SILENT)], "Save the inverse of matrix.csv to inverse.csv.") == (
+        f"Your task: Save the inverse of matrix.csv to inverse.csv.\n{ANSWER_CHECK}")
+    assert next_step([ran("ok", 2), silent(SILENT)], MATRIX_TASK).endswith(ANSWER_CHECK)
+    quiet = next_step([silent("x = 1\n")], "What is its determinant?")  # no value it names
+    assert quiet.endswith("answers the task yet. Print the values it asks for and run the code "
+                          "again (state only values you see printed).")

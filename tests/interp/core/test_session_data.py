@@ -212,6 +212,27 @@ def test_an_answer_from_a_files_preview_is_asked_to_run_code_once(server, make_s
     assert [m["final"] for m in of(events, "message")] == [True]
 
 
+def test_a_question_whose_block_printed_nothing_gets_a_block_that_prints_the_value(
+        server, make_session):
+    """Qwen2.5-Coder-1.5B on matrices-determinant-inverse (interp eval tasks) computed the
+    determinant, printed nothing and stated one it never saw; replayed with the print block
+    shown, 3 of 4 replies sent it. It runs in the same session, which kept the value."""
+    (make_session.work / "matrix.csv").write_text("2,1\n1,3\n")
+    silent = ("import csv\nwith open('matrix.csv') as f:\n"
+              "    m = [[float(x) for x in row] for row in csv.reader(f)]\n"
+              "determinant = m[0][0] * m[1][1] - m[0][1] * m[1][0]\n")
+    printing = 'print("determinant:", determinant)'
+    server.script([py(silent), py(printing), "The determinant is 5."])
+    events = run(make_session(server, tools="off"), "What is the determinant of matrix.csv?")
+    assert [m["final"] for m in of(events, "message")] == [False, False, True]
+    asked = server.requests[1]["messages"][-1]["content"]
+    assert asked.endswith("Block 1 printed nothing, so no output answers the task yet. The "
+                          "session keeps its variables: reply with this ```python block to "
+                          "print the values the task asks for (not run yet), then answer from "
+                          f"its output:\n```python\n{printing}\n```")
+    assert "determinant: 5.0" in server.requests[2]["messages"][-1]["content"]
+
+
 def test_files_named_only_in_interps_notes_are_not_described(server, make_session):
     (make_session.work / "a.txt").write_text("one\n")
     session = make_session(server, mentions=True, tools="off")
