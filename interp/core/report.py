@@ -71,9 +71,10 @@ ANSWER_CHECK = ("If the output above answers it, reply to the user with the answ
                 "you found) and no code. If it does not, run more code.")
 FIX_REQUEST = "The code failed, so the task is not done yet. Fix the error and run the code again."
 SILENT_NOTE = "Block {index} printed nothing, so no output answers the task yet."
-SILENT_UNNAMED = " Print the values it asks for and run the code again (state only values you see printed)."
-SILENT_NAMED = (" The session keeps its variables: reply with this ```python block to print the values "
-                "the task asks for (not run yet), then answer from its output:\n{code}")
+SILENT_UNNAMED = (" Print the values it asks for and run the code again (state only values you "
+                  "see printed).")
+SILENT_NAMED = (" The session keeps its variables: reply with this ```python block to print the "
+                "values the task asks for (not run yet), then answer from its output:\n{code}")
 
 
 def next_step(records: list[BlockRecord], task: str, unmet: str | None = None) -> str | None:
@@ -96,23 +97,28 @@ def next_step(records: list[BlockRecord], task: str, unmet: str | None = None) -
         ask = installed  # else "the output above answers it" invites an answer from pip's log
     elif last.status == "ok" and (silent := silent_note(considered, task)):
         ask = silent  # else a small model states values it never saw
-    if len(task) > TASK_CHARS or "\n" in task.strip():  # a long task is not repeated
+    if long_task(task):  # a long task is not repeated
         return ask.replace("answers it", "answers your task")
     return f"Your task: {task.strip()}\n{ask}"
 
 
 def silent_note(records: list[BlockRecord], task: str) -> str | None:
-    """When the task asks something and a reply's Python blocks printed nothing, that no
+    """When a one-line task asks something and a reply's Python blocks printed nothing, that no
     output answers it yet, with a block that prints the values the last one computed that the
     question names (unprinted.py); else None. Shown the whole block with a print added, the
     1.5B model wrote a made-up output instead; shown the print alone, it sent it."""
     last = records[-1]
-    if (last.language != "python" or not question_words(task)
+    if (last.language != "python" or long_task(task) or not question_words(task)
             or any(_output_with_displays(r).strip() for r in records)):
         return None
     names = unprinted(last.code, task)
     return SILENT_NOTE.format(index=last.index) + (
         SILENT_NAMED.format(code=fence(printing(names), "python")) if names else SILENT_UNNAMED)
+
+
+def long_task(task: str) -> bool:
+    """A task of more than one line or TASK_CHARS (a prompt with code, not a question)."""
+    return len(task) > TASK_CHARS or "\n" in task.strip()
 
 
 def with_footer(entries: list[Entry], footer: str | None) -> list[Entry]:

@@ -12,17 +12,19 @@ from dataclasses import replace
 from interp.core import events as ev
 from interp.core import exits
 from interp.core.exits import Ending
-from interp.core.codeasks import (AnswerRequest, FixRequest, RunRequest, WriteRequest,
+from interp.core.codeasks import (QUESTION, AnswerRequest, FixRequest, RunRequest, WriteRequest,
                                   acknowledged, calculation_asked, folders_named, language_asked,
                                   previewed, unwritten)
-from interp.core.history import user_message
+from interp.core.history import task_indices, user_message
 from interp.core.mentions import mentioned_folders, mentioned_names, unwritten_files
+from interp.core.report import long_task
 from interp.core.savedscripts import saved_copy, scripts_to_fix, unchanged_scripts
 from interp.core.steps import (HOW_TO_CALL, HOW_TO_FENCE, Step, steps_from_reply, unrun_code_tag,
                                untagged_code)
 from interp.core.state import SessionState
 from interp.core.textcalls import text_calls, valid_arguments
 from interp.core.tool_choice import TEXT_CALLS_NOTICE, ToolChoice, choose_tools, tool_mode
+from interp.core.unseen import UnseenRequest, unseen
 from interp.models.base import Reply, Retrying
 
 EMPTY_NUDGE = ("Your last reply had no answer and no code. Continue with the task (run code if "
@@ -109,13 +111,14 @@ class TurnChecks:
         self.answer_asked = False  # asked this task for the answer after an acknowledgement
         self.to_fix: dict[str, bytes] = {}  # scripts the task asks to fix, as they were
         self.fix_asked = False  # asked this task to save the fix to them
+        self.unseen_asked = False  # asked this task to print numbers its answer stated
 
     def new_task(self) -> None:
         """Forget this task's counts."""
         self.empty_replies, self.untagged_told, self.run_asked = 0, False, False
         self.task_block = self.state.block
         self.to_write, self.write_asked = unwritten_files(self.state.task, self.state.root()), False
-        self.answer_asked = False
+        self.answer_asked = self.unseen_asked = False
         root = self.state.root()
         named = mentioned_names(self.state.task, root)
         self.to_fix, self.fix_asked = scripts_to_fix(self.state.task, named, root), False
@@ -213,8 +216,22 @@ class TurnChecks:
             return None
         return acknowledged(self.state.task, reply.text)
 
+    def unseen_nudge_due(self, reply: Reply) -> UnseenRequest | None:
+        """An answer to a question typed in one line, after code ran this task, that states
+        numbers nothing of this task showed (outputs, notes, the task and its files), unless
+        the model was asked this task already (then the reply is no answer yet)."""
+        task = self.state.task.strip()
+        if (self.unseen_asked or self.state.block <= self.task_block or not is_answer(reply)
+                or long_task(task) or not QUESTION.search(task)):
+            return None
+        start = (task_indices(self.state.messages) or [0])[-1]
+        seen = [entry.content for entry in self.state.messages[start:]
+                if entry.role != "assistant" and isinstance(entry.content, str)]
+        found = unseen(reply.text, [task, *seen])
+        return UnseenRequest(found) if found else None
+
     def ask_to_run(self, asked: RunRequest | WriteRequest | FixRequest | AnswerRequest
-                   ) -> Iterator[ev.Event]:
+                   | UnseenRequest) -> Iterator[ev.Event]:
         """Ask the model (once a task each: see run_nudge_due, write_nudge_due, fix_nudge_due,
         answer_nudge_due) to run code, save it, or state its answer, before it answers."""
         if isinstance(asked, WriteRequest):
@@ -223,6 +240,8 @@ class TurnChecks:
             self.fix_asked = True
         elif isinstance(asked, AnswerRequest):
             self.answer_asked = True
+        elif isinstance(asked, UnseenRequest):
+            self.unseen_asked = True
         else:
             self.run_asked = True
         yield ev.Notice(level="info", text=asked.notice())

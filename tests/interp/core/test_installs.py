@@ -61,7 +61,7 @@ def test_after_an_install_the_task_s_code_is_asked_for(server, make_session):
 def test_an_install_that_installed_nothing_proposed_again_is_asked_again(server, make_session):
     """The same model (2026-11-28, after the note above) proposed the same install five times
     until --max-turns: pip's log differs each run by the addresses it prints."""
-    server.script([FAILING, INSTALL_NOTHING, INSTALL_NOTHING, "The area is 10.67."])
+    server.script([FAILING, INSTALL_NOTHING, INSTALL_NOTHING, "The area could not be computed."])
     events = run(make_session(server, tools="off", model_cls=Sampled), "What is the area?")
     assert [e["status"] for e in of(events, "block.finished")] == ["error", "ok"]
     assert notices(events) == ["The model proposed the code of block 2 again, which did not do "

@@ -66,7 +66,8 @@ SILENT = ("import csv\nimport numpy as np\n\nwith open('matrix.csv', 'r') as fil
           "matrix_np = np.array(matrix, dtype=float)\n\n"
           "# Calculate the determinant of the matrix\ndeterminant = np.linalg.det(matrix_np)\n"
           "inverse_np = np.linalg.inv(matrix_np)\n")
-MATRIX_TASK = "matrix.csv holds a 4x4 matrix. What is its determinant? Save its inverse to inverse.csv."
+MATRIX_TASK = ("matrix.csv holds a 4x4 matrix. What is its determinant? Save its inverse to "
+               "inverse.csv.")
 
 
 def silent(code: str, index: int = 3):

@@ -233,6 +233,35 @@ def test_a_question_whose_block_printed_nothing_gets_a_block_that_prints_the_val
     assert "determinant: 5.0" in server.requests[2]["messages"][-1]["content"]
 
 
+def test_an_answer_stating_a_number_no_output_showed_is_asked_to_print_it_once(
+        server, make_session):
+    """Qwen2.5-Coder-1.5B on matrices-determinant-inverse (interp eval tasks, bc04c28): its
+    code printed nothing and it answered "-10" (the determinant was -24)."""
+    (make_session.work / "matrix.csv").write_text("2,1\n1,3\n")
+    silent = ("import csv\nwith open('matrix.csv') as f:\n"
+              "    m = [[float(x) for x in row] for row in csv.reader(f)]\n")
+    made_up = "The determinant of the matrix is \\(-10\\)."
+    server.script([py(silent), made_up, py("print(m[0][0] * m[1][1] - m[0][1] * m[1][0])"),
+                   "The determinant is 5.0.", "unused"])
+    events = run(make_session(server, tools="off"), "What is the determinant of matrix.csv?")
+    assert [m["final"] for m in of(events, "message")] == [False, False, False, True]
+    assert [n["text"] for n in of(events, "notice") if "no output showed" in n["text"]] == [
+        "The answer states -10, which no output showed; asking the model to print it with code."]
+    third = server.requests[2]["messages"]
+    assert third[-1]["content"].endswith(  # the report it follows, then the request
+        "\n\nYour answer states -10, which no output of this task shows. Reply with a ```python "
+        "block that computes and prints the values the task asks for (the session keeps its "
+        "variables); then answer from its output.")
+    assert made_up not in [m.get("content") for m in third]  # the answer it retracts
+    assert "5.0" in server.requests[3]["messages"][-1]["content"] and len(server.requests) == 4
+
+
+def test_an_answer_whose_numbers_an_output_showed_is_taken(server, make_session):
+    server.script([py("print(1706)"), "The grand total is 1,706.", "unused"])
+    events = run(make_session(server, tools="off"), "What is the grand total of 1700 and 6?")
+    assert [m["final"] for m in of(events, "message")] == [False, True]
+
+
 def test_files_named_only_in_interps_notes_are_not_described(server, make_session):
     (make_session.work / "a.txt").write_text("one\n")
     session = make_session(server, mentions=True, tools="off")
