@@ -207,7 +207,10 @@ class BlockExecutor:
             fixed = taskfiles.rekeyed_code(last.code, written, root, named)
             self.loops.fell_short(last.language, last.code, last.index,
                                   Rewrite(*fixed) if fixed else None)
-        footer = self.loops.note(unmet) or next_step(records, task, unmet)
+        repeated = self.loops.note(unmet)
+        footer = repeated or next_step(records, task, unmet)
+        if footer and not repeated and last is not None and last.status == "error":
+            footer += self.loops.fixed_note(last.index)  # a small model copies a block best
         if note := self._copied_script(records, set(written), named):
             footer = f"{note}\n{footer}" if footer else note
         plots = any(r.plots for r in records) and not self.supports_vision()

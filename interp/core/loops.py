@@ -146,6 +146,12 @@ class LoopGuard:
         note, unhelped, self._note, self._unhelped = self._note, self._unhelped, None, None
         return f"{unhelped} {unmet}" if note and unhelped and unmet else note
 
+    def fixed_note(self, index: int) -> str:
+        """The end of the report of block `index` when it is the last block that failed and
+        the note on its error rewrites its failing line: the block as it would read so."""
+        failure = self._failed
+        return _shown_fixed(failure) if failure is not None and failure.index == index else ""
+
     @property
     def stuck(self) -> bool:
         return self.repeats >= self.limit or self.refused

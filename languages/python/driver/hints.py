@@ -125,6 +125,45 @@ def closest(key, names):
     return close or (short_for if len(short_for) == 1 else [])
 
 
+class SheetRead(tuple):
+    """A missing column that is a sheet of a workbook here: (workbook, sheet)."""
+
+    def read(self, pandas):
+        """The call that reads the sheet, with `pandas` as the code names the module."""
+        return "%s.read_excel(%r, sheet_name=%r)" % (pandas, self[0], self[1])
+
+
+def sheet_line(exc, name, key, found, fixes=None):
+    """The failing line with `name[...]` (the sheet's name, quoted or in a variable) as the
+    read of the sheet `found` (a SheetRead), as the end of a note, or "" when the line has no
+    such subscript; the rewrite is added to `fixes`."""
+    import linecache
+    import re
+    try:
+        frame, number = failing_frame(exc)
+        line = linecache.getline(frame.f_code.co_filename, number).strip() if frame else ""
+        names = dict(frame.f_globals, **frame.f_locals) if frame else {}
+        source = "".join(linecache.getlines(frame.f_code.co_filename)) if frame else ""
+        aliases = [alias for alias, value in names.items()
+                   if getattr(value, "__name__", None) == "pandas"]
+        pandas = first([alias for alias in aliases if alias + "." in source] + aliases) or "pd"
+
+        def is_key(inside):
+            inside = inside.strip()
+            if re.match(r"^([\"'])%s\1$" % re.escape(str(key)), inside):
+                return True
+            return inside.isidentifier() and names.get(inside, object()) == key
+
+        subscript = re.compile(r"\b%s\[([^\[\]]+)\]" % re.escape(name))
+        if not any(is_key(found_in.group(1)) for found_in in subscript.finditer(line)):
+            return ""
+        changed = subscript.sub(lambda m: found.read(pandas) if is_key(m.group(1)) else m.group(0),
+                                line)
+        return rewritten(frame, number, line, changed, fixes, "the sheet")
+    except Exception:  # the note is only a help
+        return ""
+
+
 def keyed_line(exc, key, other, fixes=None):
     """The failing line of the user's code with the quoted key as `other`, as the end of a
     note, or "" when the line does not quote the key; the rewrite is added to `fixes`."""
@@ -222,7 +261,7 @@ def placed(name, value, key, seen=None, exc=None):
     book = workbook_with_sheet(sheet) if sheet else None
     if book:
         return ("%s has no column %r, but %s has a sheet %r: pd.read_excel(%r, sheet_name=%r) "
-                "reads it" % (name, key, book, sheet, book, sheet)), None
+                "reads it" % (name, key, book, sheet, book, sheet)), SheetRead((book, sheet))
     close = [] if key in value.columns else closest(key, list(value.columns))
     if close:
         return "%s has no column %r; the closest: %s" % (name, key, ", ".join(close)), close[0]
@@ -247,6 +286,8 @@ def key_note(namespace, exc, fixes=None):
         seen = failing_frame_names(exc, namespace)
         for name in sorted(failing_names(exc)):
             note, other = placed(name, seen.get(name), key, seen, exc)
+            if isinstance(other, SheetRead):
+                return clipped(note + sheet_line(exc, name, key, other, fixes))
             if note:
                 return clipped(note + (keyed_line(exc, key, other, fixes) if other else ""))
     except Exception:  # the user's objects may be in any state; the note is only a help

@@ -98,6 +98,20 @@ def test_failed_code_asked_again_comes_with_the_line_the_note_suggests(server, m
         + fenced(QWEN_QTY).replace('"qty"', '"quantity"') + "\n```")
 
 
+def test_the_report_of_a_failed_block_comes_with_the_line_the_note_suggests(server,
+                                                                            make_session):
+    (make_session.work / "stock.csv").write_text(STOCK)
+    fixed = QWEN_QTY.replace('"qty"', '"quantity"')
+    server.script([QWEN_QTY, fixed, "The grand total is 3."])
+    events = run(make_session(server, tools="off"), "fix it and tell me the grand total")
+    assert [e["status"] for e in of(events, "block.finished")] == ["error", "ok"]
+    assert told(server, 1).endswith(
+        "The code failed, so the task is not done yet. Fix the error and run the code again.\n"
+        "Block 1 as it would read with line 8 as the error's note suggests (not run yet: reply "
+        "with it in a ```python block to run it):\n```python\n" + fenced(fixed) + "\n```")
+    assert "Block 2 as it would read" not in told(server, 2)  # it ran
+
+
 # The same model in the terminal (2026-11-28), on the same files: it tested `"qty" in row`,
 # which skipped every row, and proposed that block again after the note on the empty table.
 QWEN_QTY_SKIPS = py(

@@ -453,7 +453,15 @@ def test_a_column_that_is_a_sheet_of_a_workbook_here_names_the_workbook(py, coll
                          "'Amount': [5]})\nsheet_name = '2024'\ndf_2024 = df[sheet_name]")
     assert res.status == "error" and res.notes[0] == (
         "df has no column '2024', but budget.xlsx has a sheet '2024': "
-        "pd.read_excel('budget.xlsx', sheet_name='2024') reads it")
+        "pd.read_excel('budget.xlsx', sheet_name='2024') reads it; with the sheet, line 4 "
+        "reads: df_2024 = pd.read_excel('budget.xlsx', sheet_name='2024')")
+    assert (res.fix.line, res.fix.was, res.fix.reads) == (
+        4, "df_2024 = df[sheet_name]", "df_2024 = pd.read_excel('budget.xlsx', sheet_name='2024')")
+    _, res = collect(py, "import pandas as pandas_\nbook = pandas_.DataFrame({'A': [1]})\n"
+                         "total = book['2024'].sum()")
+    assert res.fix.reads == "total = pandas_.read_excel('budget.xlsx', sheet_name='2024').sum()"
+    _, res = collect(py, "print(df[['2024']])")  # no subscript by the sheet's name: no rewrite
+    assert res.fix is None
     _, res = collect(py, "df['2022']")
     assert not any("sheet" in note for note in res.notes)
 
