@@ -174,6 +174,21 @@ def unfilled(name: str, written: list[list[str]], source: str, before: list[list
     return problems
 
 
+def unchanged(name: str, written: list[list[str]], source: str, before: list[list[str]],
+              task: str) -> list[str]:
+    """A written table that holds the very values of the table it was made from (numbers
+    compared as numbers: 2.000000000000000000e+00 is 2), where the task does not ask for a
+    copy and the name is not the source's with more to it (sensors_filled.csv may be a copy of
+    sensors.csv; inverse.csv of matrix.csv is not): the 1.5B model saved the matrix it read
+    to inverse.csv, not its inverse."""
+    if (_EXPORTS.search(task) or not written
+            or Path(source).stem.casefold() in Path(name).stem.casefold()
+            or _cells(written) != _cells(before)):
+        return []
+    return [f"{name} holds the same values as {source}, unchanged: the code saved the table "
+            f"it read, not one computed from it"]
+
+
 def _stripping(header: str, lost: list[str]) -> str:
     """How to keep lost values whose number sits among symbols ("$1,299.00"): the characters
     to remove first, with the pandas call; "" when they hold other text."""

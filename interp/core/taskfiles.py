@@ -15,7 +15,7 @@ from pathlib import Path
 from interp.core.file_formats import (UnreadableWorkbook, numbers_as_text, read_json,
                                       sheet_names, table_rows)
 from interp.core.madefrom import (SHOWN, empty_table, lost_values, other_sheet, rekeyed, shown,
-                                   skipped_rows, unfilled, unknown_keys)
+                                   skipped_rows, unchanged, unfilled, unknown_keys)
 from interp.core.savedscripts import RUN_WITH
 
 # "sheet named Orders", "worksheet called 'Q1 sales'", "a tab titled Summary"
@@ -78,7 +78,8 @@ def unmet(task: str, written: list[str], root: str, named: list[str] = (),
             problems += empty_table(name, table, made_from, code)
             problems += [problem for source, rows in made_from
                          for problem in (*lost_values(name, table, source, rows),
-                                         *unfilled(name, table, source, rows, task))]
+                                         *unfilled(name, table, source, rows, task),
+                                         *unchanged(name, table, source, rows, task))]
             problems += _pivot_problems(name, table, task, [rows for _, rows in made_from])
             problems += _pivot_rows(name, table, task, [rows for _, rows in made_from], code)
             problems += other_sheet(name, table, task, root, named)

@@ -142,6 +142,23 @@ def test_gaps_a_fill_left_in_the_column_the_task_names_are_counted(tmp_path):
 
 
 @pytest.mark.fast
+def test_a_table_saved_unchanged_from_the_one_it_was_made_from_is_named(tmp_path):
+    """Qwen2.5-Coder-1.5B on matrices-determinant-inverse (interp eval tasks, 7203d1a) saved
+    the matrix it read to inverse.csv with np.savetxt."""
+    (tmp_path / "matrix.csv").write_text("2,-1\n1,4\n")
+    (tmp_path / "inverse.csv").write_text("2.000000000000000000e+00,-1.000000000000000000e+00\n"
+                                          "1.000000000000000000e+00,4.000000000000000000e+00\n")
+    task = "matrix.csv holds a 2x2 matrix. What is its determinant? Save its inverse to inverse.csv."
+    assert unmet(task, ["inverse.csv"], str(tmp_path), ["matrix.csv"]) == (
+        "Not done yet: inverse.csv holds the same values as matrix.csv, unchanged: the code "
+        "saved the table it read, not one computed from it. Fix the code and run it again.")
+    assert unmet("Copy matrix.csv to inverse.csv.", ["inverse.csv"], str(tmp_path),
+                 ["matrix.csv"]) is None  # a copy is asked for
+    (tmp_path / "inverse.csv").write_text("0.444,0.111\n-0.111,0.222\n")
+    assert unmet(task, ["inverse.csv"], str(tmp_path), ["matrix.csv"]) is None
+
+
+@pytest.mark.fast
 def test_a_column_emptied_in_every_row_was_emptied_on_purpose(tmp_path):
     (tmp_path / "contacts.csv").write_text("name,phone\nAda,555-0101\nBo,555-0102\n")
     (tmp_path / "public.csv").write_text("name,phone\nAda,\nBo,\n")
