@@ -233,7 +233,8 @@ class TurnChecks:
     def ask_to_run(self, asked: RunRequest | WriteRequest | FixRequest | AnswerRequest
                    | UnseenRequest) -> Iterator[ev.Event]:
         """Ask the model (once a task each: see run_nudge_due, write_nudge_due, fix_nudge_due,
-        answer_nudge_due) to run code, save it, or state its answer, before it answers."""
+        answer_nudge_due, unseen_nudge_due) to run code, save it, state its answer, or print
+        what it stated, before it answers."""
         if isinstance(asked, WriteRequest):
             self.write_asked = True
         elif isinstance(asked, FixRequest):
