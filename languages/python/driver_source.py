@@ -9,7 +9,8 @@ from functools import cache
 from importlib.resources import files
 
 # In this order: each source uses names that those before it define.
-DRIVER = ("tables", "plots", "display", "rewrite", "habits", "state", "hints", "paths", "main")
+DRIVER = ("tables", "plots", "display", "rewrite", "habits", "state", "linefix", "hints", "paths",
+          "main")
 KERNEL_SETUP = ("tables", "display", "ipython_tables")
 
 

@@ -1,14 +1,13 @@
 """After a KeyError: where the missing key is after all (a level of a table's MultiIndex, a
 value of one of its columns, a part such as the quarter of a column of dates, a sheet of a
 workbook here: paths.py), or which keys the dict on the failing line has, with the failing
-line as it reads with a key like it. After
-a module has no such attribute: the names it has that are like it (numpy 2 has trapezoid, not
-trapz). After text failed to convert to a number: how to clean it ('$1,299.00') or skip it
+line as it reads with a key like it (linefix.py). After a module has no such attribute: the
+names it has that are like it (numpy 2 has trapezoid, not trapz). After text failed to convert to a number: how to clean it ('$1,299.00') or skip it
 ('N/A'). After any failure: a table whose header is a row of numbers (a headerless file read
 with one). After a path was not found: paths.py.
 
-Runs inside the user's python3 (compatible with Python 3.8), after state.py; never imports
-pandas itself.
+Runs inside the user's python3 (compatible with Python 3.8), after state.py and linefix.py;
+never imports pandas itself.
 """
 
 MAX_KEYS = 20  # dict keys named in one note
@@ -123,71 +122,6 @@ def closest(key, names):
     close = difflib.get_close_matches(key, names, n=3, cutoff=0.8)
     short_for = [name for name in names if abbreviates(key, name)]
     return close or (short_for if len(short_for) == 1 else [])
-
-
-class SheetRead(tuple):
-    """A missing column that is a sheet of a workbook here: (workbook, sheet)."""
-
-    def read(self, pandas):
-        """The call that reads the sheet, with `pandas` as the code names the module."""
-        return "%s.read_excel(%r, sheet_name=%r)" % (pandas, self[0], self[1])
-
-
-def sheet_line(exc, name, key, found, fixes=None):
-    """The failing line with `name[...]` (the sheet's name, quoted or in a variable) as the
-    read of the sheet `found` (a SheetRead), as the end of a note, or "" when the line has no
-    such subscript; the rewrite is added to `fixes`."""
-    import linecache
-    import re
-    try:
-        frame, number = failing_frame(exc)
-        line = linecache.getline(frame.f_code.co_filename, number).strip() if frame else ""
-        names = dict(frame.f_globals, **frame.f_locals) if frame else {}
-        source = "".join(linecache.getlines(frame.f_code.co_filename)) if frame else ""
-        aliases = [alias for alias, value in names.items()
-                   if getattr(value, "__name__", None) == "pandas"]
-        pandas = first([alias for alias in aliases if alias + "." in source] + aliases) or "pd"
-
-        def is_key(inside):
-            inside = inside.strip()
-            if re.match(r"^([\"'])%s\1$" % re.escape(str(key)), inside):
-                return True
-            return inside.isidentifier() and names.get(inside, object()) == key
-
-        subscript = re.compile(r"\b%s\[([^\[\]]+)\]" % re.escape(name))
-        if not any(is_key(found_in.group(1)) for found_in in subscript.finditer(line)):
-            return ""
-        changed = subscript.sub(lambda m: found.read(pandas) if is_key(m.group(1)) else m.group(0),
-                                line)
-        return rewritten(frame, number, line, changed, fixes, "the sheet")
-    except Exception:  # the note is only a help
-        return ""
-
-
-def keyed_line(exc, key, other, fixes=None):
-    """The failing line of the user's code with the quoted key as `other`, as the end of a
-    note, or "" when the line does not quote the key; the rewrite is added to `fixes`."""
-    import linecache
-    import re
-    try:
-        frame, number = failing_frame(exc)
-        line = linecache.getline(frame.f_code.co_filename, number).strip() if frame else ""
-        quoted = re.compile("([\"'])%s\\1" % re.escape(key))
-        if not isinstance(key, str) or not quoted.search(line):
-            return ""
-        changed = quoted.sub(lambda found: found.group(1) + other + found.group(1), line)
-        return rewritten(frame, number, line, changed, fixes, repr(other))
-    except Exception:  # the note is only a help
-        return ""
-
-
-def rewritten(frame, number, line, changed, fixes, other):
-    """The end of a note that gives the failing line as it reads with `other` in it; the
-    rewrite (its block's file name, line number, the line and the new line) goes to `fixes`."""
-    if fixes is not None:
-        fixes.append({"file": frame.f_code.co_filename, "line": number, "was": line,
-                      "reads": changed})
-    return "; with %s, line %d reads: %s" % (other, number, changed)
 
 
 def holds_dates(pd, values):
@@ -318,22 +252,6 @@ def attribute_note(exc, fixes=None):
         return None
     note = "%s has no %s; names like it: %s" % (found.group(1), found.group(2), ", ".join(close))
     return clipped(note + renamed_line(exc, found.group(2), close[0], fixes))
-
-
-def renamed_line(exc, name, other, fixes=None):
-    """The failing line of the user's code with `.name(` as `.other(`, as the end of a note,
-    or "" when the line has no such call; the rewrite is added to `fixes`."""
-    import linecache
-    import re
-    try:
-        frame, number = failing_frame(exc)
-        line = linecache.getline(frame.f_code.co_filename, number).strip() if frame else ""
-        call = re.compile("\\.%s\\b(?=\\s*\\()" % re.escape(name))
-        if not call.search(line):
-            return ""
-        return rewritten(frame, number, line, call.sub("." + other, line), fixes, other)
-    except Exception:  # the note is only a help
-        return ""
 
 
 def number_like(label):

@@ -1,0 +1,90 @@
+"""The failing line of the user's code as a note on its error says it should read: the key
+like the missing one (row["qty"] -> row["quantity"]), the name the module has (.trapz( ->
+.trapezoid(), the read of a sheet a table was subscripted by (df['2024'] ->
+pd.read_excel('budget.xlsx', sheet_name='2024')). Each ends its note ("; with ..., line 8
+reads: ...") and goes to `fixes`, which main.py sends to interp as the result's fix.
+
+Runs inside the user's python3 (compatible with Python 3.8), after state.py.
+"""
+
+
+class SheetRead(tuple):
+    """A missing column that is a sheet of a workbook here: (workbook, sheet)."""
+
+    def read(self, pandas):
+        """The call that reads the sheet, with `pandas` as the code names the module."""
+        return "%s.read_excel(%r, sheet_name=%r)" % (pandas, self[0], self[1])
+
+
+def sheet_line(exc, name, key, found, fixes=None):
+    """The failing line with `name[...]` (the sheet's name, quoted or in a variable) as the
+    read of the sheet `found` (a SheetRead), as the end of a note, or "" when the line has no
+    such subscript; the rewrite is added to `fixes`."""
+    import linecache
+    import re
+    try:
+        frame, number = failing_frame(exc)
+        line = linecache.getline(frame.f_code.co_filename, number).strip() if frame else ""
+        names = dict(frame.f_globals, **frame.f_locals) if frame else {}
+        source = "".join(linecache.getlines(frame.f_code.co_filename)) if frame else ""
+        aliases = [alias for alias, value in names.items()
+                   if getattr(value, "__name__", None) == "pandas"]
+        named = [alias for alias in aliases if alias + "." in source] + aliases
+        pandas = named[0] if named else "pd"
+
+        def is_key(inside):
+            inside = inside.strip()
+            if re.match(r"^([\"'])%s\1$" % re.escape(str(key)), inside):
+                return True
+            return inside.isidentifier() and names.get(inside, object()) == key
+
+        subscript = re.compile(r"\b%s\[([^\[\]]+)\]" % re.escape(name))
+        if not any(is_key(found_in.group(1)) for found_in in subscript.finditer(line)):
+            return ""
+        changed = subscript.sub(lambda m: found.read(pandas) if is_key(m.group(1)) else m.group(0),
+                                line)
+        return rewritten(frame, number, line, changed, fixes, "the sheet")
+    except Exception:  # the note is only a help
+        return ""
+
+
+def keyed_line(exc, key, other, fixes=None):
+    """The failing line of the user's code with the quoted key as `other`, as the end of a
+    note, or "" when the line does not quote the key; the rewrite is added to `fixes`."""
+    import linecache
+    import re
+    try:
+        frame, number = failing_frame(exc)
+        line = linecache.getline(frame.f_code.co_filename, number).strip() if frame else ""
+        quoted = re.compile("([\"'])%s\\1" % re.escape(key))
+        if not isinstance(key, str) or not quoted.search(line):
+            return ""
+        changed = quoted.sub(lambda found: found.group(1) + other + found.group(1), line)
+        return rewritten(frame, number, line, changed, fixes, repr(other))
+    except Exception:  # the note is only a help
+        return ""
+
+
+def rewritten(frame, number, line, changed, fixes, other):
+    """The end of a note that gives the failing line as it reads with `other` in it; the
+    rewrite (its block's file name, line number, the line and the new line) goes to `fixes`."""
+    if fixes is not None:
+        fixes.append({"file": frame.f_code.co_filename, "line": number, "was": line,
+                      "reads": changed})
+    return "; with %s, line %d reads: %s" % (other, number, changed)
+
+
+def renamed_line(exc, name, other, fixes=None):
+    """The failing line of the user's code with `.name(` as `.other(`, as the end of a note,
+    or "" when the line has no such call; the rewrite is added to `fixes`."""
+    import linecache
+    import re
+    try:
+        frame, number = failing_frame(exc)
+        line = linecache.getline(frame.f_code.co_filename, number).strip() if frame else ""
+        call = re.compile("\\.%s\\b(?=\\s*\\()" % re.escape(name))
+        if not call.search(line):
+            return ""
+        return rewritten(frame, number, line, call.sub("." + other, line), fixes, other)
+    except Exception:  # the note is only a help
+        return ""
