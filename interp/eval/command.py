@@ -15,7 +15,7 @@ from interp.eval.data import DataError, load_problems
 from interp.eval.modes import MODES, ModeConfig
 from interp.eval.report import LEAK_NOTE, notes, summary_table
 from interp.eval.results import slug
-from interp.eval.setup import close, eval_model, fail, with_model
+from interp.eval.setup import LoadLines, close, eval_model, fail, with_model
 
 
 @dataclass(frozen=True)
@@ -71,8 +71,9 @@ def run_eval_command(args: EvalArgs, cli: dict) -> int:
     settings = with_model(settings)
     if settings is None:
         return exits.USAGE
+    lines = LoadLines()
     try:
-        settings, model = eval_model(settings, args.temperature, args.max_tokens)
+        settings, model = eval_model(settings, args.temperature, args.max_tokens, lines)
     except UsageError as exc:
         return fail(str(exc).removeprefix("interp: "))
     plan = _plan(args, settings, problems, modes)
@@ -81,10 +82,10 @@ def run_eval_command(args: EvalArgs, cli: dict) -> int:
     try:
         summaries = _run(plan, model, show_progress=not args.json and sys.stderr.isatty())
     except KeyboardInterrupt:
-        _abort(model, f"interrupted; results so far are in {plan.out} "
+        _abort(model, lines, f"interrupted; results so far are in {plan.out} "
                "(run the same command again to resume)", exits.INTERRUPTED)
     except NothingReached as exc:
-        _abort(model, f"no problem reached the model (recorded in {plan.out}/): {exc}",
+        _abort(model, lines, f"no problem reached the model (recorded in {plan.out}/): {exc}",
                exits.MODEL_ERROR)
     finally:
         close(model)
@@ -110,13 +111,12 @@ def _plan(args: EvalArgs, settings, problems, modes):
                     model_name=name, jobs=args.jobs, mode_config=config)
 
 
-def _abort(model, message: str, code: int) -> None:
+def _abort(model, lines: LoadLines, message: str, code: int) -> None:
     """The model closed, one line, and out at once: worker threads may be waiting on the model,
     so they are not joined. The line comes last: a worker still solving a problem can start
-    the local model's load again ("Loading the local model ...") until the model is closed."""
+    the local model's load again until the process exits, and `lines` drops that load's line."""
     close(model)
-    sys.stderr.write(f"interp eval: {message}\n")
-    sys.stderr.flush()
+    lines.last(message)
     os._exit(code)
 
 
