@@ -39,7 +39,7 @@ def run_tasks_command(args, cli: dict) -> int:
     """`interp eval tasks` (args: interp.eval.command.EvalArgs); returns the exit status."""
     from interp.config.settings import ConfigError, load_settings
     from interp.errors import UsageError
-    from interp.eval.setup import close, eval_model, fail, with_model
+    from interp.eval.setup import LoadLines, close, eval_model, fail, with_model
 
     problem = _bad_flags(args)
     if problem:
@@ -50,8 +50,9 @@ def run_tasks_command(args, cli: dict) -> int:
         return fail(str(exc))
     if settings is None:
         return exits.USAGE
+    lines = LoadLines()
     try:
-        settings, model = eval_model(settings, args.temperature, args.max_tokens)
+        settings, model = eval_model(settings, args.temperature, args.max_tokens, lines)
     except UsageError as exc:
         return fail(str(exc).removeprefix("interp: "))
     plan = _plan(args, settings)
@@ -59,10 +60,9 @@ def run_tasks_command(args, cli: dict) -> int:
         with _progress(not args.json and sys.stderr.isatty()) as progress:
             summary = run_plan(plan, model, progress)
     except KeyboardInterrupt:
-        sys.stderr.write(f"interp eval: interrupted; results so far are in {plan.out} "
-                         "(run the same command again to resume)\n")
-        sys.stderr.flush()
         close(model)
+        lines.last(f"interrupted; results so far are in {plan.out} (run the same command again "
+                   "to resume)")
         os._exit(exits.INTERRUPTED)  # worker threads may be waiting on the model: do not join them
     finally:
         close(model)
