@@ -70,7 +70,7 @@ def previewed(names: Sequence[str]) -> RunRequest | None:
     lines), else None."""
     if not names:
         return None
-    return RunRequest(f"Only a preview of {_listed(names)} was shown to you")
+    return RunRequest(f"Only a preview of {listed(names)} was shown to you")
 
 
 def folders_named(names: Sequence[str]) -> RunRequest | None:
@@ -78,7 +78,7 @@ def folders_named(names: Sequence[str]) -> RunRequest | None:
     photos folder"), which the model cannot have seen, else None."""
     if not names:
         return None
-    return RunRequest(f"The task is about what is in {_listed(names)}"
+    return RunRequest(f"The task is about what is in {listed(names)}"
                       f"{'/' if len(names) == 1 else ''} here")
 
 
@@ -112,13 +112,13 @@ class WriteRequest:
                     f"to run it; then answer from the output.")
         how = ("call the `execute` tool with code that saves" if tools
                else "reply with a code block that saves")
-        return (f"The task asks for {_listed(self.names)}, which {'has' if one else 'have'} not "
+        return (f"The task asks for {listed(self.names)}, which {'has' if one else 'have'} not "
                 f"been written yet: {how} {'it' if one else 'them'}, then answer from the output.")
 
     def notice(self) -> str:
         """The line the person sees."""
         one = len(self.names) == 1
-        return (f"The task asks for {_listed(self.names)}, which {'does' if one else 'do'} not "
+        return (f"The task asks for {listed(self.names)}, which {'does' if one else 'do'} not "
                 f"exist yet; asking the model to write {'it' if one else 'them'}.")
 
 
@@ -135,13 +135,13 @@ class FixRequest:
         how = (f"call the `execute` tool (language \"shell\") with `cat > {name} <<'EOF'`, the "
                f"code, then `EOF`" if tools else f"reply with {heredoc(name)}")
         which = "which is" if len(self.names) == 1 else "which are"
-        return (f"The task asks to fix {_listed(self.names)}, {which} still unchanged: the "
+        return (f"The task asks to fix {listed(self.names)}, {which} still unchanged: the "
                 f"fixed code ran only in this session. {how[0].upper()}{how[1:]}, and "
                 f"`{run_line(name)}` on the line after it to run it; then answer from the output.")
 
     def notice(self) -> str:
         """The line the person sees."""
-        return (f"The task asks to fix {_listed(self.names)}, which the model has not changed; "
+        return (f"The task asks to fix {listed(self.names)}, which the model has not changed; "
                 f"asking it to save its fix.")
 
 
@@ -153,7 +153,8 @@ def unwritten(task: str, names: Sequence[str],
     return WriteRequest(missing) if missing and _WRITES.search(task) else None
 
 
-def _listed(names: Sequence[str]) -> str:
+def listed(names: Sequence[str]) -> str:
+    """Names as a sentence lists them: "a", "a and b", "a, b and c"."""
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 

@@ -9,6 +9,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from interp.core.codeasks import listed
+
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:,\d{3})*(?:\.\d+)?(?:e[-+]?\d+)?(?![\w])", re.IGNORECASE)
 _LIST_ITEM = re.compile(r"^\s*\d+[.)]\s", re.MULTILINE)  # "1. Acme": a list's numbering
 SMALL = 10  # whole numbers below this are counts and list positions: never asked about
@@ -55,15 +57,12 @@ class UnseenRequest:
     def request(self, tools: bool) -> str:
         """The message that asks the model to print them with code first."""
         how = ("Call the `execute` tool with code" if tools else "Reply with a ```python block")
-        return (f"Your answer states {_listed(self.numbers[:NAMED])}, which no output of this "
+        return (f"Your answer states {listed(self.numbers[:NAMED])}, which no output of this "
                 f"task shows. {how} that computes and prints the values the task asks for (the "
                 "session keeps its variables); then answer from its output.")
 
     def notice(self) -> str:
         """The line the person sees."""
-        return (f"The answer states {_listed(self.numbers[:NAMED])}, which no output showed; "
+        return (f"The answer states {listed(self.numbers[:NAMED])}, which no output showed; "
                 "asking the model to print it with code.")
 
-
-def _listed(items: tuple[str, ...]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]

@@ -84,6 +84,12 @@ def fenced(reply: str) -> str:
     return reply.split("```python\n")[1].split("```")[0].strip()
 
 
+def shown(index: int, how: str, reply: str) -> str:
+    """The end of a note that shows block `index` as it would read `how`: `reply`'s block."""
+    return (f"Block {index} as it would read {how} (not run yet: reply with it in a ```python "
+            f"block to run it):\n```python\n{fenced(reply)}\n```")
+
+
 def test_failed_code_asked_again_comes_with_the_line_the_note_suggests(server, make_session):
     session = make_session(server, tools="off", model_cls=Sampled)
     (make_session.work / "stock.csv").write_text(STOCK)
@@ -93,9 +99,8 @@ def test_failed_code_asked_again_comes_with_the_line_the_note_suggests(server, m
     assert told(server, 2).endswith(
         "failed on line 8: `totals[row[\"warehouse\"]] += int(row[\"qty\"])`; it was not run. "
         "Write changed code that avoids that error.\n"
-        "Block 1 as it would read with line 8 as the error's note suggests (not run yet: reply "
-        "with it in a ```python block to run it):\n```python\n"
-        + fenced(QWEN_QTY).replace('"qty"', '"quantity"') + "\n```")
+        + shown(1, "with line 8 as the error's note suggests",
+                QWEN_QTY.replace('"qty"', '"quantity"')))
 
 
 def test_the_report_of_a_failed_block_comes_with_the_line_the_note_suggests(server,
@@ -107,8 +112,7 @@ def test_the_report_of_a_failed_block_comes_with_the_line_the_note_suggests(serv
     assert [e["status"] for e in of(events, "block.finished")] == ["error", "ok"]
     assert told(server, 1).endswith(
         "The code failed, so the task is not done yet. Fix the error and run the code again.\n"
-        "Block 1 as it would read with line 8 as the error's note suggests (not run yet: reply "
-        "with it in a ```python block to run it):\n```python\n" + fenced(fixed) + "\n```")
+        + shown(1, "with line 8 as the error's note suggests", fixed))
     assert "Block 2 as it would read" not in told(server, 2)  # it ran
 
 
@@ -135,9 +139,7 @@ def test_code_that_skipped_every_row_asked_again_comes_with_the_columns_keys(ser
     assert [e["status"] for e in of(events, "block.finished")] == ["ok", "ok"]
     assert told(server, 2).endswith(
         "it was not run. Write changed code that does it.\n"
-        "Block 1 as it would read with 'quantity' for 'qty' (not run yet: reply with it in a "
-        "```python block to run it):\n```python\n"
-        + fenced(fixed) + "\n```")
+        + shown(1, "with 'quantity' for 'qty'", fixed))
     assert (make_session.work / "totals.csv").read_text().splitlines()[1] == "north,3"
 
 
