@@ -32,7 +32,8 @@ def failing_frame_names(exc, namespace):
 
 
 def in_levels(pd, name, labels, key, axis):
-    """Where a key is in a MultiIndex other than its first level, as a note, or None."""
+    """Where a key is in a MultiIndex other than its first level, as (note, the LevelSelect
+    that selects it), or None."""
     if not isinstance(labels, pd.MultiIndex):
         return None
     for level in range(1, labels.nlevels):
@@ -40,8 +41,10 @@ def in_levels(pd, name, labels, key, axis):
             level_name = labels.names[level]
             ref = repr(level_name) if level_name is not None else str(level)
             axis_part = ", axis=1" if axis == "columns" else ""
-            select = "%s.xs(%r, level=%s%s)" % (name, key, ref, axis_part)
-            return "%r is in level %s of %s's %s: %s selects it" % (key, ref, name, axis, select)
+            select = LevelSelect("%s.xs(%r, level=%s%s)" % (name, key, ref, axis_part))
+            select.rows = axis == "index"
+            return ("%r is in level %s of %s's %s: %s selects it" % (key, ref, name, axis, select),
+                    select)
     return None
 
 
@@ -181,9 +184,9 @@ def placed(name, value, key, seen=None, exc=None):
     axes = [("index", value.index)] + ([("columns", value.columns)]
                                        if isinstance(value, pd.DataFrame) else [])
     for axis, labels in axes:
-        note = in_levels(pd, name, labels, key, axis)
-        if note:
-            return note, None
+        found = in_levels(pd, name, labels, key, axis)
+        if found:
+            return found
     if not isinstance(value, pd.DataFrame):
         return None, None
     wanted = [asked for asked in (asked_names(exc, value) if exc is not None else [])
@@ -222,6 +225,8 @@ def key_note(namespace, exc, fixes=None):
             note, other = placed(name, seen.get(name), key, seen, exc)
             if isinstance(other, SheetRead):
                 return clipped(note + sheet_line(exc, name, key, other, fixes))
+            if isinstance(other, LevelSelect):
+                return clipped(note + level_line(exc, name, key, other, fixes))
             if note:
                 return clipped(note + (keyed_line(exc, key, other, fixes) if other else ""))
     except Exception:  # the user's objects may be in any state; the note is only a help

@@ -1,8 +1,9 @@
 """The failing line of the user's code as a note on its error says it should read: the key
 like the missing one (row["qty"] -> row["quantity"]), the name the module has (.trapz( ->
 .trapezoid(), the read of a sheet a table was subscripted by (df['2024'] ->
-pd.read_excel('budget.xlsx', sheet_name='2024')). Each ends its note ("; with ..., line 8
-reads: ...") and goes to `fixes`, which main.py sends to interp as the result's fix.
+pd.read_excel('budget.xlsx', sheet_name='2024')), a key of a level of a MultiIndex
+(grades.loc['math'] -> grades.xs('math', level='subject')). Each ends its note ("; with ...,
+line 8 reads: ...") and goes to `fixes`, which main.py sends to interp as the result's fix.
 
 Runs inside the user's python3 (compatible with Python 3.8), after state.py.
 """
@@ -16,21 +17,50 @@ class SheetRead(tuple):
         return "%s.read_excel(%r, sheet_name=%r)" % (pandas, self[0], self[1])
 
 
+class LevelSelect(str):
+    """A missing key that is in a level of a table's MultiIndex: the call that selects it
+    (average_grades.xs('math', level='subject')); `rows`: the level is of the index, so
+    `.loc[key]` asks for it too."""
+
+    rows = True
+
+
 def sheet_line(exc, name, key, found, fixes=None):
     """The failing line with `name[...]` (the sheet's name, quoted or in a variable) as the
     read of the sheet `found` (a SheetRead), as the end of a note, or "" when the line has no
     such subscript; the rewrite is added to `fixes`."""
     import linecache
-    import re
-    try:
-        frame, number = failing_frame(exc)
-        line = linecache.getline(frame.f_code.co_filename, number).strip() if frame else ""
-        names = dict(frame.f_globals, **frame.f_locals) if frame else {}
-        source = "".join(linecache.getlines(frame.f_code.co_filename)) if frame else ""
+
+    def read(frame):
+        names = dict(frame.f_globals, **frame.f_locals)
+        source = "".join(linecache.getlines(frame.f_code.co_filename))
         aliases = [alias for alias, value in names.items()
                    if getattr(value, "__name__", None) == "pandas"]
         named = [alias for alias in aliases if alias + "." in source] + aliases
-        pandas = named[0] if named else "pd"
+        return found.read(named[0] if named else "pd")
+    return subscript_line(exc, name, key, read, "the sheet", False, fixes)
+
+
+def level_line(exc, name, key, select, fixes=None):
+    """The failing line with `name[key]` (or `name.loc[key]` for a level of the index) as
+    `select` (a LevelSelect), as the end of a note, or "" when the line has no such
+    subscript; the rewrite is added to `fixes`."""
+    return subscript_line(exc, name, key, lambda frame: str(select), str(select), select.rows,
+                          fixes)
+
+
+def subscript_line(exc, name, key, replacement, what, loc, fixes=None):
+    """The failing line with each subscript `name[key]` (`name.loc[key]` too when `loc`; the
+    key quoted or in a variable) as `replacement(frame)`, as the end of a note, or "" when
+    the line has none; the rewrite is added to `fixes`."""
+    import linecache
+    import re
+    try:
+        frame, number = failing_frame(exc)
+        if frame is None:
+            return ""
+        line = linecache.getline(frame.f_code.co_filename, number).strip()
+        names = dict(frame.f_globals, **frame.f_locals)
 
         def is_key(inside):
             inside = inside.strip()
@@ -38,12 +68,13 @@ def sheet_line(exc, name, key, found, fixes=None):
                 return True
             return inside.isidentifier() and names.get(inside, object()) == key
 
-        subscript = re.compile(r"\b%s\[([^\[\]]+)\]" % re.escape(name))
+        subscript = re.compile(r"\b%s%s\[([^\[\]]+)\]" % (re.escape(name),
+                                                          r"(?:\.loc)?" if loc else ""))
         if not any(is_key(found_in.group(1)) for found_in in subscript.finditer(line)):
             return ""
-        changed = subscript.sub(lambda m: found.read(pandas) if is_key(m.group(1)) else m.group(0),
-                                line)
-        return rewritten(frame, number, line, changed, fixes, "the sheet")
+        new = replacement(frame)
+        changed = subscript.sub(lambda m: new if is_key(m.group(1)) else m.group(0), line)
+        return rewritten(frame, number, line, changed, fixes, what)
     except Exception:  # the note is only a help
         return ""
 

@@ -297,7 +297,8 @@ def test_a_name_no_line_of_the_block_assigns_is_named_with_the_tables_in_memory(
 def test_a_key_in_a_lower_level_of_a_multiindex_is_placed(py, collect):
     """Qwen2.5-Coder-1.5B on the task benchmark's grade pivot (2026-11-27): its grouped means
     have the index (class, subject), and average_grades.loc['math'] failed four times; the
-    model decided 'math' was not in the data."""
+    model decided 'math' was not in the data. Shown the block with that line rewritten, it
+    sent it in 3 of 4 replays of that record."""
     _, res = collect(py, textwrap.dedent("""\
         import pandas as pd
         df = pd.DataFrame({'class': ['A', 'A', 'B'], 'subject': ['math', 'art', 'math'],
@@ -307,12 +308,22 @@ def test_a_key_in_a_lower_level_of_a_multiindex_is_placed(py, collect):
     """))
     assert res.status == "error" and res.notes[0] == (
         "'math' is in level 'subject' of average_grades's index: "
-        "average_grades.xs('math', level='subject') selects it")
+        "average_grades.xs('math', level='subject') selects it; with "
+        "average_grades.xs('math', level='subject'), line 5 reads: highest_average_math_class "
+        "= average_grades.xs('math', level='subject').idxmax()")
     assert res.notes[1].startswith("tables in memory now: average_grades")
+    assert (res.fix.line, res.fix.reads) == (
+        5, "highest_average_math_class = average_grades.xs('math', level='subject').idxmax()")
+    _, res = collect(py, "subject = 'math'\nprint(average_grades[subject].max())")
+    assert res.fix.reads == "print(average_grades.xs('math', level='subject').max())"
     _, res = collect(py, "wide = df.pivot_table(index='class', columns=['subject', 'class'], "
                          "values='grade')\nwide['A']")
     assert res.notes[0] == ("'A' is in level 'class' of wide's columns: "
-                            "wide.xs('A', level='class', axis=1) selects it")
+                            "wide.xs('A', level='class', axis=1) selects it; with "
+                            "wide.xs('A', level='class', axis=1), line 2 reads: "
+                            "wide.xs('A', level='class', axis=1)")
+    _, res = collect(py, "wide.loc[:, 'A']")  # not a subscript by the key alone: no rewrite
+    assert res.fix is None
 
 
 def test_a_key_that_is_a_value_of_a_column_is_placed(py, collect):
