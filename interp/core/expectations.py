@@ -1,8 +1,11 @@
-"""What a block's own comments say it should print, checked against what it printed.
+"""What a block's own comments, or its docstrings' examples, say it should print, checked
+against what it printed.
 
 Small models test their code with `print(f(x))  # Output: [1, 4, 2, 4, 3]`, see `[1, 4, 3]`,
 and call the output correct. The comment is the model's own expectation (the docstring's
-example, as a rule), so a line that differs from it is a failure the model can act on.
+example, as a rule), so a line that differs from it is a failure the model can act on. A
+print of a call a docstring in the block shows as an example (`>>> round(find_zero([1, 2]),
+2)` then `-0.5`) is held to that example, whatever its comment says.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ class Mismatch:
     call: str  # its source, e.g. print(intersperse([1, 2, 3], 4))
     printed: str
     expected: str
+    example: bool = False  # the expectation is a docstring's example, not a comment
 
 
 def mismatches(code: str, output: str) -> list[Mismatch]:
@@ -40,7 +44,7 @@ def mismatches(code: str, output: str) -> list[Mismatch]:
         tree = ast.parse(code)
     except SyntaxError:
         return []
-    comments = _comments(code)
+    comments, examples = _comments(code), _examples(tree)
     run = []
     for statement in reversed(tree.body):
         if not _single_print(statement):
@@ -52,19 +56,28 @@ def mismatches(code: str, output: str) -> list[Mismatch]:
         return []
     found = []
     for statement, printed in zip(run, lines[len(lines) - len(run):]):
-        expected = comments.get(statement.end_lineno)
+        comment = comments.get(statement.end_lineno)
+        example = examples.get(ast.unparse(statement.value.args[0]))
+        if example is not None and comment is not None and _same(comment, example):
+            example = None  # the comment copies the example: it is said as the comment
+        expected = example if example is not None else comment
         if expected is not None and not _same(printed, expected):
             found.append(Mismatch(statement.lineno, ast.get_source_segment(code, statement) or "",
-                                  printed.strip(), expected))
+                                  printed.strip(), expected, example is not None))
     return found
 
 
 def mismatch_note(found: list[Mismatch]) -> str:
-    """What the model is told: each print that differs from its comment, and to fix the code."""
-    shown = "; ".join(f"`{m.call[:120]}` printed `{m.printed[:200]}` but its comment expects "
+    """What the model is told: each print that differs from its comment (or the docstring's
+    example), and to fix the code."""
+    shown = "; ".join(f"`{m.call[:120]}` printed `{m.printed[:200]}` but "
+                      f"{'the docstring' if m.example else 'its comment'} expects "
                       f"`{m.expected[:200]}`" for m in found[:MAX_SHOWN])
     more = f" (and {len(found) - MAX_SHOWN} more)" if len(found) > MAX_SHOWN else ""
-    return (f"The output does not match what your code's comments expect: {shown}{more}. "
+    whose = ("your code's docstring examples" if all(m.example for m in found) else
+             "your code's comments" if not any(m.example for m in found) else
+             "your code's comments and docstring examples")
+    return (f"The output does not match what {whose} expect: {shown}{more}. "
             "So the code is not right yet: find the mistake, fix it and run the code again.")
 
 
@@ -84,6 +97,25 @@ def _comments(code: str) -> dict[int, str]:
                 found[token.start[0]] = match.group("value")
     except (tokenize.TokenError, SyntaxError):
         return {}
+    return found
+
+
+def _examples(tree: ast.Module) -> dict[str, str]:
+    """The examples of the docstrings in a block: the call after `>>> ` (as ast.unparse
+    writes it) -> the one line after it, what it should print."""
+    found = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)):
+            continue
+        lines = (ast.get_docstring(node) or "").splitlines()
+        for at, line in enumerate(lines[:-1]):
+            shown, result = line.strip(), lines[at + 1].strip()
+            if not shown.startswith(">>> ") or not result or result.startswith((">>>", "...")):
+                continue
+            try:
+                found.setdefault(ast.unparse(ast.parse(shown[4:], mode="eval")), result)
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                continue
     return found
 
 

@@ -119,3 +119,38 @@ def renamed_line(exc, name, other, fixes=None):
         return rewritten(frame, number, line, call.sub("." + other, line), fixes, other)
     except Exception:  # the note is only a help
         return ""
+
+
+# pandas 3 ("dtype 'str' does not support operation 'mean'", "Cannot perform reduction 'mean'
+# with string dtype") and pandas 2 ("agg function failed [how->mean,dtype->object]").
+TEXT_REDUCTION = (r"dtype '(?:str|string|object)' does not support operation '(\w+)'"
+                  r"|Cannot perform reduction '(\w+)' with string dtype"
+                  r"|agg function failed \[how->(\w+),dtype->object\]")
+NUMERIC_ONLY = ("mean", "median", "std", "var", "sem", "prod", "sum", "min", "max")
+
+
+def text_reduction_note(exc, fixes=None):
+    """The note for a reduction over a table with text columns (df.groupby(...).mean() in
+    pandas 2 and 3), or None: numeric_only=True leaves them out; where the failing line calls
+    it with no arguments, the line with it goes to `fixes`."""
+    import linecache
+    import re
+    if not isinstance(exc, TypeError):
+        return None
+    found = re.search(TEXT_REDUCTION, str(exc))
+    how = found and next(group for group in found.groups() if group)
+    if not how or how not in NUMERIC_ONLY:
+        return None
+    note = ("%s() takes every column, and a text column has no %s: .%s(numeric_only=True) "
+            "leaves the text columns out, or select the number columns first"
+            % (how, how, how))
+    try:
+        frame, number = failing_frame(exc)
+        line = linecache.getline(frame.f_code.co_filename, number).strip() if frame else ""
+        call = re.compile(r"\.%s\(\s*\)" % how)
+        if not call.search(line):
+            return note
+        changed = call.sub(".%s(numeric_only=True)" % how, line)
+        return note + rewritten(frame, number, line, changed, fixes, "numeric_only=True")
+    except Exception:  # the note is only a help
+        return note

@@ -60,3 +60,46 @@ def test_nothing_is_claimed_when_the_lines_cannot_be_told_apart():
     assert mismatches(INTERSPERSE, "[]\n") == []  # fewer lines than prints
     assert mismatches("print(1)  # a count\n", "2\n") == []  # not an expectation
     assert mismatches("print(1  # Output: 1\n", "1\n") == []  # does not parse
+
+
+FIND_ZERO = '''def find_zero(xs: list):
+    """ xs are coefficients of a polynomial.
+    >>> round(find_zero([1, 2]), 2) # f(x) = 1 + 2x
+    -0.5
+    >>> round(find_zero([-6, 11, -6, 1]), 2) # (x - 1) * (x - 2) * (x - 3) = -6 + 11x - 6x^2 + x^3
+    1.0
+    """
+    x = 0.0
+    for _ in range(100):
+        x = x - 1.0
+    return x
+
+# Check the examples
+print(round(find_zero([1, 2]), 2))  # f(x) = 1 + 2x
+print(round(find_zero([-6, 11, -6, 1]), 2))  # (x - 1) * (x - 2) * (x - 3) = -6 + 11x - 6x^2 + x^3
+'''
+
+
+def test_a_print_of_a_docstring_example_is_held_to_the_example():
+    """The 1.5B model's HumanEval/32 block (its prints copy the docstring's comments, not the
+    results): both printed -100.0 and it answered "The values you found are -100.0 and -100.0"."""
+    found = mismatches(FIND_ZERO, "-100.0\n-100.0\n")
+    assert [(m.call, m.printed, m.expected, m.example) for m in found] == [
+        ("print(round(find_zero([1, 2]), 2))", "-100.0", "-0.5", True),
+        ("print(round(find_zero([-6, 11, -6, 1]), 2))", "-100.0", "1.0", True)]
+    note = mismatch_note(found)
+    assert note.startswith("The output does not match what your code's docstring examples "
+                           "expect: `print(round(find_zero([1, 2]), 2))` printed `-100.0` but "
+                           "the docstring expects `-0.5`;")
+    assert mismatches(FIND_ZERO, "-0.5\n1.0\n") == []  # spacing of the call does not matter
+
+
+def test_a_comment_that_copies_the_example_is_said_as_the_comment():
+    """Where the comment and the example agree, the note is the comment's (as before); where
+    they differ, the example counts."""
+    found = mismatches(INTERSPERSE, "[]\n[1, 4, 3]\n")
+    assert [m.example for m in found] == [False]
+    wrong_comment = INTERSPERSE.replace("# Output: [1, 4, 2, 4, 3]", "# Output: [1, 4, 3]")
+    found = mismatches(wrong_comment, "[]\n[1, 4, 3]\n")
+    assert [(m.expected, m.example) for m in found] == [("[1, 4, 2, 4, 3]", True)]
+    assert "what your code's docstring examples expect" in mismatch_note(found)

@@ -326,6 +326,29 @@ def test_a_key_in_a_lower_level_of_a_multiindex_is_placed(py, collect):
     assert res.fix is None
 
 
+def test_a_mean_over_text_columns_gets_numeric_only(py, collect):
+    """Qwen2.5-Coder-1.5B on the task benchmark's grade pivot (2026-11-28): grouped means of a
+    table with a text column (student) failed the same way three times, then the task stopped
+    with exit 6."""
+    _, res = collect(py, textwrap.dedent("""\
+        import pandas as pd
+        df = pd.DataFrame({'student': ['Ines', 'Mia'], 'class': ['Red', 'Red'],
+                           'subject': ['math', 'art'], 'grade': [69, 78]})
+        df_pivot = df.groupby(['class', 'subject']).mean().round(1)
+    """))
+    assert res.status == "error" and res.notes[0] == (
+        "mean() takes every column, and a text column has no mean: .mean(numeric_only=True) "
+        "leaves the text columns out, or select the number columns first; with "
+        "numeric_only=True, line 4 reads: df_pivot = df.groupby(['class', "
+        "'subject']).mean(numeric_only=True).round(1)")
+    assert res.fix.reads == ("df_pivot = df.groupby(['class', "
+                             "'subject']).mean(numeric_only=True).round(1)")
+    _, res = collect(py, "df.groupby('class').agg('median')")  # not `.median()`: no rewrite
+    assert res.notes[0].startswith("median() takes every column") and res.fix is None
+    _, res = collect(py, "df.groupby('class').sum().round(1)\n1 + 'a'")  # text sums: no note
+    assert not any("numeric_only" in note for note in res.notes)
+
+
 def test_a_key_that_is_a_value_of_a_column_is_placed(py, collect):
     _, res = collect(py, "import pandas as pd\nby_class = pd.DataFrame({'class': ['A', 'B'], "
                          "'subject': ['art', 'math'], 'grade': [1, 2]}).set_index('class')\n"
