@@ -41,8 +41,8 @@ def in_levels(pd, name, labels, key, axis):
             level_name = labels.names[level]
             ref = repr(level_name) if level_name is not None else str(level)
             axis_part = ", axis=1" if axis == "columns" else ""
-            select = LevelSelect("%s.xs(%r, level=%s%s)" % (name, key, ref, axis_part))
-            select.rows = axis == "index"
+            select = LevelSelect("%s.xs(%r, level=%s%s)" % (name, key, ref, axis_part),
+                                 rows=axis == "index")
             return ("%r is in level %s of %s's %s: %s selects it" % (key, ref, name, axis, select),
                     select)
     return None

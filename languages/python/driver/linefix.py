@@ -22,7 +22,10 @@ class LevelSelect(str):
     (average_grades.xs('math', level='subject')); `rows`: the level is of the index, so
     `.loc[key]` asks for it too."""
 
-    rows = True
+    def __new__(cls, text, rows=True):
+        made = super().__new__(cls, text)
+        made.rows = rows
+        return made
 
 
 def sheet_line(exc, name, key, found, fixes=None):
