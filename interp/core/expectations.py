@@ -51,7 +51,9 @@ def mismatches(code: str, output: str) -> list[Mismatch]:
             break
         run.append(statement)
     run.reverse()
-    lines = output.rstrip("\n").split("\n") if output.strip() else []
+    # Output of nothing but newlines: empty lines printed (print(''), or a join of nothing).
+    lines = (output.rstrip("\n").split("\n") if output.strip()
+             else [""] * output.count("\n"))
     if not run or len(lines) < len(run):
         return []
     found = []
@@ -70,7 +72,8 @@ def mismatches(code: str, output: str) -> list[Mismatch]:
 def mismatch_note(found: list[Mismatch]) -> str:
     """What the model is told: each print that differs from its comment (or the docstring's
     example), and to fix the code."""
-    shown = "; ".join(f"`{m.call[:120]}` printed `{m.printed[:200]}` but "
+    shown = "; ".join(f"`{m.call[:120]}` printed "
+                      f"{f'`{m.printed[:200]}`' if m.printed else 'an empty line'} but "
                       f"{'the docstring' if m.example else 'its comment'} expects "
                       f"`{m.expected[:200]}`" for m in found[:MAX_SHOWN])
     more = f" (and {len(found) - MAX_SHOWN} more)" if len(found) > MAX_SHOWN else ""

@@ -30,8 +30,9 @@ def model_text(record: BlockRecord, plots: bool = False) -> str:
     if record.edited:
         parts.append(f"The user edited the code before running it. The code that ran:\n"
                      f"{fence(record.code, record.language)}")
-    text = _output_with_displays(record).rstrip("\n")
-    parts.append(f"Output:\n{fence(text)}" if text else "No output.")
+    printed = _output_with_displays(record)
+    text = printed.rstrip("\n")
+    parts.append(f"Output:\n{fence(text)}" if text else _no_output(printed.count("\n")))
     if record.language == "python" and record.status != "ok" and (
             hint := missing_package_hint(text, record.python)):
         parts.append(hint)
@@ -75,6 +76,13 @@ SILENT_UNNAMED = (" Print the values it asks for and run the code again (state o
                   "see printed).")
 SILENT_NAMED = (" The session keeps its variables: reply with this ```python block to print the "
                 "values the task asks for (not run yet), then answer from its output:\n{code}")
+
+
+def _no_output(lines: int) -> str:
+    """"No output.", or that `lines` empty lines were printed (print('') of an empty result)."""
+    if not lines:
+        return "No output."
+    return f"Output: {lines} empty line{'s' if lines != 1 else ''} (nothing else was printed)."
 
 
 def next_step(records: list[BlockRecord], task: str, unmet: str | None = None) -> str | None:

@@ -8,7 +8,7 @@ import pytest
 
 from interp.core import blocks
 from interp.core.history import Entry
-from interp.core.report import ANSWER_CHECK, FIX_REQUEST, next_step, with_footer
+from interp.core.report import ANSWER_CHECK, FIX_REQUEST, model_text, next_step, with_footer
 from languages import CapturedOutput, Result
 
 pytestmark = pytest.mark.fast  # pure units: no process, pty or server (see conftest.py)
@@ -57,6 +57,21 @@ def test_an_ok_block_whose_prints_differ_from_its_comments_is_asked_to_fix_them(
     step = next_step([record], "Sum it.")
     assert step.startswith("Your task: Sum it.\nThe output does not match")
     assert "printed `[1, 2, 3, 4]` but its comment expects `[1, 3, 4]`" in step
+
+
+def test_an_empty_line_printed_is_said_and_held_to_its_comment():
+    """HumanEval/19 (`--feedback self`, 6cec36a): the fixed block skipped every word and printed
+    an empty line; the model was told "No output.", said "ok." and then answered
+    "The output is: 'one three five'"."""
+    code = ("def sort_numbers(numbers: str) -> str:\n"
+            "    return ' '.join(n for n in numbers.split() if n.isdigit())\n\n"
+            "print(sort_numbers('three one five'))  # Output: 'one three five'\n")
+    record = replace(ran("ok", 2), code=code, output_head="\n", total_chars=1)
+    assert "Output: 1 empty line (nothing else was printed)." in model_text(record)
+    assert "No output." in model_text(replace(record, output_head="", total_chars=0))
+    step = next_step([record], "Sort them.")
+    assert ("`print(sort_numbers('three one five'))` printed an empty line but its comment "
+            "expects `'one three five'`") in step
 
 
 # Qwen2.5-Coder-1.5B's block 3 on matrices-determinant-inverse (interp eval tasks, 46b6ccf):
