@@ -15,6 +15,7 @@ from interp.core import blocks
 from interp.core import events as ev
 from interp.core import taskfiles
 from interp.core import workspace
+from interp.core.expectations import mismatch_note, mismatches
 from interp.core.inplace import changed_nothing
 from interp.core.loops import LoopGuard, Rewrite
 from interp.core.mentions import mentioned_names, unwritten_files
@@ -207,6 +208,9 @@ class BlockExecutor:
             fixed = taskfiles.rekeyed_code(last.code, written, root, named)
             self.loops.fell_short(last.language, last.code, last.index,
                                   Rewrite(*fixed) if fixed else None)
+        elif wrong := _unexpected(last):
+            self.loops.fell_short(last.language, last.code, last.index)
+            unmet = wrong  # said on a repeat instead of asking for the answer
         repeated = self.loops.note(unmet)
         footer = repeated or next_step(records, task, unmet)
         if footer and not repeated and last is not None and last.status == "error":
@@ -226,6 +230,15 @@ class BlockExecutor:
             if names and record.ran and (note := copied_script(record.code, names, root, changed)):
                 return note
         return None
+
+
+def _unexpected(last: blocks.BlockRecord | None) -> str | None:
+    """The note for a Python block that ran to the end and printed other than its comments
+    (or docstring examples) expect (expectations.py), or None: its code did not do the task."""
+    if last is None or last.status != "ok" or last.language != "python":
+        return None
+    found = mismatches(last.code, last.output_text())
+    return mismatch_note(found) if found else None
 
 
 def _notices(lines: list[str]) -> Iterator[ev.Event]:

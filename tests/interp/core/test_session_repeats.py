@@ -230,6 +230,42 @@ def test_code_whose_file_does_not_do_the_task_proposed_again_is_asked_again(serv
     assert "Not done yet" not in told(server, 3)  # the pivot has the subject columns
 
 
+# Qwen2.5-Coder-1.5B on HumanEval/37 (`--feedback self`, 85b00b8), shortened: told its print
+# differs from its comment, it sent the same block again; it ran, and the repeat note asked
+# for its final answer ("The output matches the expected result.").
+SORT_EVEN = py("def sort_even(l):\n    odd = sorted(l[1::2])\n"
+               "    return [l[i] if i % 2 == 0 else odd[i // 2] for i in range(len(l))]\n\n"
+               "print(sort_even([5, 6, 3, 4]))  # Output: [3, 6, 5, 4]")
+SORTED_EVEN = py("def sort_even(l):\n    even = sorted(l[::2])\n"
+                 "    return [even[i // 2] if i % 2 == 0 else l[i] for i in range(len(l))]\n\n"
+                 "print(sort_even([5, 6, 3, 4]))  # Output: [3, 6, 5, 4]")
+
+
+def test_code_whose_prints_differ_from_its_comments_proposed_again_is_asked_again(
+        server, make_session):
+    server.script([SORT_EVEN, SORT_EVEN, SORTED_EVEN, "sort_even is done."])
+    events = run(make_session(server, tools="off", model_cls=Sampled), "Write sort_even.")
+    assert [e["status"] for e in of(events, "block.finished")] == ["ok", "ok"]
+    assert notices(events)[-1] == ("The model proposed the code of block 1 again, which did not "
+                                   "do the task; it was not run. Asking again with sampling "
+                                   "(temperature 0.7).")
+    assert "printed `[5, 4, 3, 6]` but its comment expects `[3, 6, 5, 4]`" in told(server, 2)
+    assert server.requests[2]["temperature"] == 0.7
+    assert "does not match" not in told(server, 3)
+
+
+def test_the_same_wrong_output_again_is_not_asked_for_its_answer(server, make_session):
+    """Without retry sampling the block runs again: the repeat note repeats the mismatch and
+    does not invite the final answer."""
+    server.script([SORT_EVEN, SORT_EVEN, SORTED_EVEN, "sort_even is done."])
+    events = run(make_session(server, tools="off"), "Write sort_even.")
+    assert len(of(events, "block.finished")) == 3
+    note = told(server, 2)
+    assert ("Note: this is the same code with the same output as your previous run. The output "
+            "does not match what your code's comments expect") in note
+    assert "final answer" not in note
+
+
 def test_a_copied_report_is_asked_again_with_sampling(server, make_session):
     echo = ("[Block 1, python]\nOutput:\n```\n775.92\n```\nResult: ok.")
     server.script([py("print(775.92)"), echo, "The average is 775.92."])
