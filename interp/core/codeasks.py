@@ -153,6 +153,23 @@ def unwritten(task: str, names: Sequence[str],
     return WriteRequest(missing) if missing and _WRITES.search(task) else None
 
 
+@dataclass(frozen=True)
+class DoneRequest:
+    """Files this task wrote that still do not do what it asks (taskfiles.unmet's note) when
+    the model answered."""
+
+    note: str  # "Not done yet: ... Fix the code and run it again."
+
+    def request(self, tools: bool) -> str:  # noqa: ARG002 (the same either way)
+        """The message that asks the model to fix them before it answers."""
+        return f"{self.note.removesuffix('.')}; then answer from the output."
+
+    def notice(self) -> str:
+        """The line the person sees."""
+        return ("The files this task wrote do not do what it asks yet; asking the model to fix "
+                "them before it answers.")
+
+
 def listed(names: Sequence[str]) -> str:
     """Names as a sentence lists them: "a", "a and b", "a, b and c"."""
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]

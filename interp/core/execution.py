@@ -45,6 +45,7 @@ class BlockExecutor:
         self.runners: dict[str, object] = {}  # one per language
         self.current = None  # the runner of the block that is running
         self.denied = False  # a block was denied by policy and nothing has run since
+        self.written: list[str] = []  # the files this task's blocks created or changed
 
     def act(self, steps: list[Step]) -> Iterator[ev.Event]:
         """Approve and run each step in order; returns (stopped, tell_model)."""
@@ -194,6 +195,7 @@ class BlockExecutor:
         written = [name for r in records if r.files for name in (*r.files.created,
                                                                   *r.files.modified)]
         root, task = self.state.root(), self.state.task
+        self.written += [name for name in written if name not in self.written]
         named = mentioned_names(task, root)
         deleted = [name for r in records if r.files for name in r.files.deleted]
         ran = [r for r in records if r.ran]
@@ -220,6 +222,15 @@ class BlockExecutor:
         plots = any(r.plots for r in records) and not self.supports_vision()
         for message in with_footer(report_messages(records, plots), footer):
             self.state.add(message)
+
+    def unmet_now(self) -> str | None:
+        """taskfiles.unmet's note on the files this task wrote, as they are now (or None)."""
+        root, task = self.state.root(), self.state.task
+        there = [name for name in self.written if os.path.isfile(os.path.join(root, name))]
+        if not there:
+            return None
+        return taskfiles.unmet(task, there, root, mentioned_names(task, root),
+                               missing=unwritten_files(task, root))
 
     def _copied_script(self, records: list[blocks.BlockRecord], changed: set[str],
                        names: list[str]) -> str | None:

@@ -138,7 +138,7 @@ class Session:
         self._state.answer_dangling_calls()
         task = yield from self._next.message(task, self.config.mentions, self._checks.previewed)
         self._state.add(Entry({"role": "user", "content": task}, task=True))
-        self._blocks.denied = False
+        self._blocks.denied, self._blocks.written = False, []
         self._loops.reset()
         self._checks.new_task()
         self._state.stop_requested = False
@@ -274,6 +274,8 @@ class Session:
             unrun = None if steps or untagged else (self._checks.run_nudge_due(reply)
                                                      or self._checks.write_nudge_due(reply)
                                                      or self._checks.fix_nudge_due(reply)
+                                                     or self._checks.done_nudge_due(
+                                                         reply, self._blocks.unmet_now)
                                                      or self._checks.answer_nudge_due(reply)
                                                      or self._checks.unseen_nudge_due(reply))
             yield ev.Message(role="assistant", text=reply.text,

@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 
 from interp.core import events as ev
 from interp.core import exits
 from interp.core.exits import Ending
-from interp.core.codeasks import (QUESTION, AnswerRequest, FixRequest, RunRequest, WriteRequest,
-                                  acknowledged, calculation_asked, folders_named, language_asked,
-                                  previewed, unwritten)
+from interp.core.codeasks import (QUESTION, AnswerRequest, DoneRequest, FixRequest, RunRequest,
+                                  WriteRequest, acknowledged, calculation_asked, folders_named,
+                                  language_asked, previewed, unwritten)
 from interp.core.history import task_indices, user_message
 from interp.core.mentions import mentioned_folders, mentioned_names, unwritten_files
 from interp.core.report import long_task
@@ -112,13 +112,14 @@ class TurnChecks:
         self.to_fix: dict[str, bytes] = {}  # scripts the task asks to fix, as they were
         self.fix_asked = False  # asked this task to save the fix to them
         self.unseen_asked = False  # asked this task to print numbers its answer stated
+        self.done_asked = False  # asked this task to fix files that do not do it
 
     def new_task(self) -> None:
         """Forget this task's counts."""
         self.empty_replies, self.untagged_told, self.run_asked = 0, False, False
         self.task_block = self.state.block
         self.to_write, self.write_asked = unwritten_files(self.state.task, self.state.root()), False
-        self.answer_asked = self.unseen_asked = False
+        self.answer_asked = self.unseen_asked = self.done_asked = False
         root = self.state.root()
         named = mentioned_names(self.state.task, root)
         self.to_fix, self.fix_asked = scripts_to_fix(self.state.task, named, root), False
@@ -209,6 +210,16 @@ class TurnChecks:
         same = unchanged_scripts(self.to_fix, self.state.root())
         return FixRequest(tuple(same)) if same else None
 
+    def done_nudge_due(self, reply: Reply, unmet: Callable[[], str | None]) -> DoneRequest | None:
+        """The files this task wrote that still do not do what it asks when the model answers
+        (`unmet`: the note on them as they are now), unless it was asked this task already
+        (then the reply is no answer yet): the 1.5B model, told that inverse.csv held the
+        matrix itself, computed the inverse, printed it and answered."""
+        if self.done_asked or self.state.block <= self.task_block or not is_answer(reply):
+            return None
+        note = unmet()
+        return DoneRequest(note) if note else None
+
     def answer_nudge_due(self, reply: Reply) -> AnswerRequest | None:
         """A reply that only acknowledges ("ok.") after code ran this task, when the task asks
         a question and the model was not asked yet (then the reply is no answer yet)."""
@@ -230,13 +241,15 @@ class TurnChecks:
         found = unseen(reply.text, [task, *seen])
         return UnseenRequest(found) if found else None
 
-    def ask_to_run(self, asked: RunRequest | WriteRequest | FixRequest | AnswerRequest
-                   | UnseenRequest) -> Iterator[ev.Event]:
+    def ask_to_run(self, asked: RunRequest | WriteRequest | FixRequest | DoneRequest
+                   | AnswerRequest | UnseenRequest) -> Iterator[ev.Event]:
         """Ask the model (once a task each: see run_nudge_due, write_nudge_due, fix_nudge_due,
-        answer_nudge_due, unseen_nudge_due) to run code, save it, state its answer, or print
-        what it stated, before it answers."""
+        done_nudge_due, answer_nudge_due, unseen_nudge_due) to run code, save it, fix what it
+        wrote, state its answer, or print what it stated, before it answers."""
         if isinstance(asked, WriteRequest):
             self.write_asked = True
+        elif isinstance(asked, DoneRequest):
+            self.done_asked = True
         elif isinstance(asked, FixRequest):
             self.fix_asked = True
         elif isinstance(asked, AnswerRequest):
@@ -247,7 +260,8 @@ class TurnChecks:
             self.run_asked = True
         yield ev.Notice(level="info", text=asked.notice())
         request = user_message(asked.request(tools=self.modes()[0]))
-        self.state.add(replace(request, retracts=not isinstance(asked, (WriteRequest, FixRequest))))
+        self.state.add(replace(request, retracts=not isinstance(
+            asked, (WriteRequest, FixRequest, DoneRequest))))
 
     def _tell_how_to_tag(self, reply: Reply) -> Iterator[ev.Event]:
         """Tell the model (once a task: see tag_nudge_due) how to run code."""

@@ -455,3 +455,28 @@ def test_a_fill_that_changed_nothing_is_not_done(server, make_session):
             "df['temperature'].fillna(df['mean_temperature']) instead; sensors_filled.csv has 2 "
             "empty temperature cells where sensors.csv had 2 empty: none of them was filled. "
             "Fix the code and run it again.") in told
+
+
+def test_an_answer_while_a_written_file_still_does_not_do_the_task_is_asked_to_fix_it(
+        server, make_session):
+    """Qwen2.5-Coder-1.5B on matrices-determinant-inverse (interp eval tasks, a27d531): told
+    that inverse.csv held the matrix itself, it printed the determinant and the inverse and
+    answered, inverse.csv unchanged."""
+    (make_session.work / "matrix.csv").write_text("2,1\n1,3\n")
+    copy = py("import numpy as np\nm = np.loadtxt('matrix.csv', delimiter=',')\n"
+              "np.savetxt('inverse.csv', m, delimiter=',')")
+    printed = py("print(np.linalg.det(m))\nprint(np.linalg.inv(m))")
+    saved = py("np.savetxt('inverse.csv', np.linalg.inv(m), delimiter=',')\nprint('saved')")
+    server.script([copy, printed, "The determinant is 5.0.", saved, "The determinant is 5.0.",
+                   "unused"])
+    events = run(with_python(make_session, server, tools="off"),
+                 "matrix.csv holds a matrix. What is its determinant? Save its inverse to "
+                 "inverse.csv.")
+    assert [m["final"] for m in of(events, "message")] == [False, False, False, False, True]
+    assert ("The files this task wrote do not do what it asks yet; asking the model to fix "
+            "them before it answers.") in [n["text"] for n in of(events, "notice")]
+    told = server.requests[3]["messages"][-1]["content"]
+    assert told == ("Not done yet: inverse.csv holds the same values as matrix.csv, unchanged: "
+                    "the code saved the table it read, not one computed from it. Fix the code "
+                    "and run it again; then answer from the output.")
+    assert len(server.requests) == 5  # the second answer is taken: inverse.csv is the inverse
