@@ -274,9 +274,9 @@ class Session:
             unrun = None if steps or untagged else (self._checks.run_nudge_due(reply)
                                                      or self._checks.write_nudge_due(reply)
                                                      or self._checks.fix_nudge_due(reply)
+                                                     or self._checks.answer_nudge_due(reply)
                                                      or self._checks.done_nudge_due(
                                                          reply, self._blocks.unmet_now)
-                                                     or self._checks.answer_nudge_due(reply)
                                                      or self._checks.unseen_nudge_due(reply))
             yield ev.Message(role="assistant", text=reply.text,
                              final=not steps and turns.is_answer(reply) and not untagged

@@ -272,3 +272,22 @@ def test_a_copied_report_is_asked_again_with_sampling(server, make_session):
     events = run(make_session(server, tools="off", model_cls=Sampled), "What is the average?")
     assert finished(events) == {"exit_code": 0, "reason": "done"}
     assert [r.get("temperature") for r in server.requests] == [None, None, 0.7]
+
+
+def test_a_copied_report_while_a_file_falls_short_is_asked_as_a_copy_first(server, make_session):
+    """Qwen2.5-Coder-1.5B on cleaning-bad-types (interp eval tasks, d2ad516): it copied the
+    report whose note said products_clean.csv lost prices; asked to fix the file, it copied the
+    report again, and gave up. Asked as a copy (with sampling), it had fixed the code (a27d531)."""
+    (make_session.work / "products.csv").write_text("sku,price\nA,\"$1,299.00\"\nB,5\n")
+    lossy = py("import pandas as pd\ndf = pd.read_csv('products.csv')\n"
+               "df['price'] = pd.to_numeric(df['price'], errors='coerce')\n"
+               "df.to_csv('products_clean.csv', index=False)\nprint(df['price'].mean())")
+    echo = "[Block 1, python]\nOutput:\n```\n5.0\n```\nResult: ok."
+    server.script([lossy, echo, "The average is 5.0.", "unused"])
+    run(make_session(server, tools="off", model_cls=Sampled),
+        "Make the price column of products.csv numeric, save it as products_clean.csv and tell "
+        "me the average price.")
+    assert "\n\nYour last reply copied the report of a block" in told(server, 2)
+    assert server.requests[2]["temperature"] == 0.7
+    assert told(server, 3).startswith("Not done yet: price is empty in 1 row of "
+                                      "products_clean.csv")  # then the answer is sent back
