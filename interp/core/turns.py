@@ -27,6 +27,7 @@ from interp.core.tool_choice import TEXT_CALLS_NOTICE, ToolChoice, choose_tools,
 from interp.core.unseen import UnseenRequest, unseen
 from interp.models.base import Reply, Retrying
 
+DONE_ASKS = 2  # requests a task to fix files that do not do it, a block run between them
 EMPTY_NUDGE = ("Your last reply had no answer and no code. Continue with the task (run code if "
                "there is more to do) or give your final answer.")
 _TOOLS_ECHO = re.compile(r"<tools>.*?(?:</tools>|$)", re.S)
@@ -112,14 +113,15 @@ class TurnChecks:
         self.to_fix: dict[str, bytes] = {}  # scripts the task asks to fix, as they were
         self.fix_asked = False  # asked this task to save the fix to them
         self.unseen_asked = False  # asked this task to print numbers its answer stated
-        self.done_asked = False  # asked this task to fix files that do not do it
+        self.done_asked: list[int] = []  # the block number at each request to fix files
 
     def new_task(self) -> None:
         """Forget this task's counts."""
         self.empty_replies, self.untagged_told, self.run_asked = 0, False, False
         self.task_block = self.state.block
         self.to_write, self.write_asked = unwritten_files(self.state.task, self.state.root()), False
-        self.answer_asked = self.unseen_asked = self.done_asked = False
+        self.answer_asked = self.unseen_asked = False
+        self.done_asked = []
         root = self.state.root()
         named = mentioned_names(self.state.task, root)
         self.to_fix, self.fix_asked = scripts_to_fix(self.state.task, named, root), False
@@ -212,10 +214,12 @@ class TurnChecks:
 
     def done_nudge_due(self, reply: Reply, unmet: Callable[[], str | None]) -> DoneRequest | None:
         """The files this task wrote that still do not do what it asks when the model answers
-        (`unmet`: the note on them as they are now), unless it was asked this task already
-        (then the reply is no answer yet): the 1.5B model, told that inverse.csv held the
-        matrix itself, computed the inverse, printed it and answered."""
-        if self.done_asked or self.state.block <= self.task_block or not is_answer(reply):
+        (`unmet`: the note on them as they are now), unless it was asked DONE_ASKS times this
+        task, or since the last block ran (then the reply is no answer yet): the 1.5B model,
+        told that inverse.csv held the matrix itself, computed the inverse, printed it and
+        answered; asked once, it answered again before it ran that code."""
+        if (len(self.done_asked) >= DONE_ASKS or self.state.block <= self.task_block
+                or self.state.block in self.done_asked or not is_answer(reply)):
             return None
         note = unmet()
         return DoneRequest(note) if note else None
@@ -249,7 +253,7 @@ class TurnChecks:
         if isinstance(asked, WriteRequest):
             self.write_asked = True
         elif isinstance(asked, DoneRequest):
-            self.done_asked = True
+            self.done_asked.append(self.state.block)
         elif isinstance(asked, FixRequest):
             self.fix_asked = True
         elif isinstance(asked, AnswerRequest):

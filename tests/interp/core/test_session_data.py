@@ -480,3 +480,26 @@ def test_an_answer_while_a_written_file_still_does_not_do_the_task_is_asked_to_f
                     "the code saved the table it read, not one computed from it. Fix the code "
                     "and run it again; then answer from the output.")
     assert len(server.requests) == 5  # the second answer is taken: inverse.csv is the inverse
+
+
+def test_the_files_are_sent_back_again_after_more_code_ran_but_not_a_third_time(
+        server, make_session):
+    """The same task at d2ad516: asked once (then asked to print the numbers it stated), the
+    model printed the inverse (no file written) and answered; the second request comes after
+    that block. An answer with no block run since a request is taken."""
+    (make_session.work / "matrix.csv").write_text("2,1\n1,3\n")
+    copy = py("import numpy as np\nm = np.loadtxt('matrix.csv', delimiter=',')\n"
+              "np.savetxt('inverse.csv', m, delimiter=',')")
+    answer = "I saved inverse.csv."  # no number: the check of unseen numbers stays out
+    server.script([copy, answer, py("print(np.linalg.inv(m))"), answer, py("print(1)"), answer])
+    events = run(with_python(make_session, server, tools="off"),
+                 "matrix.csv holds a matrix. What is its determinant? Save its inverse to "
+                 "inverse.csv.")
+    asked = [n for n in of(events, "notice") if n["text"].startswith("The files this task")]
+    assert len(asked) == 2 and len(server.requests) == 6
+    assert [m["final"] for m in of(events, "message")][-1] is True
+    (make_session.work / "inverse.csv").unlink()
+    server.script([copy, answer, answer, "unused"])
+    events = run(with_python(make_session, server, tools="off"), "Save the inverse of matrix.csv "
+                 "to inverse.csv.")
+    assert [m["final"] for m in of(events, "message")] == [False, False, True]
