@@ -214,7 +214,9 @@ class BlockExecutor:
             self.loops.fell_short(last.language, last.code, last.index)
             unmet = wrong  # said on a repeat instead of asking for the answer
         repeated = self.loops.note(unmet)
-        footer = repeated or next_step(records, task, unmet)
+        checked = (taskfiles.filled_count(task, written, root, named, last.output_text())
+                   if written and not unmet and last and last.status == "ok" else None)
+        footer = repeated or next_step(records, task, unmet, checked)
         if footer and not repeated and last is not None and last.status == "error":
             footer += self.loops.fixed_note(last.index)  # a small model copies a block best
         if note := self._copied_script(records, set(written), named):

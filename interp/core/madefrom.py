@@ -19,6 +19,9 @@ _DIGIT = re.compile(r"\d")
 _SYMBOLS = "$€£¥,%"  # around a number in a cell: currency, thousands separators, percent
 _EXPORTS = re.compile(r"\b(?:export|convert|cop(?:y|ie))", re.IGNORECASE)  # a sheet as it is
 _FILLS = re.compile(r"\b(?:fill|impute)", re.IGNORECASE)  # "Fill each missing value"
+_FILLED = re.compile(r"\b(?:fill(?:ed|s)?|imputed?|missing|replaced)\b", re.IGNORECASE)
+_LEFT = re.compile(r"\b(?:after|remain\w*|left|still|now)\b", re.IGNORECASE)  # gaps left
+_COUNT = re.compile(r"(?<![\w.])\d+(?![\w]|\.\d)")  # a whole number in a line of output
 _LOOKED_UP = re.compile(r"""\[\s*(["'])([\w ]{2,40})\1\s*\]|(["'])([\w ]{2,40})\3\s+in\s+\w"""
                         r"""|\.get\(\s*(["'])([\w ]{2,40})\5""")
 
@@ -154,24 +157,59 @@ def unfilled(name: str, written: list[list[str]], source: str, before: list[list
              task: str) -> list[str]:
     """Empty cells of the table the task asks to fill that a written copy of it (as many
     rows) still has: "Fill the missing temperatures" whose fillna changed nothing."""
+    problems = []
+    for header, gaps, left in _fill_gaps(written, before, task):
+        if left:
+            filled = gaps - left
+            done = ("none of them was" if not filled
+                    else f"only {filled} of them {'was' if filled == 1 else 'were'}")
+            problems.append(f"{name} has {left} empty {header} cell"
+                            f"{'s' if left != 1 else ''} where {source} had {gaps} "
+                            f"empty: {done} filled")
+    return problems
+
+
+def miscounted(written: list[list[str]], source: str, before: list[list[str]], name: str,
+               task: str, output: str) -> str | None:
+    """The count of filled values a fill task's written table shows, where a line of the
+    output states another ("Number of values filled: 0"), as a note; else None. The 1.5B
+    model counted the gaps after filling them and answered 0."""
+    counts = _fill_gaps(written, before, task)
+    filled = sum(gaps for _, gaps, left in counts)
+    if not filled or any(left for _, _, left in counts):
+        return None
+    for line in output.splitlines():
+        line = line.strip()
+        numbers = _COUNT.findall(line)
+        if (not _FILLED.search(line) or not numbers or _LEFT.search(line)
+                or line.startswith(("<", "File ")) or str(filled) in numbers):
+            continue
+        headers = " and ".join(header for header, gaps, _ in counts if gaps)
+        why = ": it was counted after filling" if set(numbers) == {"0"} else ""
+        return (f"Checked against the files: the code filled {filled} value"
+                f"{'s' if filled != 1 else ''} ({source} has {filled} empty {headers} cell"
+                f"{'s' if filled != 1 else ''}; {name} has none). The printed "
+                f'"{line[:120]}" is wrong{why}.')
+    return None
+
+
+def _fill_gaps(written: list[list[str]], before: list[list[str]],
+               task: str) -> list[tuple[str, int, int]]:
+    """(column, empty cells in `before`, of them still empty in `written`) for each column a
+    fill task names (or every column) that both tables have; [] when the task fills nothing or
+    the tables differ in length."""
     if not _FILLS.search(task) or len(written) != len(before) or len(written) < 2:
         return []
     named = [header for header in before[0] if header.strip() and named_in(header.strip(), task)]
-    problems = []
+    counts = []
     for header in named or before[0]:
         if header not in written[0]:
             continue
         old, new = before[0].index(header), written[0].index(header)
         gaps = [i for i, row in enumerate(before[1:]) if old >= len(row) or not row[old].strip()]
         left = [i for i in gaps if new >= len(written[i + 1]) or not written[i + 1][new].strip()]
-        if left:
-            filled = len(gaps) - len(left)
-            done = ("none of them was" if not filled
-                    else f"only {filled} of them {'was' if filled == 1 else 'were'}")
-            problems.append(f"{name} has {len(left)} empty {header} cell"
-                            f"{'s' if len(left) != 1 else ''} where {source} had {len(gaps)} "
-                            f"empty: {done} filled")
-    return problems
+        counts.append((header, len(gaps), len(left)))
+    return counts
 
 
 def unchanged(name: str, written: list[list[str]], source: str, before: list[list[str]],

@@ -85,12 +85,14 @@ def _no_output(lines: int) -> str:
     return f"Output: {lines} empty line{'s' if lines != 1 else ''} (nothing else was printed)."
 
 
-def next_step(records: list[BlockRecord], task: str, unmet: str | None = None) -> str | None:
+def next_step(records: list[BlockRecord], task: str, unmet: str | None = None,
+              checked: str | None = None) -> str | None:
     """What the model is asked after its blocks' report, with its task restated (small models
     lose it behind long output): when the last block ran to the end, whether the output
     answers the task (else they run the same code again, or answer "Result: ok."), or `unmet`
     (how a file it wrote differs from the task: taskfiles.py); when it failed, to fix it
-    (else they explain the error and stop)."""
+    (else they explain the error and stop). `checked`: what the files say against the
+    output, put before the question whether it answers the task."""
     considered = [r for r in records if r.status != "skipped"] or records  # not run on purpose
     last = considered[-1] if considered else None
     if last is None or not last.ran or last.status in ("interrupted", "timeout"):
@@ -105,6 +107,8 @@ def next_step(records: list[BlockRecord], task: str, unmet: str | None = None) -
         ask = installed  # else "the output above answers it" invites an answer from pip's log
     elif last.status == "ok" and (silent := silent_note(considered, task)):
         ask = silent  # else a small model states values it never saw
+    if checked and ask == ANSWER_CHECK:
+        ask = f"{checked}\n{ask}"
     if long_task(task):  # a long task is not repeated
         return ask.replace("answers it", "answers your task")
     return f"Your task: {task.strip()}\n{ask}"

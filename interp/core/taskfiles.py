@@ -15,7 +15,8 @@ from pathlib import Path
 from interp.core.file_formats import (UnreadableWorkbook, numbers_as_text, read_json,
                                       sheet_names, table_rows)
 from interp.core.madefrom import (SHOWN, empty_table, lost_values, other_sheet, rekeyed, shown,
-                                   skipped_rows, unchanged, unfilled, unknown_keys)
+                                   miscounted, skipped_rows, unchanged, unfilled,
+                                   unknown_keys)
 from interp.core.savedscripts import RUN_WITH
 
 # "sheet named Orders", "worksheet called 'Q1 sales'", "a tab titled Summary"
@@ -87,6 +88,20 @@ def unmet(task: str, written: list[str], root: str, named: list[str] = (),
         return None
     return ("Not done yet: " + "; ".join(problems)
             + ". Fix the code and run it again.")
+
+
+def filled_count(task: str, written: list[str], root: str, named: list[str],
+                 output: str) -> str | None:
+    """The note on a count of filled values that `output` states and the written tables of a
+    fill task contradict (madefrom.miscounted), or None."""
+    tables = _Tables(root)
+    sources = _tables_of(named, root)
+    for name in written:
+        if name.lower().endswith(".csv") and (table := tables.read(name)):
+            for source, rows in _made_from(name, written, sources, tables):
+                if note := miscounted(table, source, rows, name, task, output):
+                    return note
+    return None
 
 
 def rekeyed_code(code: str, written: list[str], root: str,

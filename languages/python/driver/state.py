@@ -111,20 +111,32 @@ def tables_note(namespace, exc):
                    + (" and %d more" % more if more else ""))
 
 
-def assigned_lines(tree, name):
-    """The numbers of the lines of a parsed block that bind `name`."""
+def bindings(tree, name):
+    """The nodes of a parsed block that bind `name`."""
     import ast
-    found = set()
+    found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
-            found.add(node.lineno)
+            found.append(node)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             if node.name == name:
-                found.add(node.lineno)
+                found.append(node)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             if any((alias.asname or alias.name.split(".")[0]) == name for alias in node.names):
-                found.add(node.lineno)
-    return sorted(found)
+                found.append(node)
+    return found
+
+
+def comprehension_line(tree, name):
+    """The line of the comprehension loop (`for name in ...`) binding `name` when nothing
+    else in the parsed block binds it, else 0: it exists only inside that comprehension."""
+    import ast
+    looped = {id(sub): sub.lineno for node in ast.walk(tree) if isinstance(node, ast.comprehension)
+              for sub in ast.walk(node.target) if isinstance(sub, ast.Name) and sub.id == name}
+    found = bindings(tree, name)
+    if looped and all(id(node) in looped for node in found):
+        return min(looped.values())
+    return 0
 
 
 def name_note(exc):
@@ -145,7 +157,12 @@ def name_note(exc):
         tree = ast.parse("".join(linecache.getlines(frame.f_code.co_filename)))
     except (SyntaxError, ValueError):
         return None
-    lines = assigned_lines(tree, name)
+    lines = sorted({node.lineno for node in bindings(tree, name)})
+    looped = comprehension_line(tree, name)
+    if looped:
+        return ("%s exists only inside the comprehension that loops over it (`for %s in ...`, "
+                "line %d); line %d uses it outside that comprehension, where an outer loop or "
+                "its condition cannot see it" % (name, name, looped, number))
     if not lines:
         return "nothing in this code assigns %s" % name
     if lines[0] > number:

@@ -457,6 +457,30 @@ def test_a_fill_that_changed_nothing_is_not_done(server, make_session):
             "Fix the code and run it again.") in told
 
 
+def test_a_count_of_filled_values_the_files_contradict_is_corrected_in_the_report(
+        server, make_session):
+    """Qwen2.5-Coder-1.5B on cleaning-fill-missing (interp eval tasks, 2026-11-28): the file
+    was filled, the count was taken after filling, and the model answered "0" eight runs in a
+    row; replayed with this note, 4 of 4 replies answered 12."""
+    (make_session.work / "sensors.csv").write_text(
+        "sensor,temperature\nS1,20\nS1,\nS2,30\nS2,\nS2,32\n")
+    code = ("import pandas as pd\ndf = pd.read_csv('sensors.csv')\n"
+            "df['temperature'] = df['temperature'].fillna("
+            "df.groupby('sensor')['temperature'].transform('mean'))\n"
+            "df.to_csv('sensors_filled.csv', index=False)\n"
+            "print(f\"Number of values filled: {df['temperature'].isna().sum()}\")")
+    server.script([py(code), "2 values were filled."])
+    task = ("Fill each missing temperature in sensors.csv with its sensor's mean, save it as "
+            "sensors_filled.csv, and tell me how many values you filled.")
+    run(with_python(make_session, server, tools="off"), task)
+    assert server.requests[1]["messages"][-1]["content"].endswith(
+        f"Your task: {task}\nChecked against the files: the code filled 2 values (sensors.csv "
+        "has 2 empty temperature cells; sensors_filled.csv has none). The printed \"Number of "
+        "values filled: 0\" is wrong: it was counted after filling.\nIf the output above "
+        "answers it, reply to the user with the answer (the values you found) and no code. If "
+        "it does not, run more code.")
+
+
 def test_an_answer_while_a_written_file_still_does_not_do_the_task_is_asked_to_fix_it(
         server, make_session):
     """Qwen2.5-Coder-1.5B on matrices-determinant-inverse (interp eval tasks, a27d531): told

@@ -8,7 +8,7 @@ import openpyxl
 import pytest
 from session_kit import of, py, run
 
-from interp.core.taskfiles import unmet
+from interp.core.taskfiles import filled_count, unmet
 
 # interp eval tasks, the sentences Qwen2.5-Coder-1.5B got wrong (2026-11-27): it saved the
 # sheet Sheet1, and every quantity and price as text, and called each task done.
@@ -288,3 +288,30 @@ def test_the_same_code_again_hears_what_is_still_wrong_not_to_answer(server, mak
         "the task asks for quantity and price as numbers, but inventory.json has them as text "
         "(in quotes): convert them to numbers before writing the file. Fix the code and run it "
         "again.")
+
+
+@pytest.mark.fast
+def test_a_count_of_filled_values_the_files_contradict_is_checked(tmp_path):
+    """Qwen2.5-Coder-1.5B on cleaning-fill-missing (2026-11-28): sensors_filled.csv filled all
+    12 gaps, and the block printed "Number of values filled: 0" (it counted after filling);
+    the model answered 0."""
+    (tmp_path / "sensors.csv").write_text("sensor,temperature\nS1,20\nS1,\nS2,\nS2,22\n")
+    (tmp_path / "sensors_filled.csv").write_text("sensor,temperature\nS1,20\nS1,20\nS2,22\nS2,22\n")
+    task = ("Fill each missing temperature in sensors.csv, save it as sensors_filled.csv, and "
+            "tell me how many values you filled.")
+    check = lambda output, task=task: filled_count(task, ["sensors_filled.csv"], str(tmp_path),
+                                                   ["sensors.csv"], output)
+    warning = ("<block 2>:16: ChainedAssignmentError: A value is being set on a copy\n"
+               "  df['temperature'].fillna(df['mean'], inplace=True)\n")
+    assert check(warning + "Number of values filled: 0\n") == (
+        "Checked against the files: the code filled 2 values (sensors.csv has 2 empty "
+        'temperature cells; sensors_filled.csv has none). The printed "Number of values '
+        'filled: 0" is wrong: it was counted after filling.')
+    assert check("Filled 144 missing values\n").endswith('"Filled 144 missing values" is wrong.')
+    assert check(warning + "Filled 2 missing values\n") is None
+    assert check("Filled missing values with the mean 21.5\n") is None  # no count
+    assert check("Missing values after filling: 0\n") is None  # what is left, not filled
+    assert check("") is None
+    assert check("Number of values filled: 0", "Save sensors.csv as sensors_filled.csv.") is None
+    (tmp_path / "sensors_filled.csv").write_text("sensor,temperature\nS1,20\nS1,\nS2,22\nS2,22\n")
+    assert check("Number of values filled: 0") is None  # a gap left: unmet says so

@@ -294,6 +294,23 @@ def test_a_name_no_line_of_the_block_assigns_is_named_with_the_tables_in_memory(
     assert res.notes == ("line 3 assigns skipped, but it had not run when line 4 used it",)
 
 
+def test_a_comprehension_variable_used_outside_its_comprehension_is_said_so(py, collect):
+    """Qwen2.5-Coder-1.5B on the matrices task (tmux, 2026-11-28): its outer comprehension's
+    condition used the inner one's `cell`, and it was told line 10 assigns cell but had not
+    run, which sent it back to the same line three times."""
+    _, res = collect(py, textwrap.dedent("""\
+        matrix = [[1, 2], [3, 4]]
+        rows = [[float(cell) for cell in row]
+                for row in matrix if all(isinstance(cell, (int, float)))]
+    """))
+    assert res.status == "error" and res.notes == (
+        "cell exists only inside the comprehension that loops over it (`for cell in ...`, "
+        "line 2); line 3 uses it outside that comprehension, where an outer loop or its "
+        "condition cannot see it",)
+    _, res = collect(py, "for v in []:\n    pass\nsquares = [v * v for v in range(3)]\nprint(v)")
+    assert res.notes == ("line 1 assigns v, but it had not run when line 4 used it",)
+
+
 def test_a_key_in_a_lower_level_of_a_multiindex_is_placed(py, collect):
     """Qwen2.5-Coder-1.5B on the task benchmark's grade pivot (2026-11-27): its grouped means
     have the index (class, subject), and average_grades.loc['math'] failed four times; the
