@@ -157,3 +157,37 @@ def text_reduction_note(exc, fixes=None):
         return note + rewritten(frame, number, line, changed, fixes, "numeric_only=True")
     except Exception:  # the note is only a help
         return note
+
+
+XS_CALL = r"\b(%s)\.xs\(\s*([\"'])([^\"'\n]+)\2\s*,\s*level\s*=\s*[^()]*\)"
+
+
+def flat_xs_note(exc, fixes=None):
+    """The note for `name.xs(key, level=...)` on a table without a MultiIndex (a pivot made
+    of what was grouped by two columns), or None: the key is a column or a row label of it
+    now; the line with `name[key]` or `name.loc[key]` goes to `fixes`."""
+    import linecache
+    import re
+    if not isinstance(exc, TypeError) or "Index must be a MultiIndex" not in str(exc):
+        return None
+    try:
+        frame, number = failing_frame(exc)
+        line = linecache.getline(frame.f_code.co_filename, number).strip() if frame else ""
+        names = dict(frame.f_globals, **frame.f_locals) if frame else {}
+        for found in re.finditer(XS_CALL % r"\w+", line):
+            name, quote, key = found.groups()
+            table = names.get(name)
+            if key in getattr(table, "columns", ()):
+                how, where = "%s[%s%s%s]" % (name, quote, key, quote), "a column"
+            elif key in getattr(table, "index", ()):
+                how, where = "%s.loc[%s%s%s]" % (name, quote, key, quote), "a row label"
+            else:
+                continue
+            note = ("%s has no MultiIndex now, and %r is %s of it: %s selects it"
+                    % (name, key, where, how))
+            changed = re.sub(XS_CALL % re.escape(name), lambda m: how if m.group(3) == key
+                             else m.group(0), line)
+            return note + rewritten(frame, number, line, changed, fixes, how)
+    except Exception:  # the note is only a help
+        return None
+    return None

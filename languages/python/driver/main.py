@@ -254,7 +254,7 @@ class Driver:
             # from state.py and hints.py, whose sources come first
             fixes = []  # the failing line rewritten as a note suggests (hints.py)
             found = (name_note(exc), key_note(self.namespace, exc, fixes),
-                     text_reduction_note(exc, fixes),
+                     text_reduction_note(exc, fixes), flat_xs_note(exc, fixes),
                      attribute_note(exc, fixes), path_note(exc), number_note(exc),
                      header_note(self.namespace), tables_note(self.namespace, exc))
             return {"status": "error", "error": summary(exc),

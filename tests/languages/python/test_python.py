@@ -343,6 +343,29 @@ def test_a_key_in_a_lower_level_of_a_multiindex_is_placed(py, collect):
     assert res.fix is None
 
 
+def test_a_level_selection_on_a_pivot_without_levels_selects_the_column(py, collect):
+    """Qwen2.5-Coder-1.5B on the task benchmark's grade pivot (r27, 2026-11-28): after the
+    level rewrite above it made a pivot_table (subjects as columns) and kept
+    .xs('math', level='subject'): TypeError "Index must be a MultiIndex", twice, then the
+    turns ran out."""
+    _, res = collect(py, textwrap.dedent("""\
+        import pandas as pd
+        df = pd.DataFrame({'class': ['A', 'A', 'B'], 'subject': ['math', 'art', 'math'],
+                           'grade': [70, 80, 90]})
+        average_grades = df.pivot_table(index='class', columns='subject', values='grade')
+        best = average_grades.xs('math', level='subject').idxmax()
+    """))
+    assert res.status == "error" and res.notes[0] == (
+        "average_grades has no MultiIndex now, and 'math' is a column of it: "
+        "average_grades['math'] selects it; with average_grades['math'], line 5 reads: "
+        "best = average_grades['math'].idxmax()")
+    assert (res.fix.line, res.fix.reads) == (5, "best = average_grades['math'].idxmax()")
+    _, res = collect(py, 'average_grades.xs("B", level="class")')
+    assert res.fix.reads == 'average_grades.loc["B"]'
+    _, res = collect(py, "average_grades.xs('music', level='subject')")
+    assert res.status == "error" and res.fix is None  # not in it at all
+
+
 def test_a_mean_over_text_columns_gets_numeric_only(py, collect):
     """Qwen2.5-Coder-1.5B on the task benchmark's grade pivot (2026-11-28): grouped means of a
     table with a text column (student) failed the same way three times, then the task stopped
