@@ -253,7 +253,7 @@ class Driver:
                 return {"status": "error", "error": summary(exc), "limit": "memory"}
             # from state.py and hints.py, whose sources come first
             fixes = []  # the failing line rewritten as a note suggests (hints.py)
-            found = (name_note(exc), key_note(self.namespace, exc, fixes),
+            found = (name_note(exc), text_array_note(exc), key_note(self.namespace, exc, fixes),
                      text_reduction_note(exc, fixes), flat_xs_note(exc, fixes),
                      attribute_note(exc, fixes), path_note(exc), number_note(exc),
                      header_note(self.namespace), tables_note(self.namespace, exc))

@@ -311,6 +311,23 @@ def test_a_comprehension_variable_used_outside_its_comprehension_is_said_so(py, 
     assert res.notes == ("line 1 assigns v, but it had not run when line 4 used it",)
 
 
+def test_a_numpy_array_of_number_text_is_said_to_be_text(py, collect):
+    """Qwen2.5-Coder-1.5B on the matrices task (tmux, 2026-11-28): np.linalg.det of an array
+    made from csv.reader's rows failed "Cannot cast ufunc 'det' input from dtype('<U2')"; the
+    model decided the matrix held non-numeric values, dropped every row and ended in exit 6."""
+    _, res = collect(py, textwrap.dedent("""\
+        import csv, io
+        import numpy as np
+        matrix = np.array(list(csv.reader(io.StringIO("2,-1\\n1,4\\n"))))
+        det = np.linalg.det(matrix)
+    """))
+    assert res.status == "error" and res.notes == (
+        "matrix is a numpy array of text (dtype <U2), not of numbers: the csv module reads "
+        "every cell as text; np.array(matrix, dtype=float) converts it",)
+    _, res = collect(py, "words = np.array([['a', 'b'], ['c', 'd']])\nnp.linalg.det(words)")
+    assert res.status == "error" and res.notes == ()  # text that is no number
+
+
 def test_a_key_in_a_lower_level_of_a_multiindex_is_placed(py, collect):
     """Qwen2.5-Coder-1.5B on the task benchmark's grade pivot (2026-11-27): its grouped means
     have the index (class, subject), and average_grades.loc['math'] failed four times; the
