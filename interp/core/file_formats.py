@@ -75,10 +75,30 @@ def table_shape(path: Path, suffix: str) -> str:
     if not rows:
         return "empty"
     header, body = rows[0], rows[1:]
+    if all(_is_number(cell) for cell in header) and not all(c.isdigit() for c in header):
+        # a matrix saved without a header row (whole numbers alone may be years: a header)
+        header, body = [f"column {i + 1}" for i in range(len(header))], rows
+        return _with_empty(f"{len(body):,} row{'s' if len(body) != 1 else ''} × {len(header)} "
+                           f"column{'s' if len(header) != 1 else ''} of numbers, no header row",
+                           header, body)
     names = [cut(name, 30) if name.strip() else "(no name)" for name in header[:SHAPE_COLUMNS]]
     more = ", …" if len(header) > SHAPE_COLUMNS else ""
     shape = (f"{len(body):,} row{'s' if len(body) != 1 else ''} × {len(header)} "
              f"column{'s' if len(header) != 1 else ''}: {', '.join(names)}{more}")
+    return _with_empty(shape, header, body)
+
+
+def _is_number(cell: str) -> bool:
+    """Whether a cell reads as a number ("2", "-1.5e+00")."""
+    try:
+        float(cell)
+    except ValueError:
+        return False
+    return True
+
+
+def _with_empty(shape: str, header: list[str], body: list[list[str]]) -> str:
+    """`shape` with the count of empty cells of each column that has some."""
     empty = [(name, sum(1 for row in body if i >= len(row) or not row[i].strip()))
              for i, name in enumerate(header)]
     empty = [(cut(name, 30) or "(no name)", n) for name, n in empty if n]

@@ -277,3 +277,16 @@ def test_same_as_sees_a_mode_or_link_change_that_files_alone_miss(tmp_path):
     os.symlink("elsewhere", tmp_path / "link")
     assert not snapshot(tmp_path).same_as(second)
     assert not snapshot(tmp_path, max_entries=1).same_as(snapshot(tmp_path, max_entries=1))
+
+
+@pytest.mark.fast
+def test_a_table_of_numbers_without_a_header_row_is_described_so(tmp_path):
+    """Qwen2.5-Coder-1.5B on the matrices task (tmux, 2026-11-28): np.savetxt wrote the
+    inverse, and the Files line read "3 rows × 4 columns: -1.583333333333333703e+00, ..."."""
+    from interp.core.file_formats import table_shape
+    path = tmp_path / "inverse.csv"
+    path.write_text("-1.5e+00,2.0e+00\n3.0e+00,\n")
+    assert table_shape(path, ".csv") == ("2 rows × 2 columns of numbers, no header row; "
+                                         "empty cells: column 2 1")
+    path.write_text("2023,2024\n100,200\n")  # years as column names stay a header
+    assert table_shape(path, ".csv") == "1 row × 2 columns: 2023, 2024"
