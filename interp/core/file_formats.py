@@ -75,7 +75,8 @@ def table_shape(path: Path, suffix: str) -> str:
     if not rows:
         return "empty"
     header, body = rows[0], rows[1:]
-    if all(_is_number(cell) for cell in header) and not all(c.isdigit() for c in header):
+    if (all(_NUMBER.fullmatch(cell.strip()) for cell in header)
+            and not all(cell.isdigit() for cell in header)):
         # a matrix saved without a header row (whole numbers alone may be years: a header)
         header, body = [f"column {i + 1}" for i in range(len(header))], rows
         return _with_empty(f"{len(body):,} row{'s' if len(body) != 1 else ''} × {len(header)} "
@@ -86,15 +87,6 @@ def table_shape(path: Path, suffix: str) -> str:
     shape = (f"{len(body):,} row{'s' if len(body) != 1 else ''} × {len(header)} "
              f"column{'s' if len(header) != 1 else ''}: {', '.join(names)}{more}")
     return _with_empty(shape, header, body)
-
-
-def _is_number(cell: str) -> bool:
-    """Whether a cell reads as a number ("2", "-1.5e+00")."""
-    try:
-        float(cell)
-    except ValueError:
-        return False
-    return True
 
 
 def _with_empty(shape: str, header: list[str], body: list[list[str]]) -> str:

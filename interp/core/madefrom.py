@@ -169,6 +169,11 @@ def unfilled(name: str, written: list[list[str]], source: str, before: list[list
     return problems
 
 
+def asks_to_fill(task: str) -> bool:
+    """Whether a task asks to fill gaps ("Fill each missing value", "impute")."""
+    return bool(_FILLS.search(task))
+
+
 def miscounted(written: list[list[str]], source: str, before: list[list[str]], name: str,
                task: str, output: str) -> str | None:
     """The count of filled values a fill task's written table shows, where a line of the
@@ -198,7 +203,7 @@ def _fill_gaps(written: list[list[str]], before: list[list[str]],
     """(column, empty cells in `before`, of them still empty in `written`) for each column a
     fill task names (or every column) that both tables have; [] when the task fills nothing or
     the tables differ in length."""
-    if not _FILLS.search(task) or len(written) != len(before) or len(written) < 2:
+    if not asks_to_fill(task) or len(written) != len(before) or len(written) < 2:
         return []
     named = [header for header in before[0] if header.strip() and named_in(header.strip(), task)]
     counts = []

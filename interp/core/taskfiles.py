@@ -14,9 +14,9 @@ from pathlib import Path
 
 from interp.core.file_formats import (UnreadableWorkbook, numbers_as_text, read_json,
                                       sheet_names, table_rows)
-from interp.core.madefrom import (SHOWN, empty_table, lost_values, other_sheet, rekeyed, shown,
-                                   miscounted, skipped_rows, unchanged, unfilled,
-                                   unknown_keys)
+from interp.core.madefrom import (SHOWN, asks_to_fill, empty_table, lost_values, miscounted,
+                                   other_sheet, rekeyed, shown, skipped_rows, unchanged,
+                                   unfilled, unknown_keys)
 from interp.core.savedscripts import RUN_WITH
 
 # "sheet named Orders", "worksheet called 'Q1 sales'", "a tab titled Summary"
@@ -94,6 +94,8 @@ def filled_count(task: str, written: list[str], root: str, named: list[str],
                  output: str) -> str | None:
     """The note on a count of filled values that `output` states and the written tables of a
     fill task contradict (madefrom.miscounted), or None."""
+    if not asks_to_fill(task):  # the tables are read only for a fill task
+        return None
     tables = _Tables(root)
     sources = _tables_of(named, root)
     for name in written:
