@@ -40,13 +40,15 @@ def self_task(problem: Problem) -> str:
 
     It asks for code first and names no summary: told that it may finish with a summary, the
     1.5B model answered "the function is implemented correctly" without writing it (4 of
-    HumanEval/0-7); asked this way it wrote the function in each of them."""
+    HumanEval/0-7); asked this way it wrote the function in each of them. The edge case: with
+    the examples alone, HumanEval/9 passed them and failed on an empty list."""
     if problem.family == "mbpp":
         what = f"Solve this problem in Python:\n\n{problem.prompt.strip()}"
         check = "call it on the examples above"
     else:
         what = f"Complete this Python function:\n\n```python\n{problem.prompt.strip()}\n```"
-        check = "call it on the docstring's examples"
+        check = ("call it on the docstring's examples and on an edge case they do not show "
+                 "(such as an empty or one-item input)")
     return (f"{what}\n\nWrite the complete function (signature, body and imports) in a python "
             f"code block, and at the end of the same block {check} and print the results so "
             f"you can check them.")
