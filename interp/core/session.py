@@ -20,7 +20,7 @@ from interp.core.instructions import with_instructions
 from interp.core.loops import ANSWERED_NOTICE, LoopGuard
 from interp.core.next_task import NextTask
 from interp.core.state import SessionConfig, SessionState, Totals
-from interp.core.steps import text_before_blocks
+from interp.core.steps import CUT_OFF_BLOCK, text_before_blocks
 from interp.core.system_prompt import system_prompt
 from interp.core.text import clean
 from interp.models.base import Model, ModelError
@@ -299,6 +299,9 @@ class Session:
             stopped, carry_on = yield from self._blocks.act(steps)
             if stopped:
                 return (yield from self._stopped())
+            if any(step.problem == CUT_OFF_BLOCK for step in steps) and (
+                    sampling := retry_sampling(self.model)):
+                self._loops.sample_next(sampling)  # greedy decoding writes the runaway again
             if self._loops.stuck:
                 if not self._loops.asked:
                     yield ev.Notice(level="info", text=self._loops.notice())

@@ -66,6 +66,8 @@ EXECUTE_TOOL = {
 
 CUT_OFF_CALL = ("Your reply was cut off by the output limit (max_tokens) inside this tool call, "
                 "so it was not run. Send it again, shorter, or split the work into smaller steps.")
+CUT_OFF_BLOCK = ("The reply was cut off inside this block, so it was not run. Send it again, "
+                 "shorter.")
 HOW_TO_CALL = ('to run code, call the `execute` tool (a function call, not text) with the '
                'arguments {"language": "python", "code": "..."}.')
 HOW_TO_FENCE = "to run code, write it in a fenced code block with a language tag, e.g. ```python."
@@ -190,9 +192,7 @@ def steps_from_reply(reply: Reply, registry: Registry, *, fenced: bool = True,
         if shown_only(block):
             continue
         if not block.closed and reply.finish_reason == "length":
-            steps.append(Step(block.language, block.code, fenced=True, problem="The reply was "
-                              "cut off inside this block, so it was not run. Send it again, "
-                              "shorter."))
+            steps.append(Step(block.language, block.code, fenced=True, problem=CUT_OFF_BLOCK))
         elif block.language in TRANSCRIPTS and TRANSCRIPTS[block.language] in registry:
             steps.append(Step(registry.canonical(TRANSCRIPTS[block.language]), block.code,
                               fenced=True))

@@ -5,6 +5,7 @@ OpenAI server, real runners."""
 
 from __future__ import annotations
 
+from fake_openai import Reply
 from session_kit import finished, of, py, run
 
 from interp.core import exits
@@ -291,3 +292,26 @@ def test_a_copied_report_while_a_file_falls_short_is_asked_as_a_copy_first(serve
     assert server.requests[2]["temperature"] == 0.7
     assert told(server, 3).startswith("Not done yet: price is empty in 1 row of "
                                       "products_clean.csv")  # then the answer is sent back
+
+
+# Qwen2.5-Coder-1.5B on HumanEval/17 (`interp eval humaneval --feedback self`, 2026-11-28):
+# the docstring ran away (`>>> parse_music('o|o|o|o|...`) to the length limit, and asked to
+# send it shorter, greedy decoding wrote the same block to the same limit, three times.
+RUNAWAY = ("```python\ndef parse_music(music_string: str) -> list:\n    \"\"\" Notes to beats.\n"
+           "    >>> parse_music('o')\n    [4]\n    >>> parse_music('" + "o|" * 40)
+
+
+def test_a_block_cut_off_at_the_length_limit_is_asked_again_with_sampling(server, make_session):
+    server.script([Reply(text=RUNAWAY, finish_reason="length"),
+                   py("print(len('o o|'.split()))"), "2 notes."])
+    events = run(make_session(server, tools="off", model_cls=Sampled), "count the notes")
+    assert finished(events) == {"exit_code": 0, "reason": "done"}
+    assert [r.get("temperature") for r in server.requests] == [None, 0.7, None]
+    assert told(server, 1).endswith("The reply was cut off inside this block, so it was not "
+                                    "run. Send it again, shorter.")
+
+
+def test_without_retry_sampling_a_cut_off_block_is_asked_again_greedy(server, make_session):
+    server.script([Reply(text=RUNAWAY, finish_reason="length"), "I could not finish it."])
+    run(make_session(server, tools="off"), "count the notes")
+    assert [r.get("temperature") for r in server.requests] == [None, None]
