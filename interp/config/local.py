@@ -86,9 +86,10 @@ def local_config(settings: Settings):
         raise UsageError(f"interp: --local {exc}") from None
     context = settings.local_context or 0
     window = context or trained or 4096
+    predict = min(MAX_REPLY_TOKENS, max(256, window // 4))
     return LocalConfig(path, threads=settings.local_threads or default_threads(),
                        context=context, temperature=settings.local_temperature,
-                       predict=min(MAX_REPLY_TOKENS, max(256, window // 4)))
+                       predict=min(predict, settings.max_tokens or predict))
 
 
 def startup_notice(settings: Settings) -> str:

@@ -66,8 +66,9 @@ EXECUTE_TOOL = {
 
 CUT_OFF_CALL = ("Your reply was cut off by the output limit (max_tokens) inside this tool call, "
                 "so it was not run. Send it again, shorter, or split the work into smaller steps.")
-CUT_OFF_BLOCK = ("The reply was cut off inside this block, so it was not run. Send it again, "
-                 "shorter.")
+# "Send it again, shorter": the 1.5B model answered "Certainly, please send the code block again."
+CUT_OFF_BLOCK = ("Your reply was cut off at the length limit inside this block, so the block was "
+                 "not run. Write the code again, shorter.")
 HOW_TO_CALL = ('to run code, call the `execute` tool (a function call, not text) with the '
                'arguments {"language": "python", "code": "..."}.')
 HOW_TO_FENCE = "to run code, write it in a fenced code block with a language tag, e.g. ```python."

@@ -70,6 +70,8 @@ def test_local_config_follows_the_gguf_and_the_settings(tmp_path):
     small = local_config(Settings(model="local", local_model=str(path), local_context=2048,
                                   local_temperature=0.0))
     assert (small.context, small.predict, small.temperature) == (2048, 512, 0.0)
+    capped = local_config(Settings(model="local", local_model=str(path), max_tokens=60))
+    assert capped.predict == 60  # --max-tokens caps a --local reply as any other
 
 
 def test_model_maker_makes_one_local_model_and_others_by_name(tmp_path):

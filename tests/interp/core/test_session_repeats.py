@@ -307,8 +307,9 @@ def test_a_block_cut_off_at_the_length_limit_is_asked_again_with_sampling(server
     events = run(make_session(server, tools="off", model_cls=Sampled), "count the notes")
     assert finished(events) == {"exit_code": 0, "reason": "done"}
     assert [r.get("temperature") for r in server.requests] == [None, 0.7, None]
-    assert told(server, 1).endswith("The reply was cut off inside this block, so it was not "
-                                    "run. Send it again, shorter.")
+    assert told(server, 1).endswith("Your reply was cut off at the length limit inside this "
+                                    "block, so the block was not run. Write the code again, "
+                                    "shorter.")
 
 
 def test_without_retry_sampling_a_cut_off_block_is_asked_again_greedy(server, make_session):
