@@ -79,14 +79,16 @@ def table_shape(path: Path, suffix: str) -> str:
             and not all(cell.isdigit() for cell in header)):
         # a matrix saved without a header row (whole numbers alone may be years: a header)
         header, body = [f"column {i + 1}" for i in range(len(header))], rows
-        return _with_empty(f"{len(body):,} row{'s' if len(body) != 1 else ''} × {len(header)} "
-                           f"column{'s' if len(header) != 1 else ''} of numbers, no header row",
-                           header, body)
+        return _with_empty(f"{_size(body, header)} of numbers, no header row", header, body)
     names = [cut(name, 30) if name.strip() else "(no name)" for name in header[:SHAPE_COLUMNS]]
     more = ", …" if len(header) > SHAPE_COLUMNS else ""
-    shape = (f"{len(body):,} row{'s' if len(body) != 1 else ''} × {len(header)} "
-             f"column{'s' if len(header) != 1 else ''}: {', '.join(names)}{more}")
-    return _with_empty(shape, header, body)
+    return _with_empty(f"{_size(body, header)}: {', '.join(names)}{more}", header, body)
+
+
+def _size(body: list[list[str]], header: list[str]) -> str:
+    """"4 rows × 3 columns"."""
+    return (f"{len(body):,} row{'s' if len(body) != 1 else ''} × {len(header)} "
+            f"column{'s' if len(header) != 1 else ''}")
 
 
 def _with_empty(shape: str, header: list[str], body: list[list[str]]) -> str:
