@@ -132,7 +132,17 @@ class ModelAsker:
 def retry_sampling(model) -> dict | None:
     """The sampling a model is asked again with when its reply proposes failed code again
     (LocalModel's `retry_sampling`: a greedy small model repeats itself), or None."""
-    sampling = getattr(model, "retry_sampling", None)
+    return _declared(model, "retry_sampling")
+
+
+def runaway_sampling(model) -> dict | None:
+    """The sampling a model is asked again with when its reply ran on to the length limit
+    inside a block (LocalModel's `runaway_sampling`: it penalises repeated text), or None."""
+    return _declared(model, "runaway_sampling")
+
+
+def _declared(model, name: str) -> dict | None:
+    sampling = getattr(model, name, None)
     return dict(sampling) if isinstance(sampling, dict) and sampling else None
 
 

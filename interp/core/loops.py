@@ -1,7 +1,8 @@
 """Loops that go nowhere, a part of the conversation loop: the same code run again with the
 same result. The model is told once, then asked for its answer, and only a further repeat
 stops the task. Code that failed (or fell short of the task), proposed again, is not run: a
-model that declares `retry_sampling` is asked again with it (refailed, resample)."""
+model that declares `retry_sampling` is asked again with it (refailed, resample); a reply cut
+off inside its block at the length limit, with `runaway_sampling` (cut_off)."""
 
 from __future__ import annotations
 
@@ -45,6 +46,10 @@ FIXED_NOTE = ("\nBlock {index} as it would read {how} (not run yet: reply with i
 SUGGESTED = "with line {line} as the error's note suggests"
 RESAMPLE_NOTICE = ("The model proposed the code of block {index} again, which {what}; it was "
                    "not run. Asking again with sampling (temperature {temperature}).")
+CUT_OFF_NOTE = ("Note: your last reply ran on to the length limit inside its code block, so it "
+                "was not run. Write the code again, shorter, without repeating lines.")
+CUT_OFF_NOTICE = ("The reply ran on to the length limit inside a code block; it was not run. "
+                  "Asking again with sampling (temperature {temperature}, repeats penalised).")
 # Where a traceback names the block's own line: Python's `File "<block 3>", line 7`, Node's
 # `block-3.js:7`.
 _FAILED_LINE = re.compile(r'File "<block (\d+)>", line (\d+)|\bblock-(\d+)\.[cm]?js:(\d+)')
@@ -215,6 +220,15 @@ class LoopGuard:
         note = (UNMET_RESAMPLE_NOTE if failure.unmet else RESAMPLE_NOTE).format(
             index=failure.index, where=where)
         return replace(user_message(note + _shown_fixed(failure)), retracts=True)
+
+    def cut_off(self, sampling: dict) -> Entry | None:
+        """The note that retracts a reply cut off inside its block at the length limit; the
+        next call is made with `sampling` (None once the task asked again RESAMPLES_PER_TASK
+        times). Greedy decoding writes the same runaway again (HumanEval/11, 17, 38)."""
+        if self.asked or self.resamples >= RESAMPLES_PER_TASK:
+            return None
+        self.sample_next(sampling)
+        return replace(user_message(CUT_OFF_NOTE), retracts=True)
 
     @staticmethod
     def resample_notice(failure: Failure, sampling: dict) -> str:

@@ -11,13 +11,13 @@ from interp.approval.decision import Approver, auto_approve
 from interp.core import events as ev
 from interp.core import exits
 from interp.core import turns
-from interp.core.asking import ModelAsker, retry_sampling
+from interp.core.asking import ModelAsker, retry_sampling, runaway_sampling
 from interp.core.codeasks import AnswerRequest
 from interp.core.compaction import Compactor
 from interp.core.execution import BlockExecutor
 from interp.core.history import Entry, last_number
 from interp.core.instructions import with_instructions
-from interp.core.loops import ANSWERED_NOTICE, LoopGuard
+from interp.core.loops import ANSWERED_NOTICE, CUT_OFF_NOTICE, LoopGuard
 from interp.core.next_task import NextTask
 from interp.core.state import SessionConfig, SessionState, Totals
 from interp.core.steps import CUT_OFF_BLOCK, text_before_blocks
@@ -262,7 +262,7 @@ class Session:
                 return exits.INTERRUPTED, "interrupted"
             steps = self._checks.steps(reply)
             yield from self._checks.tools_after(reply)
-            if again := self._refailed(reply, steps):
+            if again := self._refailed(reply, steps) or self._ran_on(reply, steps):
                 yield ev.Message(role="assistant", text=reply.text, final=False, blocks=[])
                 yield self._asker.turn_event(turn, reply)
                 yield from again
@@ -299,9 +299,6 @@ class Session:
             stopped, carry_on = yield from self._blocks.act(steps)
             if stopped:
                 return (yield from self._stopped())
-            if any(step.problem == CUT_OFF_BLOCK for step in steps) and (
-                    sampling := retry_sampling(self.model)):
-                self._loops.sample_next(sampling)  # greedy decoding writes the runaway again
             if self._loops.stuck:
                 if not self._loops.asked:
                     yield ev.Notice(level="info", text=self._loops.notice())
@@ -326,6 +323,21 @@ class Session:
             return []
         self._state.add(self._loops.resample(failure, sampling))
         return [ev.Notice(level="info", text=self._loops.resample_notice(failure, sampling))]
+
+    def _ran_on(self, reply, steps) -> list[ev.Event]:
+        """For a reply cut off at the length limit inside its block, from a model with
+        `runaway_sampling`: the reply is retracted, not run, and the next call samples with
+        repeats penalised. Returns the notice ([] when the block is reported as cut off)."""
+        sampling = runaway_sampling(self.model)
+        if not (sampling and steps and not reply.tool_calls
+                and all(step.problem == CUT_OFF_BLOCK for step in steps)):
+            return []
+        note = self._loops.cut_off(sampling)
+        if note is None:
+            return []
+        self._state.add(note)
+        return [ev.Notice(level="info", text=CUT_OFF_NOTICE.format(
+            temperature=sampling.get("temperature")))]
 
     def _stopped(self) -> Iterator[ev.Event]:
         """End a turn the user stopped; the model is told with the next task."""

@@ -85,6 +85,11 @@ class LocalModel:
     one_block_per_reply = True  # small models make up what follows a block (see asking.py)
     # a reply that proposes failed code again is asked for again with this (see loops.py)
     retry_sampling = {"temperature": 0.7}
+    # a reply that ran on to the length limit inside a block, repeating lines, is asked again
+    # with this: llama.cpp's DRY sampler penalises extending text already written; its default
+    # sequence breakers (newline, colon, quote) never let it see a cycle of repeated lines
+    runaway_sampling = {"temperature": 0.7, "dry_multiplier": 0.8,
+                        "dry_sequence_breakers": ["```"]}
 
     def stream(self, messages: list[dict], tools: list[dict] | None = None, *,
                until: Callable[[str], int | None] | None = None,

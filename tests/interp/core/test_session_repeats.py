@@ -1,7 +1,7 @@
 """Code proposed again: failed code is not run, the reply is retracted and the model asked
-again with sampling (LocalModel's `retry_sampling`); code with the same output again, after
-the repeat note, below an answer, is not run and the answer stands. Real client, the fake
-OpenAI server, real runners."""
+again with sampling (LocalModel's `retry_sampling`), as is a block cut off at the length limit
+(`runaway_sampling`); code with the same output again, after the repeat note, below an answer,
+is not run and the answer stands. Real client, the fake OpenAI server, real runners."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from fake_openai import Reply
 from session_kit import finished, of, py, run
 
 from interp.core import exits
-from interp.core.loops import RESAMPLES, RESAMPLES_PER_TASK
+from interp.core.loops import CUT_OFF_NOTE, CUT_OFF_NOTICE, RESAMPLES, RESAMPLES_PER_TASK
 from interp.models.reach import model_for
 
 # Qwen2.5-Coder-1.5B on fixing-report-crash (interp eval tasks, 2026-11-27): the same block,
@@ -301,18 +301,41 @@ RUNAWAY = ("```python\ndef parse_music(music_string: str) -> list:\n    \"\"\" N
            "    >>> parse_music('o')\n    [4]\n    >>> parse_music('" + "o|" * 40)
 
 
-def test_a_block_cut_off_at_the_length_limit_is_asked_again_with_sampling(server, make_session):
+class RunsAway(Sampled):
+    """A client model declaring `runaway_sampling` too, as LocalModel does."""
+
+    runaway_sampling = {"temperature": 0.7, "dry_multiplier": 0.8}
+
+
+def test_a_block_cut_off_at_the_length_limit_is_retracted_and_asked_again(server, make_session):
     server.script([Reply(text=RUNAWAY, finish_reason="length"),
                    py("print(len('o o|'.split()))"), "2 notes."])
-    events = run(make_session(server, tools="off", model_cls=Sampled), "count the notes")
+    session = make_session(server, tools="off", model_cls=RunsAway)
+    events = run(session, "count the notes")
     assert finished(events) == {"exit_code": 0, "reason": "done"}
-    assert [r.get("temperature") for r in server.requests] == [None, 0.7, None]
-    assert told(server, 1).endswith("Your reply was cut off at the length limit inside this "
+    assert notices(events) == [CUT_OFF_NOTICE.format(temperature=0.7)]
+    assert [e["status"] for e in of(events, "block.finished")] == ["ok"]  # the cut-off: not run
+    again = server.requests[1]
+    assert (again["temperature"], again["dry_multiplier"], again["seed"]) == (0.7, 0.8, 1)
+    assert [m["role"] for m in again["messages"]] == ["system", "user"]  # the runaway: not sent
+    assert again["messages"][-1]["content"] == f"count the notes\n\n{CUT_OFF_NOTE}"
+    assert [r.get("dry_multiplier") for r in server.requests] == [None, 0.8, None]
+    assert RUNAWAY in [m.content for m in session.messages]  # kept, as everything received
+
+
+def test_a_block_cut_off_again_past_the_limit_is_reported(server, make_session):
+    runaway = Reply(text=RUNAWAY, finish_reason="length")
+    server.script([runaway] * (RESAMPLES_PER_TASK + 1) + ["I could not finish it."])
+    events = run(make_session(server, tools="off", model_cls=RunsAway), "count the notes")
+    assert len(notices(events)) == RESAMPLES_PER_TASK
+    assert [r.get("seed") for r in server.requests] == [None, 1, 2, 3, 4, None]
+    assert told(server, 5).endswith("Your reply was cut off at the length limit inside this "
                                     "block, so the block was not run. Write the code again, "
                                     "shorter.")
 
 
-def test_without_retry_sampling_a_cut_off_block_is_asked_again_greedy(server, make_session):
+def test_without_runaway_sampling_a_cut_off_block_is_reported(server, make_session):
     server.script([Reply(text=RUNAWAY, finish_reason="length"), "I could not finish it."])
-    run(make_session(server, tools="off"), "count the notes")
+    run(make_session(server, tools="off", model_cls=Sampled), "count the notes")
     assert [r.get("temperature") for r in server.requests] == [None, None]
+    assert told(server, 1).endswith("Write the code again, shorter.")

@@ -257,3 +257,14 @@ def test_the_server_ends_when_its_parent_dies(smol_gguf, own_copy, tmp_path):
         parent.kill()
         for pid in servers_for(path):
             os.kill(pid, signal.SIGKILL)
+
+
+def test_runaway_sampling_is_taken_by_the_server_and_breaks_a_cycle_of_lines(model):
+    lines = "\n".join(["print('ok')", "print('no')"] * 12)
+    cycle = [{"role": "user", "content": f"Continue this code exactly:\n{lines}"}]
+    greedy = {**model.runaway_sampling, "temperature": 0.0}
+    with hang_guard(120):
+        plain = list(model.stream(cycle, sampling={"temperature": 0.0}))[-1]
+        penalised = list(model.stream(cycle, sampling=greedy))[-1]
+    assert "print('ok')\nprint('no')\nprint('ok')" in plain.text  # the cycle goes on
+    assert "print('ok')\nprint('no')\nprint('ok')" not in penalised.text
