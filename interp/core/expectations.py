@@ -51,9 +51,8 @@ def mismatches(code: str, output: str) -> list[Mismatch]:
             break
         run.append(statement)
     run.reverse()
-    # Output of nothing but newlines: empty lines printed (print(''), or a join of nothing).
-    lines = (output.rstrip("\n").split("\n") if output.strip()
-             else [""] * output.count("\n"))
+    # Each print ends its line: an empty one (print(''), a join of nothing) is a line too.
+    lines = (output[:-1] if output.endswith("\n") else output).split("\n") if output else []
     if not run or len(lines) < len(run):
         return []
     found = []

@@ -103,3 +103,22 @@ def test_a_comment_that_copies_the_example_is_said_as_the_comment():
     found = mismatches(wrong_comment, "[]\n[1, 4, 3]\n")
     assert [(m.expected, m.example) for m in found] == [("[1, 4, 2, 4, 3]", True)]
     assert "what your code's docstring examples expect" in mismatch_note(found)
+
+
+# HumanEval/38 (2026-11-29): the last print printed an empty string, so the output ends with an
+# empty line; every print is still lined up with its own output line.
+CYCLIC_CHECKS = '''print(encode_cyclic("abc"))  # Output: "bac"
+print(encode_cyclic("abcdef"))  # Output: "bcaefd"
+print(encode_cyclic(""))  # Output: ""
+print(encode_cyclic("ab"))  # Output: "ba"
+print(decode_cyclic("bac"))  # Output: "abc"
+print(decode_cyclic("bcaefd"))  # Output: "abcdef"
+print(decode_cyclic(""))  # Output: ""
+'''
+
+
+def test_empty_lines_printed_last_still_line_up_with_their_prints():
+    found = mismatches(CYCLIC_CHECKS, "bca\nbcaefd\n\nab\nacb\ncabfde\n\n")
+    assert [(m.line, m.printed, m.expected) for m in found] == [
+        (1, "bca", '"bac"'), (4, "ab", '"ba"'), (5, "acb", '"abc"'), (6, "cabfde", '"abcdef"')]
+    assert mismatches(CYCLIC_CHECKS, "") == []  # nothing printed: nothing to line up

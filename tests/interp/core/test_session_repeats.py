@@ -255,6 +255,16 @@ def test_code_whose_prints_differ_from_its_comments_proposed_again_is_asked_agai
     assert "does not match" not in told(server, 3)
 
 
+def test_a_block_whose_last_print_printed_an_empty_line_is_checked(server, make_session):
+    """HumanEval/38's checks ended with `print(decode_cyclic(""))`: the runner's output ends
+    with that empty line, and each print still lines up with its comment."""
+    same = py('def reverse(s):\n    return s\n\nprint(reverse("ab"))  # Output: "ba"\n'
+              'print(reverse(""))  # Output: ""')
+    server.script([same, "reverse is done."])
+    run(make_session(server, tools="off"), "Write reverse.")
+    assert 'printed `ab` but its comment expects `"ba"`' in told(server, 1)
+
+
 def test_the_same_wrong_output_again_is_not_asked_for_its_answer(server, make_session):
     """Without retry sampling the block runs again: the repeat note repeats the mismatch and
     does not invite the final answer."""
