@@ -136,7 +136,9 @@ class BlockExecutor:
         state = self.state
         root = state.root()
         guard = self.checkpoints
-        before = workspace.snapshot(root) if state.config.report_files or guard else None
+        skip = state.config.unwatched
+        before = (workspace.snapshot(root, skip=skip) if state.config.report_files or guard
+                  else None)
         if guard is not None:
             yield from _notices(guard.before_block(state, index, language, before))
         try:
@@ -164,7 +166,7 @@ class BlockExecutor:
             yield ev.BlockBackground(index=index,
                                      processes=[p.to_dict() for p in result.background])
         files = None
-        after = workspace.snapshot(root) if before is not None else None
+        after = workspace.snapshot(root, skip=skip) if before is not None else None
         if guard is not None:
             yield from _notices(guard.after_block(state, index, after))
         if after is not None and state.config.report_files:

@@ -5,7 +5,8 @@ turns the result into a short line for the user and the model. A snapshot is one
 per directory plus one `DirEntry.stat()` (an lstat on POSIX, free on Windows) per regular file
 and symlink (each one's ctime and mode are kept too, so that checkpoints can tell an unchanged
 folder without asking git); symlinks are never followed and noisy directories (`.git`,
-`node_modules`, virtualenvs, caches) are skipped. The walk is breadth-first and bounded by entries and depth, so a huge root such as a
+`node_modules`, virtualenvs, caches) are skipped, as are the folders a caller names (interp's
+own data, when it lies inside). The walk is breadth-first and bounded by entries and depth, so a huge root such as a
 home directory stays fast; a bounded or partly unreadable walk is marked incomplete, and only
 changes that both snapshots could have seen are reported. Nothing here raises on I/O errors.
 """
@@ -94,8 +95,11 @@ def _list_dir(path: str, rel: str, budget: int, files: dict[str, tuple[int, int]
     return used, True
 
 
-def snapshot(root: Path, *, max_entries: int = 20000, max_depth: int = 6) -> Snapshot:
-    """Files under root, breadth-first, at most max_entries entries and max_depth levels down."""
+def snapshot(root: Path, *, max_entries: int = 20000, max_depth: int = 6,
+             skip: tuple[str, ...] = ()) -> Snapshot:
+    """Files under root, breadth-first, at most max_entries entries and max_depth levels down;
+    the folders in `skip` (absolute paths, such as interp's own data) are left out."""
+    left_out = _inside(root, skip)
     files: dict[str, tuple[int, int]] = {}
     stamps: dict[str, int] = {}
     listed: set[str] = set()
@@ -110,6 +114,7 @@ def snapshot(root: Path, *, max_entries: int = 20000, max_depth: int = 6) -> Sna
         subdirs: list[str] = []
         path = os.path.join(root, rel) if rel else os.fspath(root)
         used, full = _list_dir(path, rel, budget, files, subdirs, stamps)
+        subdirs = [sub for sub in subdirs if sub not in left_out] if left_out else subdirs
         budget -= used
         seen.update(subdirs)
         if full:
@@ -121,6 +126,17 @@ def snapshot(root: Path, *, max_entries: int = 20000, max_depth: int = 6) -> Sna
             continue
         queue.extend((sub, depth + 1) for sub in subdirs)
     return Snapshot(Path(root), files, complete, frozenset(listed), frozenset(seen), stamps)
+
+
+def _inside(root: Path, folders: tuple[str, ...]) -> frozenset[str]:
+    """The relative POSIX paths of those of `folders` that lie under `root` (not root itself)."""
+    real = os.path.realpath(root)
+    found = set()
+    for folder in folders:
+        rel = os.path.relpath(os.path.realpath(folder), real)
+        if rel != "." and not rel.startswith(".."):
+            found.add(Path(rel).as_posix())
+    return frozenset(found)
 
 
 def _covered(snap: Snapshot, rel: str) -> bool:

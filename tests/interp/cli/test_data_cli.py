@@ -121,6 +121,25 @@ def test_missing_file_is_one_line_and_exit_2(fake_server, interp_env):
 
 
 @scenario
+def data_in_the_folder(server, env):
+    """interp run in the home folder: its own data (sessions, checkpoints) lies inside."""
+    env = {**env, "env": {**env["env"], "XDG_DATA_HOME": str(env["cwd"] / ".local" / "share")}}
+    server.script([py("open('a.txt', 'w').write('a')"), py("open('b.txt', 'w').write('b')"),
+                   "Wrote a.txt and b.txt."])
+    return {"proc": run_interp(["-y", "--json", "-e", "write a.txt and b.txt",
+                                *model_args(server)], env)}
+
+
+def test_data_in_the_folder(outcome):
+    """Its files are not reported as changes the code made."""
+    got = outcome("data_in_the_folder")
+    assert got["proc"].returncode == 0, got["proc"].stderr
+    files = [e for e in events_of(got["proc"]) if e["type"] == "block.files"]
+    assert [(e["created"], e["modified"]) for e in files] == [(["a.txt"], []), (["b.txt"], [])]
+    assert list((got["env"]["cwd"] / ".local" / "share" / "interp" / "sessions").iterdir())
+
+
+@scenario
 def created_files(server, env):
     server.script([py("with open('out.txt', 'w') as f:\n    f.write('hello\\n' * 3)"),
                    "Wrote out.txt."])

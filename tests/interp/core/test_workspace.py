@@ -65,6 +65,17 @@ def test_skipped_dirs_are_not_scanned(tmp_path):
     assert not changes(snap, snapshot(tmp_path))
 
 
+def test_folders_to_skip_are_left_out_where_they_lie_inside(tmp_path):
+    data = tmp_path / ".local" / "share" / "interp"
+    write(data / "sessions" / "s.jsonl")
+    write(tmp_path / "real.txt")
+    skip = (str(data), str(tmp_path), str(tmp_path.parent / "elsewhere"))
+    snap = snapshot(tmp_path, skip=skip)  # the root itself and folders outside: no effect
+    assert snap.complete and sorted(snap.files) == ["real.txt"]
+    write(data / "sessions" / "s.jsonl", "more")
+    assert not changes(snap, snapshot(tmp_path, skip=skip))
+
+
 def test_symlinks_are_not_followed(tmp_path):
     outside = tmp_path / "outside"
     write(outside / "secret.txt")
