@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from platformdirs import user_cache_path
+
 from languages import Limits, RunnerConfig, Sandbox, SandboxError, check_sandbox
 from languages.process.limits import DEFAULT_MEMORY_MB, DEFAULT_PROCESSES
 
@@ -47,7 +49,8 @@ def build_session(settings: Settings, request: Request, approver, store: Convers
     config = SessionConfig(max_turns=settings.max_turns, timeout=settings.timeout,
                            tools=settings.tools, runner=runner_config(settings),
                            instructions=instructions, compact_at=settings.compact_at / 100,
-                           mentions=settings.mentions, unwatched=(str(store.root.parent),))
+                           mentions=settings.mentions,
+                           unwatched=(str(store.root.parent), str(user_cache_path("interp"))))
     notices, warnings = startup_notices(config.runner), []
     if instructions is not None and (said := instructions.notice()):
         notices.append(said)

@@ -122,8 +122,10 @@ def test_missing_file_is_one_line_and_exit_2(fake_server, interp_env):
 
 @scenario
 def data_in_the_folder(server, env):
-    """interp run in the home folder: its own data (sessions, checkpoints) lies inside."""
-    env = {**env, "env": {**env["env"], "XDG_DATA_HOME": str(env["cwd"] / ".local" / "share")}}
+    """interp run in the home folder: its own data (sessions, checkpoints) and cache (the
+    Python driver) lie inside."""
+    env = {**env, "env": {**env["env"], "XDG_DATA_HOME": str(env["cwd"] / ".local" / "share"),
+                          "XDG_CACHE_HOME": str(env["cwd"] / ".cache")}}
     server.script([py("open('a.txt', 'w').write('a')"), py("open('b.txt', 'w').write('b')"),
                    "Wrote a.txt and b.txt."])
     return {"proc": run_interp(["-y", "--json", "-e", "write a.txt and b.txt",
@@ -137,6 +139,7 @@ def test_data_in_the_folder(outcome):
     files = [e for e in events_of(got["proc"]) if e["type"] == "block.files"]
     assert [(e["created"], e["modified"]) for e in files] == [(["a.txt"], []), (["b.txt"], [])]
     assert list((got["env"]["cwd"] / ".local" / "share" / "interp" / "sessions").iterdir())
+    assert list((got["env"]["cwd"] / ".cache" / "interp").iterdir())
 
 
 @scenario
