@@ -203,9 +203,7 @@ def exclude_text(folder: str, base: Path, sizes, max_bytes: int) -> tuple[str, t
     lines = ["# written by interp: what checkpoints leave out"]
     lines += sorted(f"{name}/" for name in workspace.SKIP_DIRS if name != ".git")
     lines += user_excludes(Path(folder))
-    inside = os.path.relpath(os.path.realpath(base), folder)
-    if not inside.startswith(".."):
-        lines.append(_anchored(Path(inside).as_posix()) + "/")
+    lines += [_anchored(rel) + "/" for rel in workspace.folders_inside(folder, (str(base),))]
     skipped = tuple(sorted(p for p, (size, _) in sizes if size > max_bytes and "\n" not in p))
     lines += [_anchored(p) for p in skipped]
     return "\n".join(lines) + "\n", skipped

@@ -5,9 +5,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from platformdirs import user_cache_path
-
 from languages import Limits, RunnerConfig, Sandbox, SandboxError, check_sandbox
+from languages.cache import cache_folder
 from languages.process.limits import DEFAULT_MEMORY_MB, DEFAULT_PROCESSES
 
 from interp.approval.policy import Policy, registry_resolver
@@ -50,7 +49,7 @@ def build_session(settings: Settings, request: Request, approver, store: Convers
                            tools=settings.tools, runner=runner_config(settings),
                            instructions=instructions, compact_at=settings.compact_at / 100,
                            mentions=settings.mentions,
-                           unwatched=(str(store.root.parent), str(user_cache_path("interp"))))
+                           unwatched=(str(store.root.parent), str(cache_folder())))
     notices, warnings = startup_notices(config.runner), []
     if instructions is not None and (said := instructions.notice()):
         notices.append(said)

@@ -99,7 +99,7 @@ def snapshot(root: Path, *, max_entries: int = 20000, max_depth: int = 6,
              skip: tuple[str, ...] = ()) -> Snapshot:
     """Files under root, breadth-first, at most max_entries entries and max_depth levels down;
     the folders in `skip` (absolute paths, such as interp's own data) are left out."""
-    left_out = _inside(root, skip)
+    left_out = folders_inside(root, skip)
     files: dict[str, tuple[int, int]] = {}
     stamps: dict[str, int] = {}
     listed: set[str] = set()
@@ -128,7 +128,7 @@ def snapshot(root: Path, *, max_entries: int = 20000, max_depth: int = 6,
     return Snapshot(Path(root), files, complete, frozenset(listed), frozenset(seen), stamps)
 
 
-def _inside(root: Path, folders: tuple[str, ...]) -> frozenset[str]:
+def folders_inside(root: str | Path, folders: tuple[str, ...]) -> frozenset[str]:
     """The relative POSIX paths of those of `folders` that lie under `root` (not root itself)."""
     real = os.path.realpath(root)
     found = set()

@@ -17,7 +17,7 @@ import tempfile
 from functools import cache
 from pathlib import Path
 
-import platformdirs
+from ..cache import cache_folder
 
 COMMANDS = {"python": "", "python3": "", "pip": " -m pip", "pip3": " -m pip"}
 SHIM_FOLDER = "python-bin"  # in interp's cache folder
@@ -30,7 +30,7 @@ def shim_folder(python: str) -> str | None:
     if not os.path.isabs(python) or not os.path.isfile(python):
         return None
     key = hashlib.sha256(python.encode("utf-8", "surrogateescape")).hexdigest()[:16]
-    folder = platformdirs.user_cache_path("interp") / SHIM_FOLDER / key
+    folder = cache_folder() / SHIM_FOLDER / key
     try:
         for name, extra in COMMANDS.items():
             _write_script(folder / name, f'#!/bin/sh\nexec {shlex.quote(python)}{extra} "$@"\n')

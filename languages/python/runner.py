@@ -12,7 +12,7 @@ import tempfile
 from collections.abc import Mapping
 from functools import cache
 
-import platformdirs
+from ..cache import cache_folder
 
 from ..process.runner import ProcessRunner
 from ..protocol import RunnerConfig
@@ -65,7 +65,7 @@ def _driver_name() -> str:
 def driver_file() -> str | None:
     """The driver saved in interp's cache folder (once per version of it), or None where that
     folder cannot be written."""
-    folder = platformdirs.user_cache_path("interp") / "python-driver"
+    folder = cache_folder() / "python-driver"
     path = folder / _driver_name()
     if path.is_file():
         return os.fspath(path)
