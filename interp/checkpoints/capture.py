@@ -203,10 +203,21 @@ def exclude_text(folder: str, base: Path, sizes, max_bytes: int) -> tuple[str, t
     lines = ["# written by interp: what checkpoints leave out"]
     lines += sorted(f"{name}/" for name in workspace.SKIP_DIRS if name != ".git")
     lines += user_excludes(Path(folder))
-    lines += [_anchored(rel) + "/" for rel in workspace.folders_inside(folder, (str(base),))]
+    lines += [_anchored(rel) + "/" for rel in sorted(own_inside(folder, base))]
     skipped = tuple(sorted(p for p, (size, _) in sizes if size > max_bytes and "\n" not in p))
     lines += [_anchored(p) for p in skipped]
     return "\n".join(lines) + "\n", skipped
+
+
+def own_inside(folder: str, base: Path) -> frozenset[str]:
+    """interp's own folders inside `folder` (relative): its data folder (the parent of `base`,
+    DATA_DIR/checkpoints), the checkpoints and its cache; never recorded or put back."""
+    return workspace.folders_inside(folder, (str(base), *workspace.own_folders(base.parent)))
+
+
+def is_under(rel: str, folders: frozenset[str]) -> bool:
+    """Whether the relative path `rel` lies in one of `folders` (relative too)."""
+    return any(rel == folder or rel.startswith(folder + "/") for folder in folders)
 
 
 def user_excludes(folder: Path) -> list[str]:

@@ -15,7 +15,7 @@ import secrets
 import stat
 from dataclasses import dataclass, replace
 
-from interp.checkpoints.capture import State
+from interp.checkpoints.capture import State, is_under, own_inside
 from interp.checkpoints.shadow import Shadow
 
 GITLINK = "160000"
@@ -80,10 +80,11 @@ def make_plan(shadow: Shadow, target: State, now: State, outside: set[str]) -> P
     """The plan that takes the folder from `now` back to `target`."""
     entries = shadow.entries(target.tree)
     kept = {*target.skipped, *target.unreadable}
+    own = own_inside(shadow.folder, shadow.base)  # recorded before interp left them out
     write, remove = [], []
     for change in shadow.changes(target.tree, now.tree):
-        if GITLINK in (change.old_mode, change.new_mode):
-            continue  # a nested repository: not covered
+        if GITLINK in (change.old_mode, change.new_mode) or is_under(change.path, own):
+            continue  # a nested repository, or interp's own data: not covered
         if change.status == "A":
             if change.path not in kept:
                 remove.append(change.path)
@@ -93,7 +94,8 @@ def make_plan(shadow: Shadow, target: State, now: State, outside: set[str]) -> P
     chmod = []
     usual = target.same_usual(now)
     for path in sorted(({*target.modes, *now.modes} if usual else set(entries)) - touched):
-        if path in entries and entries[path][0] not in (GITLINK, SYMLINK):
+        if (path in entries and entries[path][0] not in (GITLINK, SYMLINK)
+                and not is_under(path, own)):
             want = target.bits(path, entries[path][0])
             if want != now.bits(path, entries[path][0]):
                 chmod.append((path, want))

@@ -6,7 +6,6 @@ import os
 from dataclasses import dataclass
 
 from languages import Limits, RunnerConfig, Sandbox, SandboxError, check_sandbox
-from languages.cache import cache_folder
 from languages.process.limits import DEFAULT_MEMORY_MB, DEFAULT_PROCESSES
 
 from interp.approval.policy import Policy, registry_resolver
@@ -14,6 +13,7 @@ from interp.approval.rules import RulesError
 from interp.cli.resume import resume
 from interp.config.models import make_model
 from interp.config.settings import Settings, config_dir, default_config_path
+from interp.core import workspace
 from interp.core.instructions import load_instructions
 from interp.core.session import Session, SessionConfig
 from interp.errors import UsageError
@@ -49,7 +49,7 @@ def build_session(settings: Settings, request: Request, approver, store: Convers
                            tools=settings.tools, runner=runner_config(settings),
                            instructions=instructions, compact_at=settings.compact_at / 100,
                            mentions=settings.mentions,
-                           unwatched=(str(store.root.parent), str(cache_folder())))
+                           unwatched=workspace.own_folders(store.root.parent))
     notices, warnings = startup_notices(config.runner), []
     if instructions is not None and (said := instructions.notice()):
         notices.append(said)

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from interp.core.file_formats import written_shape
+from languages.cache import cache_folder
 from languages.escapes import controls
 
 SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", ".mypy_cache",
@@ -126,6 +127,12 @@ def snapshot(root: Path, *, max_entries: int = 20000, max_depth: int = 6,
             continue
         queue.extend((sub, depth + 1) for sub in subdirs)
     return Snapshot(Path(root), files, complete, frozenset(listed), frozenset(seen), stamps)
+
+
+def own_folders(data: Path | None) -> tuple[str, ...]:
+    """interp's own folders: its data folder `data` (when known) and its cache folder; what
+    lies in them is never the code's change, to report or to checkpoint."""
+    return tuple(str(folder) for folder in (data, cache_folder()) if folder is not None)
 
 
 def folders_inside(root: str | Path, folders: tuple[str, ...]) -> frozenset[str]:

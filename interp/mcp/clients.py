@@ -86,7 +86,9 @@ class ClientState:
     def _execute(self, index: int, request: RunCode, on_output: Callable[[str], None]
                  ) -> tuple[Result, blocks.FileChanges | None]:
         root = self.config.runner.cwd or os.getcwd()
-        before = workspace.snapshot(root)
+        store = self.config.store
+        own = workspace.own_folders(store.root.parent if store is not None else None)
+        before = workspace.snapshot(root, skip=own)
         result = runner = None
         try:
             runner = self._runner(request.language)
@@ -105,7 +107,8 @@ class ClientState:
                 runner.stop()  # restarted itself after the kill goes too
         if result is None:
             result = _failed("the runner ended without a result")
-        changes = _without_figures(workspace.changes(before, workspace.snapshot(root)), root,
+        after = workspace.snapshot(root, skip=own)
+        changes = _without_figures(workspace.changes(before, after), root,
                                    result.displays)
         files = None
         if changes:

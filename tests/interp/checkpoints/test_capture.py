@@ -42,7 +42,8 @@ def test_a_worktrees_dot_git_file_leads_to_the_common_excludes(tmp_path):
 
 
 @pytest.mark.fast
-def test_exclude_text_names_big_files_exactly_and_the_data_dir_inside(tmp_path):
+def test_exclude_text_names_big_files_exactly_and_the_data_dir_inside(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / ".cache"))
     sizes = [("big [1]*.csv", (5000, 0)), ("ok.csv", (10, 0)), ("odd \n name", (9999, 0)),
              ("trail ", (6000, 0))]
     text, skipped = exclude_text(str(tmp_path), tmp_path / ".data" / "checkpoints", sizes, 1000)
@@ -50,6 +51,7 @@ def test_exclude_text_names_big_files_exactly_and_the_data_dir_inside(tmp_path):
     assert skipped == ("big [1]*.csv", "trail ")
     assert "/big \\[1\\]\\*.csv" in lines and "/trail\\ " in lines
     assert "/.data/checkpoints/" in lines and "node_modules/" in lines and ".venv/" in lines
+    assert "/.data/" in lines and "/.cache/interp/" in lines  # all of interp's data and cache
     assert ".git/" not in lines
 
 

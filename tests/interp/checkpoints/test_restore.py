@@ -148,3 +148,31 @@ def test_every_mode_goes_back_when_the_usual_ones_changed(place):
     plan, applied = _back_to(place, target)
     assert len(plan.chmod) == 5 and applied.problems == ()
     assert tree_of(work) == start
+
+
+def test_interp_data_recorded_before_it_was_left_out_is_never_put_back(tmp_path):
+    """interp run in the folder that holds its data (such as the home folder): a state
+    recorded with the session log in it must not roll the log back."""
+    work, data = tmp_path / "work", tmp_path / "work" / ".local" / "share" / "interp"
+    (data / "sessions").mkdir(parents=True)
+    log = data / "sessions" / "s.jsonl"
+    log.write_text("entry 1\n")
+    (work / "a.txt").write_text("a\n")
+    shadow = Shadow(data / "checkpoints", work, index="t")
+    shadow.open()
+    shadow.set_excludes("checkpoints/\n")  # as interp did before: the log recorded
+    proc, errors = shadow.start_add()
+    proc.wait(timeout=60)
+    Shadow.added(proc, errors)
+    target = State(shadow.write_tree())
+    assert ".local/share/interp/sessions/s.jsonl" in shadow.entries(target.tree)
+
+    log.write_text("entry 1\nentry 2\n")
+    (work / "a.txt").write_text("changed\n")
+    (data / "sessions" / "t.jsonl").write_text("another\n")
+    now = Capturer(shadow).take(workspace.snapshot(work), time.monotonic() + 60)
+    plan = make_plan(shadow, target, now, set())
+    assert plan.paths == ["a.txt"]
+    apply(shadow, plan)
+    assert (work / "a.txt").read_text() == "a\n"
+    assert log.read_text() == "entry 1\nentry 2\n" and (data / "sessions" / "t.jsonl").exists()

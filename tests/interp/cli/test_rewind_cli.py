@@ -193,3 +193,26 @@ def test_the_checkpoints_setting_comes_from_the_flag_environment_or_config(tmp_p
                          config_path=config).checkpoints is False
     with pytest.raises(ConfigError, match="INTERP_CHECKPOINTS: expected true/false"):
         load_settings({}, environ={"INTERP_CHECKPOINTS": "maybe"}, config_path=config)
+
+
+def test_interp_run_where_its_data_lies_records_and_rewinds_only_the_users_files(
+        fake_server, interp_env):
+    """As when interp runs in the home folder: the session log is neither listed, nor
+    "changed outside" (refusing the rewind), nor rolled back by it."""
+    work = interp_env["cwd"]
+    data = work / ".local" / "share"
+    interp_env["env"]["XDG_DATA_HOME"] = str(data)
+    fake_server.script([fenced("python", "open('a.txt', 'w').write('a')"),
+                        fenced("python", "open('b.txt', 'w').write('b')"), "Done."])
+    proc = run_interp(model_args(fake_server) + ["-y", "-e", "write two files"], interp_env)
+    assert proc.returncode == 0, proc.stderr
+    (log,) = (data / "interp" / "sessions").glob("*.jsonl")
+    before = log.read_text()
+
+    listed = _rewind(interp_env, "--list")
+    assert listed.returncode == 0, listed.stderr
+    assert ".local" not in listed.stdout and "created b.txt" in listed.stdout
+    back = _rewind(interp_env, "--to", "1")
+    assert back.returncode == 0, back.stderr
+    assert not (work / "a.txt").exists() and not (work / "b.txt").exists()
+    assert log.read_text().startswith(before)  # nothing lost: the rewind is added to it

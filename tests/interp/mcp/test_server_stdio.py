@@ -70,6 +70,22 @@ def test_figures_come_back_as_images_tables_as_text_and_new_files_are_named(inte
     assert result.meta["interp/block"]["figures"][0].endswith(".png")
 
 
+def test_interps_own_data_in_the_folder_is_not_named_as_the_codes_files(interp_env):
+    work = interp_env["cwd"]
+    interp_env["env"].update(XDG_DATA_HOME=str(work / ".local" / "share"),
+                             XDG_CACHE_HOME=str(work / ".cache"))
+
+    async def body():
+        async with stdio_client(interp_env, "-y") as client:
+            return [await client.call_tool("run_code", {"language": "python", "code": code})
+                    for code in ("open('a.txt', 'w').write('a')", "open('b.txt', 'w').write('b')")]
+
+    first, second = converse(body)
+    assert "Files created: a.txt (1 B)\n" in text(first)
+    assert "Files created: b.txt (1 B)\n" in text(second) and ".local" not in text(second)
+    assert list((work / ".local" / "share" / "interp" / "sessions").iterdir())
+
+
 def test_a_block_the_rules_ask_about_is_asked_through_elicitation(interp_env):
     asked: list = []
     answers = [{"answer": "run"}, None, {"answer": "allow-1"}]
