@@ -32,6 +32,7 @@ from .tty_wait import command_of
 QUICK = 0.001  # seconds: a block this short started no process (the shell's `&` says so)
 SUBSHELL = "(a background subshell)"  # a copy of the interpreter: `( ... ) &` in bash
 _SETTLE = 0.5  # seconds, at most, for a process just started to become what it will be
+_EXEC = 3.0  # seconds, at most, for one in the middle of its exec (long on a loaded machine)
 LOG_LIMIT = 8 << 20  # bytes of a runner's background log kept (the newest half when it is full)
 
 
@@ -133,17 +134,18 @@ class Background:
         found = _roots(leader, members(), own)
         interpreter = self._interpreter or {command_of(leader)}
 
-        def settling(pid: int) -> bool:  # forked, not yet the program it will be
+        def settling(pid: int, now: float) -> bool:  # forked, not yet the program it will be
             command = command_of(pid)  # "" in the middle of its exec: no arguments yet
-            return running(pid) and (not command or command in interpreter
-                                     or command.startswith("nohup "))
+            return running(pid) and (not command and now < execs or now < settles and (
+                command in interpreter or command.startswith("nohup ")))
 
-        if any(settling(pid) for pid in found):
+        started = time.monotonic()
+        settles, execs = started + _SETTLE, started + _EXEC
+        if any(settling(pid, started) for pid in found):
             # a subshell of bash that may be on its way out (`(cmd &)`), a command not yet
             # executed (its redirections not yet made) or in its exec, or nohup before it
-            # redirects
-            deadline = time.monotonic() + _SETTLE
-            while time.monotonic() < deadline and any(settling(pid) for pid in found):
+            # redirects; a subshell that stays one is given _SETTLE, an exec _EXEC
+            while any(settling(pid, time.monotonic()) for pid in found):
                 time.sleep(0.002)
             found = _roots(leader, members(), own)
         new = []
