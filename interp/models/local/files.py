@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-import platformdirs
+from languages.cache import cache_folder
 
 GGUF_MAGIC = b"GGUF"
 # GGUF value types whose size is fixed: type id -> struct format.
@@ -70,11 +70,8 @@ class GGUFInfo:
 
 
 def models_dir(environ: Mapping[str, str] | None = None) -> Path:
-    """Where downloaded models live: `$XDG_CACHE_HOME/interp/models` (platformdirs' cache)."""
-    env = os.environ if environ is None else environ
-    xdg = env.get("XDG_CACHE_HOME", "")
-    base = Path(xdg) / "interp" if xdg and os.path.isabs(xdg) else platformdirs.user_cache_path("interp")
-    return base / "models"
+    """Where downloaded models live: `models` in interp's cache folder."""
+    return cache_folder(environ) / "models"
 
 
 def default_model_path(environ: Mapping[str, str] | None = None) -> Path:
