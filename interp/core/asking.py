@@ -141,6 +141,12 @@ def runaway_sampling(model) -> dict | None:
     return _declared(model, "runaway_sampling")
 
 
+def fresh_sampling(model) -> dict | None:
+    """The sampling of a request whose reply must not depend on the requests before it
+    (LocalModel's `fresh_sampling`: no prompt cache), or None."""
+    return _declared(model, "fresh_sampling")
+
+
 def _declared(model, name: str) -> dict | None:
     sampling = getattr(model, name, None)
     return dict(sampling) if isinstance(sampling, dict) and sampling else None

@@ -38,9 +38,15 @@ class ModeConfig:
 
 
 def ask(model: Model, content: str) -> Reply:
-    """One single-message request; the complete reply."""
+    """One single-message request, its reply independent of the requests before it where the
+    model can make it so (asking.fresh_sampling); the complete reply."""
+    from interp.core.asking import fresh_sampling  # the loop's modules: only when asking
+
     reply, parts = None, []
-    for item in model.stream([{"role": "user", "content": content}], None):
+    messages, sampling = [{"role": "user", "content": content}], fresh_sampling(model)
+    items = (model.stream(messages, None, sampling=sampling) if sampling
+             else model.stream(messages, None))
+    for item in items:
         if isinstance(item, Reply):
             reply = item
         elif isinstance(item, Retrying):  # a retry: text streamed so far may start over

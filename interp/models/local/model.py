@@ -91,6 +91,11 @@ class LocalModel:
     runaway_sampling = {"temperature": 0.7, "dry_multiplier": 0.8,
                         "dry_sequence_breakers": ["```"]}
 
+    # a request whose reply must not depend on the ones before it (`interp eval`'s one-request
+    # modes) is made with this: a prompt prefix reused from llama.cpp's cache changes greedy
+    # replies (HumanEval/41's was its placeholder fresh, code after HumanEval/58's prompt)
+    fresh_sampling = {"cache_prompt": False}
+
     def stream(self, messages: list[dict], tools: list[dict] | None = None, *,
                until: Callable[[str], int | None] | None = None,
                sampling: dict | None = None) -> Iterator[str | Reply]:

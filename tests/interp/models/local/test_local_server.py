@@ -268,3 +268,24 @@ def test_runaway_sampling_is_taken_by_the_server_and_breaks_a_cycle_of_lines(mod
         penalised = list(model.stream(cycle, sampling=greedy))[-1]
     assert "print('ok')\nprint('no')\nprint('ok')" in plain.text  # the cycle goes on
     assert "print('ok')\nprint('no')\nprint('ok')" not in penalised.text
+
+
+def test_a_fresh_request_reuses_nothing_from_the_prompt_cache(model):
+    """`interp eval`'s one-request modes: the server processes the whole prompt every time
+    (a prefix reused from its cache changes greedy replies), where a plain request reuses it."""
+    from interp.eval.modes import ask
+
+    content = "Write a Python function that adds two numbers. " * 8
+
+    def processed(request) -> int:
+        before = model.speed().prompt_tokens
+        request()
+        return model.speed().prompt_tokens - before
+
+    with hang_guard(120):
+        ask(model, content)
+        fresh = processed(lambda: ask(model, content))
+        list(model.stream([{"role": "user", "content": content}], sampling={"temperature": 0.0}))
+        cached = processed(lambda: list(model.stream([{"role": "user", "content": content}],
+                                                     sampling={"temperature": 0.0})))
+    assert fresh >= 60 and cached <= 5, (fresh, cached)
