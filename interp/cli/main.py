@@ -113,7 +113,7 @@ def eval_command(
                                     help="tasks (interp's own benchmark), humaneval, "
                                     "humaneval+, mbpp or mbpp+."),
     cli: dict = SETTINGS,
-    feedback: Optional[list[str]] = typer.Option(None, "--feedback", metavar="none|self|oracle",
+    feedback: Optional[list[str]] = typer.Option(None, "--feedback", metavar="none|self|oracle|oci",
                                                  help="Modes, comma-separated or repeated "
                                                  "(default none)."),
     limit: Optional[int] = typer.Option(None, "--limit", help="Only the first N problems."),
@@ -122,8 +122,8 @@ def eval_command(
                                       help="Results folder (default ./interp-eval/MODEL)."),
     json_: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
     turns: Optional[int] = typer.Option(None, "--turns", "--max-turns",
-                                        help="self and tasks: model calls per problem (default "
-                                        "4; tasks: 8)."),
+                                        help="self, oracle (each round) and tasks: model "
+                                        "calls per problem (default 4; tasks: 8)."),
     data: Optional[str] = typer.Option(None, "--data", metavar="PATH",
                                        help="Problems in the EvalPlus JSONL format."),
     temperature: float = typer.Option(0.0, "--temperature", help="Sampling temperature."),

@@ -3,7 +3,10 @@
 - none: one reply; its sanitised code is scored.
 - self: interp's own loop (auto-approved runners, sandboxed, no network) for up to K model
   calls; the model sees only the prompt and its own runs; its last code is scored.
-- oracle: OpenCodeInterpreter's protocol: the first hidden-test failure is fed back once.
+- oracle: `self`, then the hidden tests' first failure fed back once into the same session,
+  which goes on for up to K more model calls.
+- oci: OpenCodeInterpreter's own oracle protocol, replayed: `none`'s request, then the first
+  hidden-test failure fed back once in a second single-message request.
 """
 
 from __future__ import annotations
@@ -17,13 +20,13 @@ from interp.core import events as ev
 from interp.core.history import Entry, provider_messages
 from interp.eval.data import Problem
 from interp.eval.folders import fixed_folder
-from interp.eval.prompts import instruction, self_task, with_feedback
+from interp.eval.prompts import instruction, oracle_feedback, self_task, with_feedback
 from interp.eval.results import Outcome, Spend
 from interp.eval.sanitize import defines, parses, solution_code
 from interp.eval.scoring import check
 from interp.models.base import HandedOver, Model, ModelError, Reply, Retrying
 
-MODES = ("none", "self", "oracle")
+MODES = ("none", "self", "oracle", "oci")
 
 
 @dataclass(frozen=True)
@@ -31,7 +34,7 @@ class ModeConfig:
     """What every mode needs besides the problem."""
 
     plus: bool = False  # also run EvalPlus's extra tests
-    turns: int = 4  # self: most model calls per problem
+    turns: int = 4  # self, oracle: most model calls per problem (per feedback round in oracle)
     block_timeout: float = 60.0  # self: seconds per code block
     sandbox: bool = True  # self: run the loop's code in bubblewrap (no network)
     env_remove: frozenset[str] = field(default_factory=frozenset)
@@ -60,7 +63,8 @@ def solve(mode: str, problem: Problem, model: Model, config: ModeConfig) -> Outc
     """Run one problem in one mode; model errors end up in the outcome, not raised."""
     started = time.monotonic()
     try:
-        outcome = {"none": _none, "self": _self, "oracle": _oracle}[mode](problem, model, config)
+        outcome = {"none": _none, "self": _self, "oracle": _oracle,
+                   "oci": _oci}[mode](problem, model, config)
     except Exception as exc:  # a broken runner or sandbox: recorded, retried on the next run
         outcome = Outcome.failed_call([], Spend(), f"{type(exc).__name__}: {exc}")
     return outcome.finish(time.monotonic() - started)
@@ -86,7 +90,7 @@ def _none(problem: Problem, model: Model, config: ModeConfig) -> Outcome:
     return Outcome.scored(turns, spend, code, verdict)
 
 
-def _oracle(problem: Problem, model: Model, config: ModeConfig) -> Outcome:
+def _oci(problem: Problem, model: Model, config: ModeConfig) -> Outcome:
     spend, turns = Spend(), []
     request = instruction(problem)
     try:
@@ -106,10 +110,20 @@ def _oracle(problem: Problem, model: Model, config: ModeConfig) -> Outcome:
     new_verdict = check(problem, new_code, plus=config.plus)
     turns.append({"request": second, "reply": reply.text, "code": new_code,
                   "check": new_verdict.to_dict()})
-    return Outcome.scored(turns, spend, new_code, new_verdict)
+    return Outcome.scored(turns, spend, new_code, new_verdict, first=verdict)
 
 
 def _self(problem: Problem, model: Model, config: ModeConfig) -> Outcome:
+    return _looped(problem, model, config, feedback_rounds=0)
+
+
+def _oracle(problem: Problem, model: Model, config: ModeConfig) -> Outcome:
+    return _looped(problem, model, config, feedback_rounds=1)
+
+
+def _looped(problem: Problem, model: Model, config: ModeConfig, feedback_rounds: int) -> Outcome:
+    """interp's loop on the task; after it, while rounds are left and the hidden tests fail,
+    their first failure is the next task of the same session."""
     from interp.approval.decision import auto_approve
     from interp.core.session import Session, SessionConfig
 
@@ -122,22 +136,37 @@ def _self(problem: Problem, model: Model, config: ModeConfig) -> Outcome:
         session = Session(model, auto_approve, config=SessionConfig(
             max_turns=config.turns, timeout=config.block_timeout, runner=runner,
             report_files=False))
-        blocks, error = [], None
+        blocks, first = [], None
         try:
-            for event in session.run(self_task(problem)):
-                if isinstance(event, ev.BlockApproved) and event.language == "python":
-                    blocks.append(event.code)
-                elif isinstance(event, ev.Notice) and event.level == "error":
-                    error = event.text
+            error = _run_task(session, self_task(problem), blocks)
+            code = final_code(problem, blocks, session.messages)
+            verdict = check(problem, code, plus=config.plus) if code or not error else None
+            for _ in range(feedback_rounds):
+                if verdict is None or verdict.passed:
+                    break
+                first = first or verdict
+                error = _run_task(session, oracle_feedback(problem, verdict.feedback), blocks)
+                code = final_code(problem, blocks, session.messages)
+                verdict = check(problem, code, plus=config.plus)
         finally:
             session.close()
     spend.add_totals(session.totals)
     turns = provider_messages(session.messages[1:])
     calls = sum(1 for m in session.messages if m.role == "assistant")
-    code = final_code(problem, blocks, session.messages)
-    if error and not code:
+    if verdict is None:
         return Outcome.failed_call(turns, spend, error, calls=calls)
-    return Outcome.scored(turns, spend, code, check(problem, code, plus=config.plus), calls=calls)
+    return Outcome.scored(turns, spend, code, verdict, calls=calls, first=first)
+
+
+def _run_task(session, task: str, blocks: list[str]) -> str | None:
+    """Run one task of a session, adding its Python blocks to `blocks`; the last error notice."""
+    error = None
+    for event in session.run(task):
+        if isinstance(event, ev.BlockApproved) and event.language == "python":
+            blocks.append(event.code)
+        elif isinstance(event, ev.Notice) and event.level == "error":
+            error = event.text
+    return error
 
 
 def final_code(problem: Problem, blocks: list[str], messages: list[Entry]) -> str:

@@ -1,7 +1,7 @@
 """What the model is asked: OpenCodeInterpreter's instructions, and the task for interp's loop.
 
-The `none` and `oracle` texts are OpenCodeInterpreter's evaluation prompts (its
-evaluation/evaluate/multi_turn scripts), so that `oracle` replays that protocol exactly and
+The `none` and `oci` texts are OpenCodeInterpreter's evaluation prompts (its
+evaluation/evaluate/multi_turn scripts), so that `oci` replays that protocol exactly and
 `none` is its first generation.
 """
 
@@ -17,7 +17,7 @@ _ONE_BLOCK = ("Please return all completed codes in one code block. \n"
 
 
 def instruction(problem: Problem) -> str:
-    """The first user message of `none` and `oracle`."""
+    """The first user message of `none` and `oci`."""
     if problem.family == "mbpp":
         body = (f"Here is the given problem and test examples:\n{problem.prompt}\n\n"
                 "Please use the python programming language to solve this problem.\n"
@@ -33,6 +33,15 @@ def instruction(problem: Problem) -> str:
 def with_feedback(first_request: str, first_reply: str, feedback: str) -> str:
     """OpenCodeInterpreter's second request: the whole exchange so far, then the execution result."""
     return f"{first_request}\n{first_reply}\n\n@@ Instruction\nExecution result: \n{feedback}\n"
+
+
+def oracle_feedback(problem: Problem, feedback: str) -> str:
+    """The task that follows `self`'s loop in `oracle`: the hidden tests' first failure, in
+    OpenCodeInterpreter's words ("Execution result"), and what to do about it."""
+    return (f"The hidden tests called `{problem.entry_point}` and it failed. Execution result: \n"
+            f"{feedback}\n\nFix the function: write the complete corrected function in a python "
+            "code block, and at the end of the same block call it on that input and print the "
+            "result.")
 
 
 def self_task(problem: Problem) -> str:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import asdict, dataclass
 
-from interp.eval.results import Record
+from interp.eval.results import TEST_FEEDBACK, Record
 
-LEAK_NOTE = "oracle feeds the hidden tests' first failure back to the model (leaks test information)"
+LEAK_NOTE = "the hidden tests' first failure is fed back to the model (leaks test information)"
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,8 @@ class Summary:
     harness_errors: int
     leaks_tests: bool
     reasons: dict
+    fed_back: int = 0  # problems whose failing check was fed back to the model
+    fixed: int = 0  # of those, the ones that passed in the end
 
     def to_dict(self) -> dict:
         """The JSON form (--json)."""
@@ -44,6 +46,7 @@ def summarize(benchmark: str, mode: str, model: str, records: list[Record]) -> S
     passed = sum(r.passed for r in scored)
     costs = [r.cost for r in records]
     reasons = Counter(r.reason.split(":")[0] for r in scored if not r.passed)
+    fed_back = [r for r in scored if r.first_check]
     return Summary(
         benchmark=benchmark, mode=mode, model=model, problems=total, scored=len(scored),
         passed=passed, pass_at_1=round(100.0 * passed / len(scored), 1) if scored else 0.0,
@@ -54,7 +57,8 @@ def summarize(benchmark: str, mode: str, model: str, records: list[Record]) -> S
         seconds=round(sum(r.seconds for r in records), 1),
         model_errors=sum(r.error is not None for r in records),
         harness_errors=sum(bool(r.check.get("harness_error")) for r in records),
-        leaks_tests=mode == "oracle", reasons=dict(reasons.most_common()))
+        leaks_tests=mode in TEST_FEEDBACK, reasons=dict(reasons.most_common()),
+        fed_back=len(fed_back), fixed=sum(r.passed for r in fed_back))
 
 
 def _cost(value: float | None) -> str:
@@ -87,6 +91,9 @@ def notes(summaries: list[Summary]) -> list[str]:
         if s.model_errors:
             lines.append(f"{s.mode}: {s.model_errors} of {s.problems} problem(s) not scored: "
                          "a model error (rerun to try them again)")
+        if s.fed_back:
+            lines.append(f"{s.mode}: the hidden tests' failure fed back in {s.fed_back} problem(s); "
+                         f"{s.fixed} passed after it")
         if s.harness_errors:
             lines.append(f"{s.mode}: {s.harness_errors} check(s) failed in the harness itself")
         if s.reasons:

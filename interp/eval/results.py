@@ -11,6 +11,8 @@ from pathlib import Path
 
 from interp.eval.scoring import Verdict
 
+TEST_FEEDBACK = frozenset({"oracle", "oci"})  # modes that show the model the hidden tests
+
 
 @dataclass
 class Spend:
@@ -50,11 +52,12 @@ class Outcome:
     calls: int | None = None
     seconds: float = 0.0
     error_kind: str | None = None  # the failed call's ModelError.kind, when there was one
+    first: Verdict | None = None  # the check before the hidden tests were fed back, if they were
 
     @classmethod
-    def scored(cls, turns, spend, code, verdict, calls=None) -> Outcome:
-        """An outcome whose final code was checked."""
-        return cls(turns, spend, code, verdict, calls=calls)
+    def scored(cls, turns, spend, code, verdict, calls=None, first=None) -> Outcome:
+        """An outcome whose final code was checked (`first`: the check that was fed back)."""
+        return cls(turns, spend, code, verdict, calls=calls, first=first)
 
     @classmethod
     def failed_call(cls, turns, spend, error, calls=None, kind=None) -> Outcome:
@@ -88,6 +91,7 @@ class Record:
     error: str | None = None
     leaks_tests: bool = False
     check: dict = field(default_factory=dict)
+    first_check: dict = field(default_factory=dict)  # the check fed back to the model, if any
 
     @classmethod
     def build(cls, task_id: str, benchmark: str, mode: str, model: str, prompt: str,
@@ -102,7 +106,8 @@ class Record:
                    prompt_tokens=outcome.spend.prompt_tokens,
                    completion_tokens=outcome.spend.completion_tokens, cost=outcome.spend.cost,
                    seconds=round(outcome.seconds, 3), error=outcome.error,
-                   leaks_tests=mode == "oracle", check=verdict.to_dict() if verdict else {})
+                   leaks_tests=mode in TEST_FEEDBACK, check=verdict.to_dict() if verdict else {},
+                   first_check=outcome.first.to_dict() if outcome.first else {})
 
     @property
     def finished(self) -> bool:

@@ -57,6 +57,18 @@ def learner(body: dict) -> Reply:
     return Reply(text="The examples pass now.")
 
 
+def stubborn(body: dict) -> Reply:
+    """Wrong in its own runs; right in its first answer to the hidden tests' failure."""
+    problem = problem_in(body)
+    messages = body["messages"]
+    fed = [i for i, m in enumerate(messages)
+           if m["role"] == "user" and "The hidden tests called" in _content(m)]
+    after = messages[fed[0]:] if fed else messages
+    if not any(m["role"] == "assistant" for m in after):
+        return Reply(text=fenced(right(problem) if fed else wrong(problem)))
+    return Reply(text="The examples pass now.")
+
+
 def evaluate(interp_env, server, *flags, timeout=600):
     done = run_interp(["eval", "humaneval", *model_args(server), "--json", *flags], interp_env,
                       timeout=timeout)
@@ -81,21 +93,23 @@ def test_the_canonical_solutions_score_164_of_164(interp_env, tmp_path):
     assert len(records(tmp_path / "out", "none")) == 164
 
 
-def test_feedback_helps_in_self_and_oracle_but_not_in_none(interp_env, tmp_path):
+def test_feedback_helps_in_self_oracle_and_oci_but_not_in_none(interp_env, tmp_path):
     out_dir = tmp_path / "out"
     with FakeOpenAI(default=learner) as server:
-        out = evaluate(interp_env, server, "--feedback", "none,self", "--feedback", "oracle",
+        out = evaluate(interp_env, server, "--feedback", "none,self", "--feedback", "oracle,oci",
                        "--limit", "3", "--out", str(out_dir))
         requests = server.requests
     assert all(r.get("temperature") == 0 and r.get("max_tokens") == 1024 for r in requests)
     by_mode = {s["mode"]: s for s in out["summaries"]}
-    assert [by_mode[m]["passed"] for m in ("none", "self", "oracle")] == [0, 3, 3]
-    assert by_mode["oracle"]["leaks_tests"] and not by_mode["self"]["leaks_tests"]
+    assert [by_mode[m]["passed"] for m in ("none", "self", "oracle", "oci")] == [0, 3, 3, 3]
+    assert by_mode["oci"]["leaks_tests"] and not by_mode["self"]["leaks_tests"]
     assert "leaks test information" in out["note"]
-    assert by_mode["none"]["mean_turns"] == 1 and by_mode["oracle"]["mean_turns"] == 2
-    assert by_mode["self"]["mean_turns"] == 3
+    assert by_mode["none"]["mean_turns"] == 1 and by_mode["oci"]["mean_turns"] == 2
+    assert by_mode["self"]["mean_turns"] == by_mode["oracle"]["mean_turns"] == 3
+    assert by_mode["oracle"]["fed_back"] == 0  # its own runs fixed it: nothing was fed back
 
-    oracle = records(out_dir, "oracle")[0]
+    oracle = records(out_dir, "oci")[0]
+    assert oracle["first_check"]["passed"] is False and oracle["check"]["passed"] is True
     second = oracle["turns"][1]["request"]
     feedback = second.split("Execution result: \n", 1)[1]
     assert feedback.startswith("The results aren't as expected.\nInput: ")
@@ -111,6 +125,31 @@ def test_feedback_helps_in_self_and_oracle_but_not_in_none(interp_env, tmp_path)
     assert any(m.get("role") == "assistant" for m in self_record["turns"])
     none_record = records(out_dir, "none")[0]
     assert none_record["reason"] == "wrong answer" and none_record["prompt_tokens"] > 0
+
+
+def test_oracle_feeds_the_hidden_failure_to_the_loop_that_missed_it(interp_env, tmp_path):
+    out_dir = tmp_path / "out"
+    with FakeOpenAI(default=stubborn) as server:
+        out = evaluate(interp_env, server, "--feedback", "self,oracle", "--limit", "2",
+                       "--out", str(out_dir))
+        requests = server.requests
+    by_mode = {s["mode"]: s for s in out["summaries"]}
+    assert (by_mode["self"]["passed"], by_mode["oracle"]["passed"]) == (0, 2)
+    assert (by_mode["oracle"]["fed_back"], by_mode["oracle"]["fixed"]) == (2, 2)
+    assert by_mode["oracle"]["leaks_tests"] and not by_mode["self"]["leaks_tests"]
+    assert by_mode["self"]["mean_turns"] == 2 and by_mode["oracle"]["mean_turns"] == 4
+
+    record = records(out_dir, "oracle")[0]
+    assert record["first_check"]["passed"] is False and record["check"]["passed"] is True
+    assert "return None" not in record["final_code"]
+    users = [_content(m) for m in record["turns"] if m.get("role") == "user"]
+    assert users[0].startswith("Complete this Python function")  # the same session goes on
+    feedback = next(u for u in users if "Execution result:" in u)
+    assert "The hidden tests called `has_close_elements` and it failed." in feedback
+    assert "Expected Output: True\nActual Output: None" in feedback
+    fed = [r for r in requests if any("Execution result:" in _content(m) for m in r["messages"])]
+    assert len(fed) == 4  # two calls in each problem's feedback round, none in self
+    assert records(out_dir, "self")[0]["first_check"] == {}
 
 
 def test_a_rerun_resumes_and_retries_model_errors(interp_env, tmp_path):
@@ -132,15 +171,16 @@ def test_a_rerun_resumes_and_retries_model_errors(interp_env, tmp_path):
 
 def test_the_table_names_the_modes_and_the_leak(interp_env, tmp_path):
     with FakeOpenAI(default=learner) as server:
-        done = run_interp(["eval", "humaneval", *model_args(server), "--feedback", "oracle",
+        done = run_interp(["eval", "humaneval", *model_args(server), "--feedback", "oci",
                            "--limit", "1", "--out", str(tmp_path / "o")], interp_env, timeout=300)
     assert done.returncode == 0, done.stderr
-    assert "oracle *" in done.stdout and "100.0%" in done.stdout
+    assert "oci *" in done.stdout and "100.0%" in done.stdout
+    assert "oci: the hidden tests' failure fed back in 1 problem(s); 1 passed after it" in done.stdout
     assert "leaks test information" in done.stdout
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--feedback", "sometimes"], "--feedback takes none, self, oracle"),
+    (["--feedback", "sometimes"], "--feedback takes none, self, oracle, oci"),
     (["--limit", "0"], "must be at least 1"),
 ])
 def test_bad_flags_are_one_clear_line(interp_env, fake_server, args, message):
@@ -162,14 +202,14 @@ def test_local_scores_two_modes_on_one_server_and_stops_it(interp_env, tmp_path,
     mode's worker thread (PR_SET_PDEATHSIG follows the thread that forked it)."""
     model = own_copy(smol_gguf)
     done = run_interp(["eval", "humaneval", "--local", str(model), "--limit", "2", "--json",
-                       "--feedback", "none,oracle", "--max-tokens", "64",
+                       "--feedback", "none,oci", "--max-tokens", "64",
                        "--out", str(tmp_path / "out")], interp_env, timeout=600)
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert out["model"] == f"local-{model.stem}"
     assert [(s["mode"], s["problems"], s["scored"], s["model_errors"])
-            for s in out["summaries"]] == [("none", 2, 2, 0), ("oracle", 2, 2, 0)]
-    for mode in ("none", "oracle"):
+            for s in out["summaries"]] == [("none", 2, 2, 0), ("oci", 2, 2, 0)]
+    for mode in ("none", "oci"):
         found = records(tmp_path / "out", mode)
         assert [r["task_id"] for r in found] == ["HumanEval/0", "HumanEval/1"]
         assert all(r["error"] is None and r["model_calls"] > 0 and r["completion_tokens"] > 0
