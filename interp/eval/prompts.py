@@ -37,11 +37,13 @@ def with_feedback(first_request: str, first_reply: str, feedback: str) -> str:
 
 def oracle_feedback(problem: Problem, feedback: str) -> str:
     """The task that follows `self`'s loop in `oracle`: the hidden tests' first failure, in
-    OpenCodeInterpreter's words ("Execution result"), and what to do about it."""
-    return (f"The hidden tests called `{problem.entry_point}` and it failed. Execution result: \n"
-            f"{feedback}\n\nFix the function: write the complete corrected function in a python "
-            "code block, and at the end of the same block call it on that input and print the "
-            "result.")
+    OpenCodeInterpreter's words ("Execution result"), and what to do about it. Told only
+    that the tests failed, the 1.5B model answered that its function "is already correct"."""
+    name = problem.entry_point
+    return (f"Your `{name}` fails the hidden tests, and the tests are right: the function is "
+            f"wrong. Execution result: \n{feedback}\n\nFind the mistake and fix it: write the "
+            "complete corrected function in a python code block, and at the end of the same "
+            "block call it on that input and print the result, which must be the expected one.")
 
 
 def self_task(problem: Problem) -> str:

@@ -62,7 +62,7 @@ def stubborn(body: dict) -> Reply:
     problem = problem_in(body)
     messages = body["messages"]
     fed = [i for i, m in enumerate(messages)
-           if m["role"] == "user" and "The hidden tests called" in _content(m)]
+           if m["role"] == "user" and "fails the hidden tests" in _content(m)]
     after = messages[fed[0]:] if fed else messages
     if not any(m["role"] == "assistant" for m in after):
         return Reply(text=fenced(right(problem) if fed else wrong(problem)))
@@ -145,7 +145,7 @@ def test_oracle_feeds_the_hidden_failure_to_the_loop_that_missed_it(interp_env, 
     users = [_content(m) for m in record["turns"] if m.get("role") == "user"]
     assert users[0].startswith("Complete this Python function")  # the same session goes on
     feedback = next(u for u in users if "Execution result:" in u)
-    assert "The hidden tests called `has_close_elements` and it failed." in feedback
+    assert "Your `has_close_elements` fails the hidden tests" in feedback
     assert "Expected Output: True\nActual Output: None" in feedback
     fed = [r for r in requests if any("Execution result:" in _content(m) for m in r["messages"])]
     assert len(fed) == 4  # two calls in each problem's feedback round, none in self
