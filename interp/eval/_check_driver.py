@@ -32,7 +32,11 @@ _GRACE = 0.5  # seconds the judge waits past the solution's own limit (its time 
 
 
 class Mismatch(AssertionError):
-    """The solution's output differs from the reference's."""
+    """The solution's output differs from the reference's; `call` shows the call that failed."""
+
+    def __init__(self, text, call=""):
+        super().__init__(text)
+        self.call = call
 
 
 class SolutionFailed(Exception):
@@ -172,9 +176,20 @@ def _shown(value):
         return f"<a {type(value).__name__} too long to show>"
 
 
-def mismatch(inp, exp, out):
+def mismatch(entry, args, kwargs, exp, out):
+    inp = list(args) + ([kwargs] if kwargs else [])
     return Mismatch(f"{NOT_EXPECTED}\nInput: {_shown(inp)}\nExpected Output: {_shown(exp)}\n"
-                    f"Actual Output: {_shown(out)}")
+                    f"Actual Output: {_shown(out)}", _call(entry, args, kwargs))
+
+
+def _call(entry, args, kwargs):
+    """The call as Python source (`f([1, 2], k=3)`), or "" when it is too long to show."""
+    try:
+        parts = [repr(a) for a in args] + [f"{k}={v!r}" for k, v in kwargs.items()]
+    except Exception:  # a repr that fails or an int too long for a decimal string
+        return ""
+    text = f"{entry}({', '.join(parts)})"
+    return text if len(text) <= TEXT_CHARS else ""
 
 
 def last_line():
@@ -220,9 +235,8 @@ def check_suite(job, reference, remote):
         if recorder.last is None:
             raise
         args, kwargs, out = recorder.last
-        inp = list(args) + ([kwargs] if kwargs else [])
         exp = limited(limit, reference, *copy.deepcopy(args), **copy.deepcopy(kwargs))
-        raise mismatch(inp, exp, out) from None
+        raise mismatch(job["entry_point"], args, kwargs, exp, out) from None
     return 1
 
 
@@ -241,37 +255,37 @@ def io_suite(job, reference, remote, inputs):
     for inp, exp, limit in cases:
         out = limited(limit + _GRACE, remote, *inp)
         if not matches(entry, out, exp, atol, inp):
-            raise mismatch(inp, exp, out)
+            raise mismatch(entry, inp, {}, exp, out)
     return len(cases)
 
 
 def run_suite(job, suite, reference, remote):
-    """One suite: (status, feedback, tests run)."""
+    """One suite: (status, feedback, tests run, the failing call as source or "")."""
     try:
         if suite.get("inputs") is None:
             count = check_suite(job, reference, remote)
         else:
             count = io_suite(job, reference, remote, suite["inputs"])
-        return "passed", "", count
+        return "passed", "", count, ""
     except TimedOut:  # the call may be cut mid-answer: the pipe is not read again
         remote.broken = SolutionFailed("timeout", TIMED_OUT)
-        return "timeout", TIMED_OUT, 0
+        return "timeout", TIMED_OUT, 0, ""
     except Mismatch as exc:
-        return "failed", str(exc), 0
+        return "failed", str(exc), 0, exc.call
     except SolutionFailed as exc:
-        return {"exception": "error"}.get(exc.status, exc.status), exc.text, 0
+        return {"exception": "error"}.get(exc.status, exc.status), exc.text, 0, ""
     except HarnessError as exc:
-        return "harness", str(exc), 0
+        return "harness", str(exc), 0, ""
     except NameError as exc:
         if exc.args == ("missing",):
-            return "missing", "", 0
-        return "error", last_line(), 0
+            return "missing", "", 0, ""
+        return "error", last_line(), 0, ""
     except MemoryError:
-        return "memory", last_line(), 0
+        return "memory", last_line(), 0, ""
     except AssertionError:
-        return "failed", last_line(), 0
+        return "failed", last_line(), 0, ""
     except BaseException:
-        return "error", last_line(), 0
+        return "error", last_line(), 0, ""
 
 
 def undumpable():
@@ -301,11 +315,11 @@ def main():
     suites = []
     for suite in job["suites"]:
         if remote.broken is not None:
-            status, feedback, count = remote.broken.status, remote.broken.text, 0
+            status, feedback, count, call = remote.broken.status, remote.broken.text, 0, ""
         else:
-            status, feedback, count = run_suite(job, suite, reference, remote)
+            status, feedback, count, call = run_suite(job, suite, reference, remote)
         suites.append({"name": suite["name"], "status": status, "feedback": feedback,
-                       "tests": count})
+                       "tests": count, "call": call})
     send(report, {"suites": suites})
 
 

@@ -145,7 +145,7 @@ def _looped(problem: Problem, model: Model, config: ModeConfig, feedback_rounds:
                 if verdict is None or verdict.passed:
                     break
                 first = first or verdict
-                error = _run_task(session, oracle_feedback(problem, verdict.feedback), blocks)
+                error = _run_task(session, oracle_feedback(problem, verdict), blocks)
                 code = final_code(problem, blocks, session.messages)
                 verdict = check(problem, code, plus=config.plus)
         finally:

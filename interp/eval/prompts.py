@@ -8,6 +8,7 @@ evaluation/evaluate/multi_turn scripts), so that `oci` replays that protocol exa
 from __future__ import annotations
 
 from interp.eval.data import Problem
+from interp.eval.scoring import Verdict
 
 _PREAMBLE = ("You are an exceptionally intelligent coding assistant that consistently delivers "
              "accurate and reliable responses to user instructions.")
@@ -35,15 +36,18 @@ def with_feedback(first_request: str, first_reply: str, feedback: str) -> str:
     return f"{first_request}\n{first_reply}\n\n@@ Instruction\nExecution result: \n{feedback}\n"
 
 
-def oracle_feedback(problem: Problem, feedback: str) -> str:
+def oracle_feedback(problem: Problem, verdict: Verdict) -> str:
     """The task that follows `self`'s loop in `oracle`: the hidden tests' first failure, in
-    OpenCodeInterpreter's words ("Execution result"), and what to do about it. Told only
-    that the tests failed, the 1.5B model answered that its function "is already correct"."""
+    OpenCodeInterpreter's words ("Execution result"), the call that failed, and what to do.
+    Told only that the tests failed, the 1.5B model answered that its function "is already
+    correct"; shown `Input: [[1.0, 2.0]]` alone, it passed the argument list as one argument."""
     name = problem.entry_point
+    call = f"\nThe call that failed: `{verdict.call}`\n" if verdict.call else ""
+    on = "call it that way" if verdict.call else "call it on that input"
     return (f"Your `{name}` fails the hidden tests, and the tests are right: the function is "
-            f"wrong. Execution result: \n{feedback}\n\nFind the mistake and fix it: write the "
-            "complete corrected function in a python code block, and at the end of the same "
-            "block call it on that input and print the result, which must be the expected one.")
+            f"wrong. Execution result: \n{verdict.feedback}\n{call}\nFind the mistake and fix "
+            f"it: write the complete corrected function in a python code block, and at the end "
+            f"of the same block {on} and print the result, which must be the expected one.")
 
 
 def self_task(problem: Problem) -> str:

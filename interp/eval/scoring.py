@@ -28,11 +28,13 @@ class Verdict:
     feedback: str  # OpenCodeInterpreter's execution feedback (at most 500 characters)
     seconds: float
     harness_error: bool = False  # the check itself went wrong (e.g. the reference failed)
+    call: str = ""  # the call whose result was wrong, as source (`f([1, 2])`), when known
 
     def to_dict(self) -> dict:
         """The JSON form kept in results files."""
         return {"passed": self.passed, "reason": self.reason, "feedback": self.feedback,
-                "seconds": round(self.seconds, 3), "harness_error": self.harness_error}
+                "seconds": round(self.seconds, 3), "harness_error": self.harness_error,
+                "call": self.call}
 
 
 def missing_feedback(entry_point: str) -> str:
@@ -91,7 +93,9 @@ def verdict(problem: Problem, code: str, finished: Finished) -> Verdict:
     if first.get("status") == "error":
         last = (first.get("feedback") or "").strip().splitlines()
         reason = f"exception: {last[-1][:120]}" if last else "exception"
-    return Verdict(False, reason, feedback[:FEEDBACK_CHARS], seconds)
+    call = first.get("call") if first.get("status") == "failed" else ""
+    return Verdict(False, reason, feedback[:FEEDBACK_CHARS], seconds,
+                   call=call if isinstance(call, str) else "")
 
 
 def _feedback(suites: list[dict]) -> str:

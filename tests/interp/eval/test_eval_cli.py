@@ -147,6 +147,7 @@ def test_oracle_feeds_the_hidden_failure_to_the_loop_that_missed_it(interp_env, 
     feedback = next(u for u in users if "Execution result:" in u)
     assert "Your `has_close_elements` fails the hidden tests" in feedback
     assert "Expected Output: True\nActual Output: None" in feedback
+    assert "The call that failed: `has_close_elements([1.0, 2.0, 3.9, 4.0, 5.0, 2.2], 0.3)`" in feedback
     fed = [r for r in requests if any("Execution result:" in _content(m) for m in r["messages"])]
     assert len(fed) == 4  # two calls in each problem's feedback round, none in self
     assert records(out_dir, "self")[0]["first_check"] == {}

@@ -38,6 +38,8 @@ def test_a_wrong_answer_is_fed_back_as_input_expected_actual():
     assert verdict.feedback == ("The results aren't as expected.\n"
                                 "Input: [[1.0, 2.0, 3.9, 4.0, 5.0, 2.2], 0.3]\n"
                                 "Expected Output: True\nActual Output: False")
+    assert verdict.call == "has_close_elements([1.0, 2.0, 3.9, 4.0, 5.0, 2.2], 0.3)"
+    assert verdict.to_dict()["call"] == verdict.call
 
 
 def test_an_exception_is_fed_back_as_the_traceback_from_the_solutions_frames():
@@ -48,6 +50,7 @@ def test_an_exception_is_fed_back_as_the_traceback_from_the_solutions_frames():
     assert verdict.feedback.startswith('File "<string>", line ')
     assert verdict.feedback.rstrip().endswith("IndexError: list index out of range")
     assert "<test>" not in verdict.feedback and "check" not in verdict.feedback
+    assert verdict.call == ""  # only a wrong result names its call
 
 
 def test_a_solution_without_the_entry_point_gets_the_rename_message():
@@ -86,6 +89,7 @@ def test_evalplus_inputs_are_checked_against_the_reference(plus_file):
     assert not verdict.passed
     assert verdict.feedback == ("The results aren't as expected.\nInput: [1000000]\n"
                                 "Expected Output: 2000000\nActual Output: 0")
+    assert verdict.call == "double(1000000)"
 
 
 def test_floats_are_compared_with_a_tolerance(plus_file):
