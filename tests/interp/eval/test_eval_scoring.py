@@ -42,6 +42,14 @@ def test_a_wrong_answer_is_fed_back_as_input_expected_actual():
     assert verdict.to_dict()["call"] == verdict.call
 
 
+def test_a_solution_may_use_numpy_as_in_the_reference_harnesses():
+    problem = HUMANEVAL["HumanEval/0"]  # numpy's first import sets environment variables
+    code = ("import numpy as np\n\n" + problem.prompt + "    a = np.sort(np.array(numbers))\n"
+            "    return bool(len(a) > 1 and np.min(np.diff(a)) < threshold)\n")
+    verdict = check(problem, code)
+    assert verdict.passed, verdict.feedback
+
+
 def test_an_exception_is_fed_back_as_the_traceback_from_the_solutions_frames():
     problem = HUMANEVAL["HumanEval/0"]
     code = problem.prompt + "    return numbers[100]\n"
