@@ -264,8 +264,9 @@ def _shown_fixed(failure: Failure) -> str:
 
 
 def _fixed(code: str, fix, index: int, failing: tuple[int, str] | None) -> Rewrite | None:
-    """Block `index`'s code with its failing line as `fix` (a LineFix) rewrites it, or None."""
-    if fix is None or failing is None or failing[0] != fix.line:
+    """Block `index`'s code as `fix` (a LineFix) rewrites it, or None: its failing line, or
+    a line before it that made what that line missed (a merge)."""
+    if fix is None or failing is None or failing[0] < fix.line:
         return None
     fixed = fix.applied(code, f"<block {index}>")
     return Rewrite(SUGGESTED.format(line=fix.line), fixed.strip()) if fixed else None

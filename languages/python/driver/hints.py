@@ -61,11 +61,11 @@ def in_values(pd, name, table, key):
 
 
 def in_columns(name, table, key, seen=None, wanted=None):
-    """A merge's _x/_y columns named like the missing one, as a note, or None; with the
-    rename that keeps both columns apart when another table in `seen` has the column (to
-    `wanted`, the name the failing line asks for, if any)."""
+    """A merge's _x/_y columns named like the missing one, as (note, None), or (None, None);
+    as (note, MergeRename) when another table in `seen` has the column: the rename that keeps
+    both columns apart (to `wanted`, the name the failing line asks for, if any)."""
     if not isinstance(key, str) or key in table.columns:
-        return None
+        return None, None
     names = [column for column in table.columns if isinstance(column, str)]
     merged = [column for column in names if column in [key + end for end in MERGED]]
     if merged:
@@ -73,14 +73,14 @@ def in_columns(name, table, key, seen=None, wanted=None):
                 "have" % (name, key, " and ".join(merged)))
         other = merged_from(seen or {}, name, key)
         if other is None:
-            return note + " (merge on it, or drop it from one table first)"
-        new = wanted or "%s_%s" % (other, key)
-        return note + ("; to keep both, rename it in %s before the merge: %s = %s.rename("
-                       "columns={%r: %r})" % (other, other, other, key, new))
+            return note + " (merge on it, or drop it from one table first)", None
+        rename = MergeRename((other, key, wanted or "%s_%s" % (other, key)))
+        return (note + "; to keep both, rename it in %s before the merge: %s = %s"
+                % (other, other, rename.call())), rename
     if key.endswith(MERGED) and key[:-2] in names:
         return ("%s has no column %r, but %r: the _x and _y names exist only after a merge of "
-                "two tables that both have %r" % (name, key, key[:-2], key[:-2]))
-    return None
+                "two tables that both have %r" % (name, key, key[:-2], key[:-2])), None
+    return None, None
 
 
 def merged_from(seen, name, key):
@@ -167,7 +167,7 @@ def in_dates(pd, name, table, key):
 
 def placed(name, value, key, seen=None, exc=None):
     """What a variable on the failing line says about the missing key, as (note, a key like
-    it to use instead), or (None, None); `seen`: the variables of the failing frame, `exc`
+    it to use instead or how to reach it: linefix.py), or (None, None); `seen`: the variables of the failing frame, `exc`
     the error (for the failing line)."""
     if isinstance(value, dict):
         if not value or key in value:
@@ -191,9 +191,12 @@ def placed(name, value, key, seen=None, exc=None):
         return None, None
     wanted = [asked for asked in (asked_names(exc, value) if exc is not None else [])
               if asked != key and isinstance(key, str) and key in asked]
-    note = in_values(pd, name, value, key) or in_columns(name, value, key, seen, first(wanted))
+    note = in_values(pd, name, value, key)
     if note:
         return note, None
+    note, rename = in_columns(name, value, key, seen, first(wanted))
+    if note:
+        return note, rename
     sheet = str(key) if isinstance(key, (str, int)) and key not in value.columns else None
     book = workbook_with_sheet(sheet) if sheet else None
     if book:
@@ -227,6 +230,8 @@ def key_note(namespace, exc, fixes=None):
                 return clipped(note + sheet_line(exc, name, key, other, fixes))
             if isinstance(other, LevelSelect):
                 return clipped(note + level_line(exc, name, key, other, fixes))
+            if isinstance(other, MergeRename):
+                return clipped(note + merge_line(exc, name, other, fixes))
             if note:
                 return clipped(note + (keyed_line(exc, key, other, fixes) if other else ""))
     except Exception:  # the user's objects may be in any state; the note is only a help

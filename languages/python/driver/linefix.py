@@ -2,7 +2,9 @@
 like the missing one (row["qty"] -> row["quantity"]), the name the module has (.trapz( ->
 .trapezoid(), the read of a sheet a table was subscripted by (df['2024'] ->
 pd.read_excel('budget.xlsx', sheet_name='2024')), a key of a level of a MultiIndex
-(grades.loc['math'] -> grades.xs('math', level='subject')). Each ends its note ("; with ...,
+(grades.loc['math'] -> grades.xs('math', level='subject')), and the merge before a column
+both tables had went missing (pd.merge(df, means) -> pd.merge(df, means.rename(...))). Each
+ends its note ("; with ...,
 line 8 reads: ...") and goes to `fixes`, which main.py sends to interp as the result's fix.
 
 Runs inside the user's python3 (compatible with Python 3.8), after state.py.
@@ -26,6 +28,39 @@ class LevelSelect(str):
         made = super().__new__(cls, text)
         made.rows = rows
         return made
+
+
+class MergeRename(tuple):
+    """A column both merged tables had, to rename in the one merged in: (other, key, new)."""
+
+    def call(self):
+        """The other table with the column renamed: means.rename(columns={'t': 'mean_t'})."""
+        return "%s.rename(columns={%r: %r})" % self
+
+
+def merge_line(exc, name, rename, fixes=None):
+    """The line of the failing block that merged `rename`'s table into `name`, with that table
+    renamed, as the end of a note; "" when the block has no such line or `name` was not made
+    anew before it (run again, the rewrite would merge a merged table); the rewrite goes to
+    `fixes`."""
+    import linecache
+    import re
+    try:
+        frame, number = failing_frame(exc)
+        if frame is None:
+            return ""
+        before = linecache.getlines(frame.f_code.co_filename)[:number - 1]
+        made = re.compile(r"\s*%s\s*=(?!=)" % re.escape(name))
+        argument = re.compile(r"(?<![.\w])%s(?=\s*[,)]|\.merge\b)" % re.escape(rename[0]))
+        merges = [at for at, line in enumerate(before) if made.match(line)
+                  and re.search(r"\bmerge\s*\(", line) and argument.search(line)]
+        if not merges or not any(made.match(line) for line in before[:merges[-1]]):
+            return ""
+        line = before[merges[-1]].strip()
+        changed = argument.sub(lambda found: rename.call(), line)
+        return rewritten(frame, merges[-1] + 1, line, changed, fixes, "the rename")
+    except Exception:  # the note is only a help
+        return ""
 
 
 def sheet_line(exc, name, key, found, fixes=None):

@@ -63,6 +63,25 @@ def test_the_same_failing_code_again_is_told_with_the_line_its_error_suggests():
         "suggests (not run yet: reply with it in a ```python block to run it):\n```python\n" + TRAPZ.replace("np.trapz", "np.trapezoid") + "\n```")
 
 
+def test_a_rewrite_of_a_line_before_the_failing_one_is_shown_too():
+    """The merge that renamed the column the failing line reads (driver's merge_line)."""
+    code = ("df = pd.read_csv('s.csv')\nm = df.groupby('s')['t'].mean().reset_index()\n"
+            "df = pd.merge(df, m, on='s')\ndf['t'].fillna(df['mean_t'])")
+    text = 'Traceback (most recent call last):\n  File "<block 1>", line 4, in <module>\n'
+    fix = LineFix("<block 1>", 3, "df = pd.merge(df, m, on='s')",
+                  "df = pd.merge(df, m.rename(columns={'t': 'mean_t'}), on='s')")
+    result = Result(status="error", output=CapturedOutput(text, "", 0, 0, len(text), None),
+                    error="KeyError: 't'", fix=fix)
+    guard = LoopGuard()
+    guard.saw("python", code, result, 1)
+    assert guard.fixed_note(1).startswith("\nBlock 1 as it would read with line 3 as the error's")
+    assert "df = pd.merge(df, m.rename(columns={'t': 'mean_t'}), on='s')\ndf['t']" in (
+        guard.fixed_note(1))
+    guard.saw("python", code, Result(status="error", output=result.output, error="KeyError: 't'",
+                                     fix=LineFix("<block 1>", 5, "x", "y")), 1)
+    assert guard.fixed_note(1) == ""  # a rewrite of a line after the failing one: none
+
+
 def test_a_suggested_line_of_another_block_is_not_shown():
     """The traceback's innermost frame of block 2 is a function block 1 defined."""
     guard = LoopGuard()

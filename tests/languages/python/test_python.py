@@ -429,10 +429,14 @@ def test_a_missing_column_named_like_one_a_merge_made_is_explained(py, collect):
         "df has no column 'temperature', but temperature_x and temperature_y: merge() adds _x "
         "and _y to a column both tables have; to keep both, rename it in sensor_means before "
         "the merge: sensor_means = sensor_means.rename(columns={'temperature': "
-        "'mean_temperature'})")  # the name the failing line asks for
-    _, res = collect(py, "df['temperature'].fillna(0)")
+        "'mean_temperature'}); with the rename, line 4 reads: df = pd.merge(df, "
+        "sensor_means.rename(columns={'temperature': 'mean_temperature'}), on='sensor', "
+        "how='left')")  # the name the failing line asks for; df was made before the merge
+    assert (res.fix.line, res.fix.was) == (4, "df = pd.merge(df, sensor_means, on='sensor', "
+                                              "how='left')")
+    _, res = collect(py, "df['temperature'].fillna(0)")  # no merge in this block: no rewrite
     assert res.notes[0].endswith("sensor_means = sensor_means.rename(columns={'temperature': "
-                                 "'sensor_means_temperature'})")
+                                 "'sensor_means_temperature'})") and res.fix is None
     _, res = collect(py, "del sensor_means\ndf['temperature']")
     assert res.notes[0].endswith("have (merge on it, or drop it from one table first)")
     _, res = collect(py, setup + "sensor_means = df.groupby('sensor')['temperature_x'].mean()")
@@ -443,6 +447,49 @@ def test_a_missing_column_named_like_one_a_merge_made_is_explained(py, collect):
     _, res = collect(py, "df['Temperature']")
     assert res.notes[0] == ("df has no column 'Temperature'; the closest: temperature; with "
                             "'temperature', line 1 reads: df['temperature']")
+
+
+def test_the_merge_that_renamed_a_column_is_rewritten_when_the_block_made_the_table(
+        py, collect, tmp_path):
+    """Qwen2.5-Coder-1.5B on the sensors task (interp eval tasks, 2026-11-29, this block
+    verbatim): shown the rename as a line to add, it proposed this block five times (ran it
+    three times) and ended with exit 6. The merge line is rewritten only when the block read the table anew
+    before it: run again on a merged table, the rewrite would merge it twice."""
+    (tmp_path / "sensors.csv").write_text("sensor,temperature\nS1,1.0\nS1,\nS2,4.0\n")
+    block = SENSORS_BLOCK.replace("'sensors", repr(f"{tmp_path}/")[:-1] + "sensors")
+    _, res = collect(py, block)
+    assert res.error == "KeyError: 'temperature'"
+    assert res.notes[0].endswith(
+        "; with the rename, line 10 reads: df = pd.merge(df, sensor_means.rename(columns="
+        "{'temperature': 'mean_temperature'}), on='sensor', how='left')")
+    _, res = collect(py, res.fix.applied(block, res.fix.file))
+    assert res.status == "ok"
+    assert (tmp_path / "sensors_filled.csv").read_text().splitlines()[2] == "S1,1.0"
+    _, res = collect(py, "\n".join(line for line in block.splitlines() if "read_csv" not in line))
+    assert res.notes and "rename it in sensor_means" in res.notes[0] and res.fix is None
+
+
+SENSORS_BLOCK = textwrap.dedent("""\
+    import pandas as pd
+
+    # Load the CSV file
+    df = pd.read_csv('sensors.csv')
+
+    # Calculate the mean temperature for each sensor
+    sensor_means = df.groupby('sensor')['temperature'].mean().reset_index()
+
+    # Merge the means with the original DataFrame
+    df = pd.merge(df, sensor_means, on='sensor', how='left')
+
+    # Fill missing temperatures with the calculated means
+    df = df.assign(temperature=df['temperature'].fillna(df['mean_temperature']))
+
+    # Drop the mean_temperature column
+    df.drop(columns=['mean_temperature'], inplace=True)
+
+    # Save the updated CSV file
+    df.to_csv('sensors_filled.csv', index=False)
+""")
 
 
 def test_a_name_a_module_does_not_have_gets_the_names_like_it(py, collect):
