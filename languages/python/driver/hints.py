@@ -167,8 +167,8 @@ def in_dates(pd, name, table, key):
 
 def placed(name, value, key, seen=None, exc=None):
     """What a variable on the failing line says about the missing key, as (note, a key like
-    it to use instead or how to reach it: linefix.py), or (None, None); `seen`: the variables of the failing frame, `exc`
-    the error (for the failing line)."""
+    it to use instead or how to reach it: linefix.py), or (None, None); `seen`: the
+    variables of the failing frame, `exc` the error (for the failing line)."""
     if isinstance(value, dict):
         if not value or key in value:
             return None, None

@@ -4,8 +4,8 @@ like the missing one (row["qty"] -> row["quantity"]), the name the module has (.
 pd.read_excel('budget.xlsx', sheet_name='2024')), a key of a level of a MultiIndex
 (grades.loc['math'] -> grades.xs('math', level='subject')), and the merge before a column
 both tables had went missing (pd.merge(df, means) -> pd.merge(df, means.rename(...))). Each
-ends its note ("; with ...,
-line 8 reads: ...") and goes to `fixes`, which main.py sends to interp as the result's fix.
+ends its note ("; with ..., line 8 reads: ...") and goes to `fixes`, which main.py sends to
+interp as the result's fix.
 
 Runs inside the user's python3 (compatible with Python 3.8), after state.py.
 """

@@ -453,8 +453,8 @@ def test_the_merge_that_renamed_a_column_is_rewritten_when_the_block_made_the_ta
         py, collect, tmp_path):
     """Qwen2.5-Coder-1.5B on the sensors task (interp eval tasks, 2026-11-29, this block
     verbatim): shown the rename as a line to add, it proposed this block five times (ran it
-    three times) and ended with exit 6. The merge line is rewritten only when the block read the table anew
-    before it: run again on a merged table, the rewrite would merge it twice."""
+    three times) and ended with exit 6. The merge line is rewritten only when the block read
+    the table anew before it: run again on a merged table, the rewrite would merge it twice."""
     (tmp_path / "sensors.csv").write_text("sensor,temperature\nS1,1.0\nS1,\nS2,4.0\n")
     block = SENSORS_BLOCK.replace("'sensors", repr(f"{tmp_path}/")[:-1] + "sensors")
     _, res = collect(py, block)
