@@ -110,8 +110,8 @@ def rewind_command(
                    "needs interp[local]."})
 def eval_command(
     benchmark: str = typer.Argument(..., metavar="BENCHMARK",
-                                    help="tasks (interp's own benchmark), humaneval, "
-                                    "humaneval+, mbpp or mbpp+."),
+                                    help="tasks (interp's own benchmark), dabench, "
+                                    "humaneval, humaneval+, mbpp or mbpp+."),
     cli: dict = SETTINGS,
     feedback: Optional[list[str]] = typer.Option(None, "--feedback", metavar="none|self|oracle|oci",
                                                  help="Modes, comma-separated or repeated "
@@ -125,7 +125,12 @@ def eval_command(
                                         help="self, oracle (each round) and tasks: model "
                                         "calls per problem (default 4; tasks: 8)."),
     data: Optional[str] = typer.Option(None, "--data", metavar="PATH",
-                                       help="Problems in the EvalPlus JSONL format."),
+                                       help="Problems in the EvalPlus JSONL format; dabench: "
+                                       "the folder of InfiAgent-DABench's files."),
+    ids: Optional[list[str]] = typer.Option(None, "--ids", metavar="ID,...",
+                                            help="dabench: only these questions."),
+    level: Optional[list[str]] = typer.Option(None, "--level", metavar="easy|medium|hard",
+                                              help="dabench: only questions of these levels."),
     temperature: float = typer.Option(0.0, "--temperature", help="Sampling temperature."),
     max_tokens: int = typer.Option(1024, "--max-tokens", help="Most tokens per reply."),
 ) -> None:
@@ -134,8 +139,20 @@ def eval_command(
 
     args = EvalArgs(benchmark=benchmark.lower(), feedback=tuple(feedback or ()), limit=limit,
                     jobs=jobs, out=out, json=json_, turns=turns, data=data,
-                    temperature=temperature, max_tokens=max_tokens)
+                    temperature=temperature, max_tokens=max_tokens,
+                    ids=_listed(ids), levels=_listed(level, lower=True))
     raise typer.Exit(run_eval_command(args, _with_local(cli, "interp eval")))
+
+
+def _listed(values: list[str] | None, lower: bool = False) -> tuple[str, ...]:
+    """Repeated and comma-separated values, in order, once each."""
+    found: list[str] = []
+    for value in values or ():
+        for part in value.split(","):
+            part = part.strip().lower() if lower else part.strip()
+            if part and part not in found:
+                found.append(part)
+    return tuple(found)
 
 
 @app.command("mcp")

@@ -32,6 +32,8 @@ class EvalArgs:
     data: str | None = None
     temperature: float = 0.0
     max_tokens: int = 1024
+    ids: tuple[str, ...] = ()  # dabench: only these questions
+    levels: tuple[str, ...] = ()  # dabench: only these levels
 
 
 class EvalUsageError(Exception):
@@ -59,6 +61,12 @@ def run_eval_command(args: EvalArgs, cli: dict) -> int:
         from interp.eval.tasks.command import run_tasks_command
 
         return run_tasks_command(args, cli)
+    if args.benchmark == "dabench":
+        from interp.eval.dabench.command import run_dabench_command
+
+        return run_dabench_command(args, cli)
+    if args.ids or args.levels:
+        return fail("--ids and --level are dabench's")
     args = replace(args, turns=4) if args.turns is None else args
     try:
         modes = parse_modes(args.feedback)

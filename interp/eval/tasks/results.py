@@ -6,13 +6,10 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from interp.core import exits
+from interp.eval.loop import exit_name
 from interp.eval.results import RecordFile
 
 BENCHMARK = "tasks"
-_EXIT_NAMES = {exits.OK: "ok", exits.MODEL_ERROR: "model error", exits.MAX_TURNS: "max turns",
-               exits.POLICY: "policy", exits.NO_ANSWER: "no answer", exits.LOOP: "loop",
-               exits.INTERRUPTED: "interrupted"}
 
 
 @dataclass
@@ -88,8 +85,7 @@ def summarize(model: str, records: list[TaskRecord]) -> TaskSummary:
         tally["tasks"] += 1
         tally["right"] += r.right
         tally["clean"] += r.clean
-    ends = Counter("model error" if r.error else _EXIT_NAMES.get(r.exit_code, f"exit {r.exit_code}")
-                   for r in records)
+    ends = Counter("model error" if r.error else exit_name(r.exit_code) for r in records)
     return TaskSummary(
         benchmark=BENCHMARK, model=model, tasks=total, scored=len(scored), right=right,
         right_pct=_pct(right, len(scored)), clean=clean, clean_pct=_pct(clean, len(scored)),

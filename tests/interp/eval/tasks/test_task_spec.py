@@ -10,7 +10,7 @@ from languages.plots import Plot
 
 from interp.core.blocks import BlockRecord
 from interp.core.history import Entry
-from interp.eval.tasks.attempt import shown_text
+from interp.eval.loop import shown_text
 from interp.eval.tasks.files import read_csv
 from interp.eval.tasks.spec import Attempt, Block, Number, Task, Words, no_files, numbers_in, score
 

@@ -9,7 +9,7 @@ import pytest
 
 from fake_openai import FakeOpenAI, Reply
 from task_replies import scripted
-from interp.eval.tasks.attempt import TaskConfig
+from interp.eval.loop import LoopConfig
 from interp.eval.tasks.catalog import TASKS
 from interp.eval.tasks.command import TaskPlan, run_plan
 from interp.eval.tasks.files import sandbox_works
@@ -21,7 +21,7 @@ BY_ID = {t.id: t for t in TASKS}
 
 def plan_for(ids, tmp_path, turns=4) -> TaskPlan:
     return TaskPlan(tasks=tuple(BY_ID[i] for i in ids), out=tmp_path / "out", model_name="fake",
-                    config=TaskConfig(turns=turns, sandbox=sandbox_works()))
+                    config=LoopConfig(turns=turns, sandbox=sandbox_works()))
 
 
 CHECKED = ("charts-revenue-by-region", "node-sum-json", "conversion-csv-to-xlsx")
