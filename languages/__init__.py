@@ -14,7 +14,7 @@ _WHERE = {
     "check_sandbox": ".process.sandbox", "RunnerError": ".process.spawn",
     "RunnerStartError": ".process.spawn", "Runner": ".protocol", "RunnerConfig": ".protocol",
     "CapturedOutput": ".records", "Display": ".records", "Event": ".records",
-    "LineFix": ".records", "Output": ".records", "Result": ".records", "Registry": ".registry",
+    "Output": ".records", "Result": ".records", "Registry": ".registry",
     "UnknownLanguage": ".registry", "default_registry": ".registry",
 }
 

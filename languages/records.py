@@ -100,39 +100,6 @@ def parse_displays(status: Mapping[str, Any] | None) -> tuple[Display, ...]:
 
 
 @dataclass(frozen=True)
-class LineFix:
-    """A block's failing line as its error's note suggests it read (another key or name)."""
-
-    file: str  # the code's file name in its traceback: "<block 3>"
-    line: int
-    was: str  # the line as it ran, stripped
-    reads: str  # the line as the note suggests, stripped
-
-    @classmethod
-    def from_dict(cls, raw: Any) -> LineFix | None:
-        """A rewrite from a driver's status line, or None if it is not a well-formed one."""
-        if not isinstance(raw, Mapping):
-            return None
-        file, line, was, reads = (raw.get(k) for k in ("file", "line", "was", "reads"))
-        if not (isinstance(file, str) and isinstance(line, int) and line > 0
-                and isinstance(was, str) and isinstance(reads, str) and was != reads):
-            return None
-        return cls(file, line, was, reads)
-
-    def applied(self, code: str, file: str) -> str | None:
-        """`code` (run as `file`) with the line rewritten, its indentation kept; None when the
-        rewrite is of another file or that line is not there."""
-        lines = code.splitlines()
-        if file != self.file or not 0 < self.line <= len(lines):
-            return None
-        old = lines[self.line - 1]
-        if old.strip() != self.was:
-            return None
-        lines[self.line - 1] = old[:len(old) - len(old.lstrip())] + self.reads
-        return "\n".join(lines)
-
-
-@dataclass(frozen=True)
 class Result:
     """The last event of every run: how the block ended."""
 
@@ -150,7 +117,6 @@ class Result:
     displays: tuple[Display, ...] = field(default_factory=tuple)
     waiting_input: bool = False  # stopped because it sat reading the terminal (process/tty_wait.py)
     background: tuple = ()  # background.BackgroundProcess: processes the block left running
-    fix: LineFix | None = None  # the failing line as the error's note suggests it read
 
     @property
     def ok(self) -> bool:

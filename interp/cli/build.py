@@ -48,7 +48,7 @@ def build_session(settings: Settings, request: Request, approver, store: Convers
     config = SessionConfig(max_turns=settings.max_turns, timeout=settings.timeout,
                            tools=settings.tools, runner=runner_config(settings),
                            instructions=instructions, compact_at=settings.compact_at / 100,
-                           mentions=settings.mentions,
+                           mentions=settings.mentions, checks=settings.checks,
                            unwatched=workspace.own_folders(store.root.parent))
     notices, warnings = startup_notices(config.runner), []
     if instructions is not None and (said := instructions.notice()):

@@ -105,7 +105,7 @@ def rewind_command(
 
 
 @app.command("eval")
-@settings_flags("model", "local_model", "api_base", "api_key", help={
+@settings_flags("model", "local_model", "api_base", "api_key", "checks", help={
     "local_model": "Score a GGUF model run here by llama.cpp (default: the downloaded one); "
                    "needs interp[local]."})
 def eval_command(

@@ -125,6 +125,18 @@ def tool_mode(value: Any) -> str:
     raise Invalid(f"must be one of {', '.join(TOOL_MODES)}, got {value!r}")
 
 
+def reply_checks(value: Any) -> str | tuple[str, ...]:
+    """auto | on | off, or the names of reply checks, comma-separated (interp/core/checks)."""
+    from interp.core.checks.catalog import parse_setting  # only when a value is given
+
+    if not isinstance(value, str):
+        raise Invalid(f"must be auto, on, off or check names, got {value!r}")
+    try:
+        return parse_setting(value)
+    except ValueError as exc:
+        raise Invalid(str(exc)) from None
+
+
 def _on(*names: str, help: str) -> tuple[Flag, ...]:
     return (Flag(names, help, sets=True),)
 
@@ -200,6 +212,12 @@ OPTIONS: tuple[Option, ...] = (
     Option("instructions", bool, True, "read AGENTS.md files into the system prompt",
            (Flag(("--no-instructions",), "Read no AGENTS.md files (also "
                  "INTERP_INSTRUCTIONS=0, instructions = false).", sets=False),)),
+    Option("checks", str, "auto", "the reply checks: auto (all for models run here, those that "
+           "cannot misfire for others) | on | off | names, comma-separated",
+           _value("--checks", metavar="auto|on|off|NAME,...",
+                  help="Reply checks that send an answer back (default auto: all of them for a "
+                  "model run on this machine, those that cannot misfire for others)."),
+           check=reply_checks, typed=False),
     Option("debug", bool, False, "show tracebacks", _on("--debug", help="Show tracebacks.")),
     Option("memory_limit", int, None, "MB per runner process; 0 turns it off; None = default",
            check=zero_or_more("no limit")),

@@ -66,8 +66,8 @@ class ModelAsker:
     def ask(self, turn: int, sampling: dict | None = None) -> Iterator[ev.Event]:
         """Stream the model's next reply as events; returns the Reply (added to the
         conversation). KeyboardInterrupt when stopped, ModelError when the call failed (what
-        arrived is kept either way). `sampling`: for a model with `retry_sampling`, request
-        parameters for this call only."""
+        arrived is kept either way). `sampling`: request parameters for this call only, as
+        the model declares them (models.base.declared_sampling)."""
         state = self.state
         yield ev.ModelRequest(turn=turn, model=state.model.name)
         tools = [EXECUTE_TOOL] if (yield from self.checks.tool_choice()) else None  # may load a model
@@ -107,7 +107,7 @@ class ModelAsker:
         fenced mode, at the end of the reply's first block that runs: what it writes after a
         block, before seeing the block's output, is made up."""
         model, payload = self.state.model, self.payload(tools=bool(tools))
-        options = {"sampling": sampling} if sampling and retry_sampling(model) else {}
+        options = {"sampling": sampling} if sampling else {}
         if tools or not getattr(model, "one_block_per_reply", False):
             return model.stream(payload, tools, **options)
         registry = self.state.registry
@@ -127,29 +127,6 @@ class ModelAsker:
         prompt = system_prompt(state.registry.names(), state.config.runner.cwd,
                                state.registry.model_notes(), tools=True)
         return [dict(messages[0], content=prompt), *messages[1:]]
-
-
-def retry_sampling(model) -> dict | None:
-    """The sampling a model is asked again with when its reply proposes failed code again
-    (LocalModel's `retry_sampling`: a greedy small model repeats itself), or None."""
-    return _declared(model, "retry_sampling")
-
-
-def runaway_sampling(model) -> dict | None:
-    """The sampling a model is asked again with when its reply ran on to the length limit
-    inside a block (LocalModel's `runaway_sampling`: it penalises repeated text), or None."""
-    return _declared(model, "runaway_sampling")
-
-
-def fresh_sampling(model) -> dict | None:
-    """The sampling of a request whose reply must not depend on the requests before it
-    (LocalModel's `fresh_sampling`: no prompt cache), or None."""
-    return _declared(model, "fresh_sampling")
-
-
-def _declared(model, name: str) -> dict | None:
-    sampling = getattr(model, name, None)
-    return dict(sampling) if isinstance(sampling, dict) and sampling else None
 
 
 def calls_as_text(reply: Reply) -> Reply:

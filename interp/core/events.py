@@ -193,10 +193,11 @@ class Notice(Event):
     """One line for the person."""
 
     type: ClassVar[str] = "notice"
-    omitted_unset: ClassVar[frozenset[str]] = frozenset({"kind"})
+    omitted_unset: ClassVar[frozenset[str]] = frozenset({"kind", "check"})
     level: str  # info | warning | error
     text: str
     kind: str | None = None  # a model error's kind (only then in the JSON line)
+    check: str | None = None  # the reply check that asked the model (only then in the JSON line)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -13,16 +13,13 @@ from languages.records import CapturedOutput
 from interp.approval.decision import Approver, Decision, Proposal
 from interp.core import blocks
 from interp.core import events as ev
-from interp.core import taskfiles
 from interp.core import workspace
-from interp.core.expectations import mismatch_note, mismatches
-from interp.core.inplace import changed_nothing
-from interp.core.loops import LoopGuard, Rewrite
-from interp.core.mentions import mentioned_names, unwritten_files
-from interp.core.report import next_step, report_messages, with_footer
-from interp.core.savedscripts import copied_script, unwritten_script
+from interp.core.loops import LoopGuard
+from interp.core.report import next_step, report_messages, restated, with_footer
 from interp.core.state import SessionState
 from interp.core.steps import Step
+from interp.core.turns import TurnChecks
+from interp.models.base import Reply
 
 REPEAT_NOT_RUN = ("Not run: the same code already ran several times with the same result, and "
                   "you were asked for your final answer instead.")
@@ -32,23 +29,25 @@ class BlockExecutor:
     """Runs the steps of a reply, one block at a time: asks `approver` (unless the language
     is always allowed), runs the block in its language's runner (started once, kept for its
     state), and adds the report to the conversation in `state`. `loops` spots code run again
-    and again; `supports_vision` says whether figures reach the model as images."""
+    and again; `checks` runs the reply checks on the blocks once they ran; `supports_vision`
+    says whether figures reach the model as images."""
 
     def __init__(self, state: SessionState, approver: Approver, loops: LoopGuard,
-                 supports_vision: Callable[[], bool]) -> None:
+                 checks: TurnChecks, supports_vision: Callable[[], bool]) -> None:
         self.state = state
         self.approver = approver
         self.loops = loops
+        self.checks = checks
         self.supports_vision = supports_vision
         self.checkpoints = None  # records the folder around each block (interp.checkpoints)
         self.always: set[str] = set()  # languages the person allowed for the session
         self.runners: dict[str, object] = {}  # one per language
         self.current = None  # the runner of the block that is running
         self.denied = False  # a block was denied by policy and nothing has run since
-        self.written: list[str] = []  # the files this task's blocks created or changed
 
-    def act(self, steps: list[Step]) -> Iterator[ev.Event]:
-        """Approve and run each step in order; returns (stopped, tell_model)."""
+    def act(self, steps: list[Step], reply: Reply) -> Iterator[ev.Event]:
+        """Approve and run each step of `reply` in order, then report them; returns
+        (stopped, tell_model)."""
         state = self.state
         records, tell, stopped = [], False, False
         for step in steps:
@@ -65,19 +64,32 @@ class BlockExecutor:
                 record, tell = blocks.not_run(index, step.language, step.code, "skipped",
                                               step.problem, call_id=step.call_id), True
                 yield ev.Notice(level="warning", text=step.problem)
-            elif step.fenced and (why := unwritten_script(
-                    step.language, step.code, state.root(),
-                    {r.language for r in records if r.ran})):
-                record = blocks.not_run(index, step.language, step.code, "skipped", why)
-                yield ev.Notice(level="info", text=why)
             else:
                 record, ran, stopped = yield from self._approve_and_run(index, step)
                 tell = tell or ran
                 stopped = stopped or state.stop_requested
             records.append(record)
         self.loops.end_reply()
-        self._report(records)
+        footer = self.loops.note()  # the same code again: said before any check's request
+        request = None if stopped or footer else self.checks.on_report(reply, records)
+        if request is not None and request.block is not None:  # interp proposes a block
+            yield ev.Notice(level="info", text=request.notice, check=request.check)
+            record, stopped = yield from self._propose(request.block)
+            records.append(record)
+            tell = True
+            request = None if stopped else self.checks.on_report(reply, records)
+        if request is not None:
+            yield ev.Notice(level="info", text=request.notice, check=request.check)
+            footer = restated(state.task, request.message)
+        self._report(records, footer or next_step(records, state.task))
         return stopped, tell and not stopped
+
+    def _propose(self, block) -> Iterator[ev.Event]:
+        """Approve and run a block interp proposes itself (a check's); returns (record, stop)."""
+        self.state.block += 1
+        step = Step(block.language, block.code)
+        record, _, stopped = yield from self._approve_and_run(self.state.block, step)
+        return record, stopped or self.state.stop_requested
 
     def interrupt(self) -> None:
         """Interrupt the block that is running, if any (thread- and signal-safe)."""
@@ -93,8 +105,6 @@ class BlockExecutor:
 
     def _approve_and_run(self, index: int, step: Step) -> Iterator[ev.Event]:
         """Ask about one block and run it if approved; returns (record, tell_model, stop)."""
-        if step.note:
-            yield ev.Notice(level="info", text=step.note)
         yield ev.BlockProposed(index=index, language=step.language, code=step.code)
         if self.checkpoints is not None:  # starts recording while the person reads the block
             yield from _notices(self.checkpoints.prepare(self.state))
@@ -192,68 +202,12 @@ class BlockExecutor:
         folder = getattr(self.state.log, "spool_dir", None)
         return os.fspath(folder) if folder is not None else self.state.config.runner.spool_dir
 
-    def _report(self, records: list[blocks.BlockRecord]) -> None:
-        """Tell the model what happened to each block (the messages keep the records)."""
-        written = [name for r in records if r.files for name in (*r.files.created,
-                                                                  *r.files.modified)]
-        root, task = self.state.root(), self.state.task
-        self.written += [name for name in written if name not in self.written]
-        named = mentioned_names(task, root)
-        deleted = [name for r in records if r.files for name in r.files.deleted]
-        ran = [r for r in records if r.ran]
-        last = ran[-1] if ran else None
-        copy_note = (changed_nothing(last.code, last.output_text(), last.index)
-                     if last and last.status == "ok" and last.language == "python" else None)
-        found = [copy_note] if copy_note else []
-        unmet = taskfiles.unmet(task, written, root, named, deleted, unwritten_files(task, root),
-                                "\n".join(r.code for r in ran),
-                                found) if written or deleted or found else None
-        if unmet and last and last.status == "ok":
-            fixed = taskfiles.rekeyed_code(last.code, written, root, named)
-            self.loops.fell_short(last.language, last.code, last.index,
-                                  Rewrite(*fixed) if fixed else None)
-        elif wrong := _unexpected(last):
-            self.loops.fell_short(last.language, last.code, last.index)
-            unmet = wrong  # said on a repeat instead of asking for the answer
-        repeated = self.loops.note(unmet)
-        checked = (taskfiles.filled_count(task, written, root, named, last.output_text())
-                   if written and not unmet and last and last.status == "ok" else None)
-        footer = repeated or next_step(records, task, unmet, checked)
-        if footer and not repeated and last is not None and last.status == "error":
-            footer += self.loops.fixed_note(last.index)  # a small model copies a block best
-        if note := self._copied_script(records, set(written), named):
-            footer = f"{note}\n{footer}" if footer else note
+    def _report(self, records: list[blocks.BlockRecord], footer: str | None) -> None:
+        """Tell the model what happened to each block (the messages keep the records), ending
+        with `footer`."""
         plots = any(r.plots for r in records) and not self.supports_vision()
         for message in with_footer(report_messages(records, plots), footer):
             self.state.add(message)
-
-    def unmet_now(self) -> str | None:
-        """taskfiles.unmet's note on the files this task wrote, as they are now (or None)."""
-        root, task = self.state.root(), self.state.task
-        there = [name for name in self.written if os.path.isfile(os.path.join(root, name))]
-        if not there:
-            return None
-        return taskfiles.unmet(task, there, root, mentioned_names(task, root),
-                               missing=unwritten_files(task, root))
-
-    def _copied_script(self, records: list[blocks.BlockRecord], changed: set[str],
-                       names: list[str]) -> str | None:
-        """The note for a block that ran a copy of a script the task names (`names`), which
-        itself did not change (see copied_script); `changed`: the files the blocks wrote."""
-        root = self.state.root()
-        for record in records:
-            if names and record.ran and (note := copied_script(record.code, names, root, changed)):
-                return note
-        return None
-
-
-def _unexpected(last: blocks.BlockRecord | None) -> str | None:
-    """The note for a Python block that ran to the end and printed other than its comments
-    (or docstring examples) expect (expectations.py), or None: its code did not do the task."""
-    if last is None or last.status != "ok" or last.language != "python":
-        return None
-    found = mismatches(last.code, last.output_text())
-    return mismatch_note(found) if found else None
 
 
 def _notices(lines: list[str]) -> Iterator[ev.Event]:

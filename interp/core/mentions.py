@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 MAX_MENTIONS = 3  # files described per task
+LISTED = 1000  # entries of a folder read to tell a file name with spaces
 _WORD = re.compile(r"(?<![\w/.-])([\w][\w-]*)/?(?![\w/.-])")  # a folder as people name one
 # A file name as people write one: word characters, dots, dashes and slashes, then an extension.
 _NAME = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-][\w.-]*\.[A-Za-z0-9]{1,6})(?![\w/-])")
@@ -75,11 +76,28 @@ def unwritten_files(task: str, root: str | os.PathLike) -> list[str]:
                 or name.lower() in NOT_FILES):
             continue
         path = (base / name).resolve()
-        if base in path.parents and not os.path.lexists(path):
+        if (base in path.parents and not os.path.lexists(path)
+                and not _ends_a_name_here(name, path.parent)):
             found.append(name)
             if len(found) == MAX_MENTIONS:
                 break
     return found
+
+
+def _ends_a_name_here(name: str, folder: Path) -> bool:
+    """Whether a file of `folder` is named `... NAME` (the task named "city temps.csv", whose
+    last word reads as a file name of its own); the first LISTED entries are looked at."""
+    tail = " " + Path(name).name
+    try:
+        with os.scandir(folder) as entries:
+            for count, entry in enumerate(entries):
+                if count >= LISTED:
+                    break
+                if entry.name.endswith(tail):
+                    return True
+    except OSError:
+        return False
+    return False
 
 
 def _file_names(task: str) -> Iterator[str]:

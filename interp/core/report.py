@@ -9,12 +9,10 @@ import sys
 from languages import Result
 
 from interp.core.blocks import BlockRecord
-from interp.core.expectations import mismatch_note, mismatches
+from interp.core.checks.form import answer_form
 from interp.core.fences import fence
 from interp.core.figures import plot_text
 from interp.core.history import Entry
-from interp.core.installs import after_installs
-from interp.core.unprinted import printing, question_words, unprinted
 
 
 def model_text(record: BlockRecord, plots: bool = False) -> str:
@@ -30,7 +28,7 @@ def model_text(record: BlockRecord, plots: bool = False) -> str:
     if record.edited:
         parts.append(f"The user edited the code before running it. The code that ran:\n"
                      f"{fence(record.code, record.language)}")
-    printed = _output_with_displays(record)
+    printed = output_with_displays(record)
     text = printed.rstrip("\n")
     parts.append(f"Output:\n{fence(text)}" if text else _no_output(printed.count("\n")))
     if record.language == "python" and record.status != "ok" and (
@@ -70,12 +68,11 @@ def report_messages(records: list[BlockRecord], plots: bool = False) -> list[Ent
 TASK_CHARS = 300  # a longer task is not restated after a report
 ANSWER_CHECK = ("If the output above answers it, reply to the user with the answer (the values "
                 "you found) and no code. If it does not, run more code.")
+# The same, for a task that says how its answer is to be given (interp/core/checks/form.py).
+FORM_CHECK = ("If the output above answers it, reply to the user with the answer in the form "
+              "the task asks for ({form}), with the values you found, and no code. If it does "
+              "not, run more code.")
 FIX_REQUEST = "The code failed, so the task is not done yet. Fix the error and run the code again."
-SILENT_NOTE = "Block {index} printed nothing, so no output answers the task yet."
-SILENT_UNNAMED = (" Print the values it asks for and run the code again (state only values you "
-                  "see printed).")
-SILENT_NAMED = (" The session keeps its variables: reply with this ```python block to print the "
-                "values the task asks for (not run yet), then answer from its output:\n{code}")
 
 
 def _no_output(lines: int) -> str:
@@ -85,47 +82,27 @@ def _no_output(lines: int) -> str:
     return f"Output: {lines} empty line{'s' if lines != 1 else ''} (nothing else was printed)."
 
 
-def next_step(records: list[BlockRecord], task: str, unmet: str | None = None,
-              checked: str | None = None) -> str | None:
+def next_step(records: list[BlockRecord], task: str) -> str | None:
     """What the model is asked after its blocks' report, with its task restated (small models
     lose it behind long output): when the last block ran to the end, whether the output
-    answers the task (else they run the same code again, or answer "Result: ok."), or `unmet`
-    (how a file it wrote differs from the task: taskfiles.py); when it failed, to fix it
-    (else they explain the error and stop). `checked`: what the files say against the
-    output, put before the question whether it answers the task."""
+    answers the task (else they run the same code again, or answer "Result: ok."); when it
+    failed, to fix it (else they explain the error and stop). A reply check may ask something
+    else instead (interp/core/checks, report stage)."""
     considered = [r for r in records if r.status != "skipped"] or records  # not run on purpose
     last = considered[-1] if considered else None
     if last is None or not last.ran or last.status in ("interrupted", "timeout"):
         return None
-    ask = ANSWER_CHECK if last.status == "ok" else FIX_REQUEST
-    if last.status == "ok" and last.language == "python" and (
-            found := mismatches(last.code, last.output_text())):
-        ask = mismatch_note(found)  # its own comments say the output is wrong
-    elif last.status == "ok" and unmet:
-        ask = unmet
-    elif last.status == "ok" and (installed := after_installs(considered)):
-        ask = installed  # else "the output above answers it" invites an answer from pip's log
-    elif last.status == "ok" and (silent := silent_note(considered, task)):
-        ask = silent  # else a small model states values it never saw
-    if checked and ask == ANSWER_CHECK:
-        ask = f"{checked}\n{ask}"
-    if long_task(task):  # a long task is not repeated
+    if last.status != "ok":
+        return restated(task, FIX_REQUEST)
+    form = answer_form(task)
+    return restated(task, FORM_CHECK.format(form=form.said) if form.said else ANSWER_CHECK)
+
+
+def restated(task: str, ask: str) -> str:
+    """`ask` after the task restated (a long task is not repeated)."""
+    if long_task(task):
         return ask.replace("answers it", "answers your task")
     return f"Your task: {task.strip()}\n{ask}"
-
-
-def silent_note(records: list[BlockRecord], task: str) -> str | None:
-    """When a one-line task asks something and a reply's Python blocks printed nothing, that no
-    output answers it yet, with a block that prints the values the last one computed that the
-    question names (unprinted.py); else None. Shown the whole block with a print added, the
-    1.5B model wrote a made-up output instead; shown the print alone, it sent it."""
-    last = records[-1]
-    if (last.language != "python" or long_task(task) or not question_words(task)
-            or any(_output_with_displays(r).strip() for r in records)):
-        return None
-    names = unprinted(last.code, task)
-    return SILENT_NOTE.format(index=last.index) + (
-        SILENT_NAMED.format(code=fence(printing(names), "python")) if names else SILENT_UNNAMED)
 
 
 def long_task(task: str) -> bool:
@@ -141,7 +118,7 @@ def with_footer(entries: list[Entry], footer: str | None) -> list[Entry]:
     return [*entries[:-1], last.with_content(f"{last.content}\n{footer}")]
 
 
-def _output_with_displays(record: BlockRecord) -> str:
+def output_with_displays(record: BlockRecord) -> str:
     """The bounded output followed by the text of each display, as the runner words it."""
     return Result(status=record.status, output=record.captured(),
                   displays=record.displays).model_text()

@@ -11,16 +11,14 @@ from interp.approval.decision import Approver, auto_approve
 from interp.core import events as ev
 from interp.core import exits
 from interp.core import turns
-from interp.core.asking import ModelAsker, retry_sampling, runaway_sampling
-from interp.core.codeasks import AnswerRequest
+from interp.core.asking import ModelAsker
 from interp.core.compaction import Compactor
 from interp.core.execution import BlockExecutor
 from interp.core.history import Entry, last_number
 from interp.core.instructions import with_instructions
-from interp.core.loops import ANSWERED_NOTICE, CUT_OFF_NOTICE, LoopGuard
+from interp.core.loops import LoopGuard
 from interp.core.next_task import NextTask
 from interp.core.state import SessionConfig, SessionState, Totals
-from interp.core.steps import CUT_OFF_BLOCK, text_before_blocks
 from interp.core.system_prompt import system_prompt
 from interp.core.text import clean
 from interp.models.base import Model, ModelError
@@ -37,7 +35,8 @@ class Session:
 
     It holds its parts and calls them: `ModelAsker` (asking.py) asks the model,
     `BlockExecutor` (execution.py) runs a reply's blocks, `TurnChecks` (turns.py) decides
-    what a reply means; they share one `SessionState` (state.py)."""
+    what a reply means and runs the reply checks (checks/); they share one `SessionState`
+    (state.py)."""
 
     def __init__(self, model: Model, approver: Approver = auto_approve, *,
                  config: SessionConfig | None = None, registry: Registry | None = None,
@@ -55,7 +54,8 @@ class Session:
         self._loops = LoopGuard()
         self._checks = turns.TurnChecks(state)
         self._asker = ModelAsker(state, self._checks)
-        self._blocks = BlockExecutor(state, approver, self._loops, self._asker.supports_vision)
+        self._blocks = BlockExecutor(state, approver, self._loops, self._checks,
+                                     self._asker.supports_vision)
         self._compactor = Compactor(config.compact_at)
         self._started = False
         self.exit_code = exits.OK
@@ -252,7 +252,7 @@ class Session:
             try:
                 if self._compactor.due(self._state):  # between turns, never among a reply's blocks
                     yield from self.compact(auto=True)
-                reply = yield from self._asker.ask(turn, self._loops.take_sampling())
+                reply = yield from self._asker.ask(turn, self._checks.take_sampling())
             except ModelError as exc:
                 yield ev.Notice(level="error", text=str(exc), kind=exc.kind)
                 return exits.MODEL_ERROR, "model error"
@@ -262,82 +262,50 @@ class Session:
                 return exits.INTERRUPTED, "interrupted"
             steps = self._checks.steps(reply)
             yield from self._checks.tools_after(reply)
-            if again := self._refailed(reply, steps) or self._ran_on(reply, steps):
-                yield ev.Message(role="assistant", text=reply.text, final=False, blocks=[])
-                yield self._asker.turn_event(turn, reply)
-                yield from again
-                continue
-            if self._loops.answered_then_repeated(text_before_blocks(reply.text), steps):
-                yield ev.Notice(level="info", text=ANSWERED_NOTICE)
-                steps = []
-            untagged = not steps and self._checks.tag_nudge_due(reply)
-            unrun = None if steps or untagged else (self._checks.run_nudge_due(reply)
-                                                     or self._checks.write_nudge_due(reply)
-                                                     or self._checks.fix_nudge_due(reply)
-                                                     or self._checks.answer_nudge_due(reply)
-                                                     or self._checks.done_nudge_due(
-                                                         reply, self._blocks.unmet_now)
-                                                     or self._checks.unseen_nudge_due(reply))
-            yield ev.Message(role="assistant", text=reply.text,
-                             final=not steps and turns.is_answer(reply) and not untagged
-                             and not unrun,
-                             blocks=[{"index": self._state.block + n, "language": step.language}
-                                     for n, step in enumerate(steps, 1) if step.fenced])
+            request = self._checks.on_reply(reply, steps)  # a reply check sends it back
+            yield self._message(reply, [] if request else steps, final=request is None)
             yield self._asker.turn_event(turn, reply)
-            if unrun:
-                yield from self._checks.ask_to_run(unrun)
-                if isinstance(unrun, AnswerRequest) and unrun.echo and (
-                        sampling := retry_sampling(self.model)):
-                    self._loops.sample_next(sampling)  # a copied report is greedy decoding's rut
+            if request is not None:
+                yield from self._checks.ask(request)
                 continue
             if not steps:
-                ending = yield from self._checks.no_steps(reply, untagged)
+                ending = yield from self._checks.no_steps(reply)
                 if ending is None:
                     continue
                 return ending
             self._checks.empty_replies = 0
-            stopped, carry_on = yield from self._blocks.act(steps)
+            stopped, carry_on = yield from self._blocks.act(steps, reply)
             if stopped:
                 return (yield from self._stopped())
             if self._loops.stuck:
-                if not self._loops.asked:
-                    yield ev.Notice(level="info", text=self._loops.notice())
-                    self._state.add(self._loops.ask_for_answer())
+                ending = yield from self._unstick()
+                if ending is None:
                     continue
-                ending = self._loops.ending()
-                yield ev.Notice(level=ending.level, text=ending.notice)
-                return ending.code, ending.reason
+                return ending
             if not carry_on:
                 return exits.OK, "declined"
         yield ev.Notice(level="warning",
                         text=f"Stopped after {self.config.max_turns} model calls (--max-turns).")
         return exits.MAX_TURNS, "max turns reached"
 
-    def _refailed(self, reply, steps) -> list[ev.Event]:
-        """For a reply that proposes failed code again (LoopGuard.refailed) from a model that
-        is asked again with sampling: the reply is retracted, not run, and the next call
-        samples. Returns the notice ([] when the reply runs as usual)."""
-        sampling = retry_sampling(self.model)
-        failure = self._loops.refailed(steps) if sampling and not reply.tool_calls else None
-        if failure is None:
-            return []
-        self._state.add(self._loops.resample(failure, sampling))
-        return [ev.Notice(level="info", text=self._loops.resample_notice(failure, sampling))]
+    def _message(self, reply, steps, final: bool) -> ev.Message:
+        """The message event of a reply: final when it is the answer (nothing to run, no check
+        sent it back), with the fenced blocks it runs."""
+        return ev.Message(role="assistant", text=reply.text,
+                          final=final and not steps and turns.is_answer(reply),
+                          blocks=[{"index": self._state.block + n, "language": step.language}
+                                  for n, step in enumerate(steps, 1) if step.fenced])
 
-    def _ran_on(self, reply, steps) -> list[ev.Event]:
-        """For a reply cut off at the length limit inside its block, from a model with
-        `runaway_sampling`: the reply is retracted, not run, and the next call samples with
-        repeats penalised. Returns the notice ([] when the block is reported as cut off)."""
-        sampling = runaway_sampling(self.model)
-        if not (sampling and steps and not reply.tool_calls
-                and all(step.problem == CUT_OFF_BLOCK for step in steps)):
-            return []
-        note = self._loops.cut_off(sampling)
-        if note is None:
-            return []
-        self._state.add(note)
-        return [ev.Notice(level="info", text=CUT_OFF_NOTICE.format(
-            temperature=sampling.get("temperature")))]
+    def _unstick(self) -> Iterator[ev.Event]:
+        """The same code ran again and again: the model is asked for its answer once, then
+        the task stops. Returns (exit code, reason), or None to go on."""
+        if not self._loops.asked:
+            yield ev.Notice(level="info", text=self._loops.notice())
+            self._state.add(self._loops.ask_for_answer())
+            return None
+        ending = self._loops.ending()
+        yield ev.Notice(level=ending.level, text=ending.notice)
+        return ending.code, ending.reason
 
     def _stopped(self) -> Iterator[ev.Event]:
         """End a turn the user stopped; the model is told with the next task."""

@@ -27,6 +27,7 @@ class SessionConfig:
     compact_at: float | None = 0.7  # share of the context window that starts a compaction
     mentions: bool = True  # describe the working folder's files a task names (as /file does)
     unwatched: tuple[str, ...] = ()  # interp's own folders (data, cache): never a block's changes
+    checks: str | tuple[str, ...] = "auto"  # the reply checks: auto | on | off | their names
 
 
 @dataclass

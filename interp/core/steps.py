@@ -173,7 +173,6 @@ class Step:
     call_id: str | None = None
     problem: str | None = None
     fenced: bool = False  # a fenced block of the reply's text (not a tool call)
-    note: str | None = None  # why it runs otherwise than the reply wrote it, told the person
 
 
 def steps_from_reply(reply: Reply, registry: Registry, *, fenced: bool = True,

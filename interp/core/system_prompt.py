@@ -19,7 +19,7 @@ outputs are what you expected before building on them. Standard input is not ava
 your code.
 - Save charts and files to disk rather than opening windows.
 - When the task is done, reply with the answer: the numbers, names or files you found, \
-stated in words{done}.
+stated in words or in the form the task asks for{done}.
 
 The user's machine:
 - OS: {os}

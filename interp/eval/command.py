@@ -111,7 +111,8 @@ def _plan(args: EvalArgs, settings, problems, modes):
         name = f"local-{Path(settings.local_model or 'model').stem}"
     out = Path(args.out) if args.out else Path("interp-eval") / slug(name)
     config = ModeConfig(plus=args.benchmark.endswith("+"), turns=args.turns,
-                        sandbox=bwrap_works(), env_remove=runner_env_remove_for(settings))
+                        sandbox=bwrap_works(), env_remove=runner_env_remove_for(settings),
+                        checks=settings.checks)
     if not config.sandbox:
         sys.stderr.write("interp eval: bubblewrap is not usable here: checks and the self mode's "
                          "code run without the sandbox (limits and guards only)\n")

@@ -15,7 +15,7 @@ from interp.core import events as ev
 from interp.core import exits
 from interp.core.history import Entry
 from interp.core.state import Totals
-from interp.models.base import Model
+from interp.models.base import Model, declared_sampling
 
 MAX_FILES = 60  # files of the folder listed in a record
 _EXIT_NAMES = {exits.OK: "ok", exits.MODEL_ERROR: "model error", exits.MAX_TURNS: "max turns",
@@ -33,6 +33,7 @@ class LoopConfig:
     sandbox: bool = True  # run the loop's code in bubblewrap (no network)
     env_remove: frozenset[str] = field(default_factory=frozenset)
     python: str | None = None  # the interpreter of python blocks (None: interp's choice)
+    checks: str | tuple[str, ...] = "auto"  # the reply checks (interp/core/checks)
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,7 @@ class LoopRun:
     notice: str | None
     messages: list[Entry]
     totals: Totals
+    checks: tuple[str, ...] = ()  # the reply checks that asked the model, in order
 
 
 def run_loop(task: str, model: Model, config: LoopConfig, folder: Path) -> LoopRun:
@@ -56,20 +58,43 @@ def run_loop(task: str, model: Model, config: LoopConfig, folder: Path) -> LoopR
     runner = RunnerConfig(cwd=str(folder), sandbox=Sandbox("workspace" if config.sandbox else "off"),
                           limits=Limits(memory_mb=2048, processes=64),
                           env_remove=config.env_remove, python=config.python)
-    session = Session(model, auto_approve, config=SessionConfig(
-        max_turns=config.turns, timeout=config.block_timeout, runner=runner))
-    answer, code, reason, notice = "", None, "", None
+    session = Session(FreshStart(model), auto_approve, config=SessionConfig(
+        max_turns=config.turns, timeout=config.block_timeout, runner=runner,
+        checks=config.checks))
+    answer, code, reason, notice, fired = "", None, "", None, []
     try:
         for event in session.run(task):
             if isinstance(event, ev.Message) and event.final:
                 answer = event.text or ""
             elif isinstance(event, ev.Notice) and event.level == "error":
                 notice = event.text
+            elif isinstance(event, ev.Notice) and event.check:
+                fired.append(event.check)
             elif isinstance(event, ev.TaskFinished):
                 code, reason = event.exit_code, event.reason or ""
     finally:
         session.close()
-    return LoopRun(answer, code, reason, notice, session.messages, session.totals)
+    return LoopRun(answer, code, reason, notice, session.messages, session.totals, tuple(fired))
+
+
+class FreshStart:
+    """A model whose first request of a run is made so that its reply depends on no request
+    made before (its "fresh" sampling: llama.cpp's prompt cache is not used), so one item's
+    run does not depend on which items ran before it; everything else is the model's."""
+
+    def __init__(self, model: Model) -> None:
+        self._model = model
+        self._first = True
+
+    def __getattr__(self, name: str):
+        return getattr(self._model, name)
+
+    def stream(self, messages: list[dict], tools: list[dict] | None = None, **options):
+        fresh = declared_sampling(self._model, "fresh") if self._first else None
+        self._first = False
+        if fresh:
+            options["sampling"] = {**(options.get("sampling") or {}), **fresh}
+        return self._model.stream(messages, tools, **options)
 
 
 def exit_name(code: int | None) -> str:

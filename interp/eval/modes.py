@@ -24,7 +24,7 @@ from interp.eval.prompts import instruction, oracle_feedback, self_task, with_fe
 from interp.eval.results import Outcome, Spend
 from interp.eval.sanitize import defines, parses, solution_code
 from interp.eval.scoring import check
-from interp.models.base import HandedOver, Model, ModelError, Reply, Retrying
+from interp.models.base import HandedOver, Model, ModelError, Reply, Retrying, declared_sampling
 
 MODES = ("none", "self", "oracle", "oci")
 
@@ -38,15 +38,14 @@ class ModeConfig:
     block_timeout: float = 60.0  # self: seconds per code block
     sandbox: bool = True  # self: run the loop's code in bubblewrap (no network)
     env_remove: frozenset[str] = field(default_factory=frozenset)
+    checks: str | tuple[str, ...] = "auto"  # self, oracle: the reply checks (interp/core/checks)
 
 
 def ask(model: Model, content: str) -> Reply:
     """One single-message request, its reply independent of the requests before it where the
-    model can make it so (asking.fresh_sampling); the complete reply."""
-    from interp.core.asking import fresh_sampling  # the loop's modules: only when asking
-
+    model can make it so (its "fresh" sampling); the complete reply."""
     reply, parts = None, []
-    messages, sampling = [{"role": "user", "content": content}], fresh_sampling(model)
+    messages, sampling = [{"role": "user", "content": content}], declared_sampling(model, "fresh")
     items = (model.stream(messages, None, sampling=sampling) if sampling
              else model.stream(messages, None))
     for item in items:
@@ -135,7 +134,7 @@ def _looped(problem: Problem, model: Model, config: ModeConfig, feedback_rounds:
                               env_remove=config.env_remove, output_dir=work)
         session = Session(model, auto_approve, config=SessionConfig(
             max_turns=config.turns, timeout=config.block_timeout, runner=runner,
-            report_files=False))
+            report_files=False, checks=config.checks))
         blocks, first = [], None
         try:
             error = _run_task(session, self_task(problem), blocks)

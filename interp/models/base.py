@@ -72,6 +72,15 @@ class ModelError(Exception):
 
 
 
+def declared_sampling(model, kind: str) -> dict | None:
+    """The request parameters a model declares for calls of `kind` ("retry": asked again
+    after proposing failed code; "runaway": after running on inside a block; "fresh": a reply
+    that must not depend on the requests before it), as its `KIND_sampling` attribute
+    (LocalModel declares all three), or None."""
+    sampling = getattr(model, f"{kind}_sampling", None)
+    return dict(sampling) if isinstance(sampling, dict) and sampling else None
+
+
 class Model(Protocol):
     """What the conversation loop needs from a language model."""
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..records import CapturedOutput, LineFix, Result, parse_displays
+from ..records import CapturedOutput, Result, parse_displays
 
 KILLED_NOTE = "the code did not stop after Ctrl-C, so its processes were killed"
 FAKE_NOTE = ("the block printed this run's end-of-block marker itself; that line was dropped and "
@@ -48,7 +48,7 @@ def build_result(outcome: Outcome, captured: CapturedOutput, restarted: bool,
                   timed_out=outcome.timed_out, died=outcome.died, restarted=restarted,
                   duration=duration, notes=_notes(outcome, status),
                   waiting_input=bool(outcome.waiting),
-                  displays=parse_displays(status), fix=LineFix.from_dict(status.get("fix")))
+                  displays=parse_displays(status))
 
 
 def waiting_note(readers) -> str:

@@ -9,8 +9,7 @@ from functools import cache
 from importlib.resources import files
 
 # In this order: each source uses names that those before it define.
-DRIVER = ("tables", "plots", "display", "rewrite", "habits", "state", "linefix", "hints", "paths",
-          "main")
+DRIVER = ("tables", "plots", "display", "rewrite", "habits", "state", "hints", "paths", "main")
 KERNEL_SETUP = ("tables", "display", "ipython_tables")
 
 
@@ -37,8 +36,3 @@ def console_paste(code: str) -> str | None:
     """The code lines of a pasted Python console session (others blanked), or None if it is
     not one (the driver's own test, `driver/rewrite.py`)."""
     return driver_module("rewrite").console_paste(code)
-
-
-def abbreviates(key: str, name: str) -> bool:
-    """Whether a key abbreviates a name, qty of quantity (the driver's test, `driver/hints.py`)."""
-    return driver_module("hints").abbreviates(key, name)

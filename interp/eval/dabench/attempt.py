@@ -55,5 +55,5 @@ def run_question(question: Question, model: Model, config: LoopConfig,
         model_calls=model_calls(run.messages), prompt_tokens=run.totals.prompt_tokens,
         completion_tokens=run.totals.completion_tokens,
         error=run.notice if run.exit_code == exits.MODEL_ERROR else None,
-        seconds=round(time.monotonic() - started, 3),
+        seconds=round(time.monotonic() - started, 3), checks=list(run.checks),
         turns=provider_messages(run.messages[1:]))

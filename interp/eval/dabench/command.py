@@ -70,7 +70,7 @@ def _plan(args, settings, questions: list[Question]) -> DabenchPlan:
     warn_missing_packages(python, PACKAGES, "pip install pandas scipy scikit-learn",
                           "questions")
     config = LoopConfig(turns=args.turns or DEFAULT_TURNS, sandbox=sandbox, python=python,
-                        env_remove=runner_env_remove_for(settings))
+                        env_remove=runner_env_remove_for(settings), checks=settings.checks)
     return DabenchPlan(questions=tuple(questions), out=out, model_name=name, jobs=args.jobs,
                        config=config)
 

@@ -35,6 +35,7 @@ class QuestionRecord:
     completion_tokens: int = 0
     seconds: float = 0.0
     error: str | None = None  # a model or harness error: run again on a rerun
+    checks: list = field(default_factory=list)  # the reply checks that asked, in order
     turns: list = field(default_factory=list)
 
     @property

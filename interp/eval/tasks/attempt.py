@@ -47,7 +47,7 @@ def _run(task: Task, model: Model, config: LoopConfig, model_name: str,
         failed=result.failures, model_calls=model_calls(messages),
         prompt_tokens=run.totals.prompt_tokens, completion_tokens=run.totals.completion_tokens,
         error=run.notice if run.exit_code == exits.MODEL_ERROR else None, files=listing(folder),
-        turns=provider_messages(messages[1:]))
+        checks=list(run.checks), turns=provider_messages(messages[1:]))
 
 
 def blocks_ran(messages: list[Entry]) -> tuple[Block, ...]:

@@ -59,7 +59,7 @@ def _plan(args, settings) -> TaskPlan:
     python = getattr(settings, "python", None)
     warn_missing_packages(python, PACKAGES, "pip install 'interp[data]'", "tasks")
     config = LoopConfig(turns=args.turns or DEFAULT_TURNS, sandbox=sandbox, python=python,
-                        env_remove=runner_env_remove_for(settings))
+                        env_remove=runner_env_remove_for(settings), checks=settings.checks)
     return TaskPlan(tasks=TASKS[:args.limit], out=out, model_name=name, jobs=args.jobs,
                     config=config)
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from xml.sax.saxutils import escape
 
 from interp.core.file_formats import UnreadableWorkbook
-from interp.core.workbooks import MAIN_NS, PKG_NS, REL_NS, sheet_rows
+from interp.eval.tasks.workbooks import MAIN_NS, PKG_NS, REL_NS, sheet_rows
 from languages.process.sandbox import Sandbox, SandboxError, check_sandbox
 
 MAX_BYTES = 8 << 20

@@ -33,6 +33,7 @@ class TaskRecord:
     seconds: float = 0.0
     error: str | None = None  # a model error: the task is run again on a rerun
     files: list[str] = field(default_factory=list)  # the folder's files after the run
+    checks: list[str] = field(default_factory=list)  # the reply checks that asked, in order
     turns: list = field(default_factory=list)  # the conversation after the system prompt
 
     @property

@@ -1,24 +1,15 @@
-"""After a KeyError: where the missing key is after all (a level of a table's MultiIndex, a
-value of one of its columns, a part such as the quarter of a column of dates, a sheet of a
-workbook here: paths.py), or which keys the dict on the failing line has, with the failing
-line as it reads with a key like it (linefix.py). After a module has no such attribute: the
-names it has that are like it (numpy 2 has trapezoid, not trapz). After text failed to convert to a number: how to clean it ('$1,299.00') or skip it
-('N/A'). After any failure: a table whose header is a row of numbers (a headerless file read
-with one). After a path was not found: paths.py.
+"""Did-you-mean notes after a failure. After a KeyError: the keys the dict on the failing
+line has, or the columns of the table, with those like the missing one. After a module has no
+such attribute: the names it has that are like it. After text failed to convert to a number:
+how to clean it or skip it. After a path was not found: paths.py.
 
-Runs inside the user's python3 (compatible with Python 3.8), after state.py and linefix.py;
-never imports pandas itself.
+Runs inside the user's python3 (compatible with Python 3.8), after state.py; never imports
+pandas itself.
 """
 
 MAX_KEYS = 20  # dict keys named in one note
 MAX_SEARCHED = 50  # columns whose values are searched for the key
 NOT_FOUND = "Column not found: "  # pandas' KeyError text after groupby(...)[column]
-MERGED = ("_x", "_y")  # the suffixes merge() gives a column both tables have
-MAX_SAMPLED = 20  # values of a text column that must all parse as dates
-DATE_PARTS = {  # a missing column named like a part of a date: the .dt accessor that gives it
-    "year": "year", "quarter": "quarter", "month": "month", "week": "isocalendar().week",
-    "day": "day", "weekday": "dayofweek", "dayofweek": "dayofweek", "day_of_week": "dayofweek",
-    "hour": "hour", "month_name": "month_name()", "day_name": "day_name()"}
 
 
 def failing_frame_names(exc, namespace):
@@ -29,78 +20,6 @@ def failing_frame_names(exc, namespace):
     if found is not None and found.f_locals is not namespace:
         seen.update(found.f_locals)
     return seen
-
-
-def in_levels(pd, name, labels, key, axis):
-    """Where a key is in a MultiIndex other than its first level, as (note, the LevelSelect
-    that selects it), or None."""
-    if not isinstance(labels, pd.MultiIndex):
-        return None
-    for level in range(1, labels.nlevels):
-        if key in labels.levels[level]:
-            level_name = labels.names[level]
-            ref = repr(level_name) if level_name is not None else str(level)
-            axis_part = ", axis=1" if axis == "columns" else ""
-            select = LevelSelect("%s.xs(%r, level=%s%s)" % (name, key, ref, axis_part),
-                                 rows=axis == "index")
-            return ("%r is in level %s of %s's %s: %s selects it" % (key, ref, name, axis, select),
-                    select)
-    return None
-
-
-def in_values(pd, name, table, key):
-    """A column of a DataFrame holding the key as a value (not a label), as a note, or None."""
-    if key in table.columns or key in table.index:
-        return None
-    for column in list(table.columns)[:MAX_SEARCHED]:
-        values = table[column]
-        if isinstance(values, pd.Series) and bool(values.eq(key).any()):
-            return ("%r is a value of column %s of %s, not a label: %s[%s[%r] == %r] selects "
-                    "its rows" % (key, short(column), name, name, name, column, key))
-    return None
-
-
-def in_columns(name, table, key, seen=None, wanted=None):
-    """A merge's _x/_y columns named like the missing one, as (note, None), or (None, None);
-    as (note, MergeRename) when another table in `seen` has the column: the rename that keeps
-    both columns apart (to `wanted`, the name the failing line asks for, if any)."""
-    if not isinstance(key, str) or key in table.columns:
-        return None, None
-    names = [column for column in table.columns if isinstance(column, str)]
-    merged = [column for column in names if column in [key + end for end in MERGED]]
-    if merged:
-        note = ("%s has no column %r, but %s: merge() adds _x and _y to a column both tables "
-                "have" % (name, key, " and ".join(merged)))
-        other = merged_from(seen or {}, name, key)
-        if other is None:
-            return note + " (merge on it, or drop it from one table first)", None
-        rename = MergeRename((other, key, wanted or "%s_%s" % (other, key)))
-        return (note + "; to keep both, rename it in %s before the merge: %s = %s"
-                % (other, other, rename.call())), rename
-    if key.endswith(MERGED) and key[:-2] in names:
-        return ("%s has no column %r, but %r: the _x and _y names exist only after a merge of "
-                "two tables that both have %r" % (name, key, key[:-2], key[:-2])), None
-    return None, None
-
-
-def merged_from(seen, name, key):
-    """The other DataFrame in `seen` that has the column `key` (what was merged in), or None."""
-    pd = sys.modules.get("pandas")
-    for other, value in seen.items():
-        if (other != name and not other.startswith("_") and pd is not None
-                and isinstance(value, pd.DataFrame) and key in value.columns):
-            return other
-    return None
-
-
-def asked_names(exc, table):
-    """The quoted names on the failing line that are not columns of `table`."""
-    import linecache
-    import re
-    frame, number = failing_frame(exc)
-    line = linecache.getline(frame.f_code.co_filename, number) if frame is not None else ""
-    return [found[1] for found in re.findall(r"\[\s*([\"'])(\w+)\1\s*\]", line)
-            if found[1] not in table.columns]
 
 
 def abbreviates(key, name):
@@ -127,95 +46,30 @@ def closest(key, names):
     return close or (short_for if len(short_for) == 1 else [])
 
 
-def holds_dates(pd, values):
-    """Whether a column holds dates: datetime64, or text whose first values all parse as
-    dates (with a digit and one of - / :, so that plain numbers and names do not count)."""
-    import warnings
-    if pd.api.types.is_datetime64_any_dtype(values):
-        return True
-    if not pd.api.types.is_string_dtype(values):
-        return False
-    sample = list(values.dropna()[:MAX_SAMPLED])
-    if not sample or not all(isinstance(text, str) and any(c.isdigit() for c in text)
-                             and any(c in "-/:" for c in text) for text in sample):
-        return False
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            pd.to_datetime(sample)
-    except Exception:  # not dates, or not all in one format
-        return False
-    return True
-
-
-def in_dates(pd, name, table, key):
-    """A column of dates that gives the missing column (a quarter, a month...), as a note, or
-    None."""
-    part = DATE_PARTS.get(key.lower()) if isinstance(key, str) else None
-    if part is None or key in table.columns:
-        return None
-    for column in list(table.columns)[:MAX_SEARCHED]:
-        values = table[column]
-        if isinstance(values, pd.Series) and holds_dates(pd, values):
-            dates = "%s[%r]" % (name, column)
-            if not pd.api.types.is_datetime64_any_dtype(values):
-                dates = "pd.to_datetime(%s)" % dates
-            return ("%s has no column %r, but its column %r holds dates: %s.dt.%s gives the %s"
-                    % (name, key, column, dates, part, key))
-    return None
-
-
-def placed(name, value, key, seen=None, exc=None):
-    """What a variable on the failing line says about the missing key, as (note, a key like
-    it to use instead or how to reach it: linefix.py), or (None, None); `seen`: the
-    variables of the failing frame, `exc` the error (for the failing line)."""
+def placed(name, value, key):
+    """What a variable on the failing line says about the missing key: the keys of a dict, or
+    the columns of a table like it; or None."""
     if isinstance(value, dict):
         if not value or key in value:
-            return None, None
+            return None
         keys = list(value)
         text = ", ".join(short(k) for k in keys[:MAX_KEYS])
         more = ", \u2026 (%d keys)" % len(keys) if len(keys) > MAX_KEYS else ""
         close = closest(key, keys)
         note = "%s has no key %s; its keys: %s%s" % (name, short(repr(key)), text, more)
-        return note + ("; the closest: %s" % ", ".join(close) if close else ""), first(close)
+        return note + ("; the closest: %s" % ", ".join(close) if close else "")
     pd = sys.modules.get("pandas")
-    if pd is None or not isinstance(value, (pd.Series, pd.DataFrame)):
-        return None, None
-    axes = [("index", value.index)] + ([("columns", value.columns)]
-                                       if isinstance(value, pd.DataFrame) else [])
-    for axis, labels in axes:
-        found = in_levels(pd, name, labels, key, axis)
-        if found:
-            return found
-    if not isinstance(value, pd.DataFrame):
-        return None, None
-    wanted = [asked for asked in (asked_names(exc, value) if exc is not None else [])
-              if asked != key and isinstance(key, str) and key in asked]
-    note = in_values(pd, name, value, key)
-    if note:
-        return note, None
-    note, rename = in_columns(name, value, key, seen, first(wanted))
-    if note:
-        return note, rename
-    sheet = str(key) if isinstance(key, (str, int)) and key not in value.columns else None
-    book = workbook_with_sheet(sheet) if sheet else None
-    if book:
-        return ("%s has no column %r, but %s has a sheet %r: pd.read_excel(%r, sheet_name=%r) "
-                "reads it" % (name, key, book, sheet, book, sheet)), SheetRead((book, sheet))
-    close = [] if key in value.columns else closest(key, list(value.columns))
+    if pd is None or not isinstance(value, pd.DataFrame) or key in value.columns:
+        return None
+    close = closest(key, list(value.columns))
     if close:
-        return "%s has no column %r; the closest: %s" % (name, key, ", ".join(close)), close[0]
-    return in_dates(pd, name, value, key), None
+        return "%s has no column %r; the closest: %s" % (name, key, ", ".join(close))
+    return None
 
 
-def first(items):
-    """The first item, or None."""
-    return items[0] if items else None
-
-
-def key_note(namespace, exc, fixes=None):
-    """The note for a failed block, or None: where the key of a KeyError is, for the tables
-    and dicts named on the failing line; a rewrite of that line goes to `fixes`."""
+def key_note(namespace, exc):
+    """The note for a failed block, or None: the keys or columns like the key of a KeyError,
+    of the tables and dicts named on the failing line."""
     if type(exc) is not KeyError or len(exc.args) != 1:
         return None
     key = exc.args[0]
@@ -225,15 +79,9 @@ def key_note(namespace, exc, fixes=None):
         hash(key)
         seen = failing_frame_names(exc, namespace)
         for name in sorted(failing_names(exc)):
-            note, other = placed(name, seen.get(name), key, seen, exc)
-            if isinstance(other, SheetRead):
-                return clipped(note + sheet_line(exc, name, key, other, fixes))
-            if isinstance(other, LevelSelect):
-                return clipped(note + level_line(exc, name, key, other, fixes))
-            if isinstance(other, MergeRename):
-                return clipped(note + merge_line(exc, name, other, fixes))
+            note = placed(name, seen.get(name), key)
             if note:
-                return clipped(note + (keyed_line(exc, key, other, fixes) if other else ""))
+                return clipped(note)
     except Exception:  # the user's objects may be in any state; the note is only a help
         return None
     return None
@@ -242,9 +90,9 @@ def key_note(namespace, exc, fixes=None):
 MODULE_ATTRIBUTE = "module '([\\w.]+)' has no attribute '(\\w+)'"
 
 
-def attribute_note(exc, fixes=None):
+def attribute_note(exc):
     """The note for a failed block, or None: names like the missing one, when a module the
-    code uses has no such attribute; a rewrite of the failing line goes to `fixes`."""
+    code uses has no such attribute."""
     import difflib
     import re
     if not isinstance(exc, AttributeError):
@@ -261,35 +109,7 @@ def attribute_note(exc, fixes=None):
     if not close:
         return None
     note = "%s has no %s; names like it: %s" % (found.group(1), found.group(2), ", ".join(close))
-    return clipped(note + renamed_line(exc, found.group(2), close[0], fixes))
-
-
-def number_like(label):
-    """Whether a column name is text that reads as a number, as read_csv makes of a first row
-    of data."""
-    try:
-        float(label)
-    except (TypeError, ValueError):
-        return False
-    return isinstance(label, str)
-
-
-def header_note(namespace):
-    """The note for a failed block, or None: a DataFrame whose column names are all numbers
-    written as text, the first row of a headerless file read as its header."""
-    pd = sys.modules.get("pandas")
-    if pd is None:
-        return None
-    try:
-        for name, value in list(namespace.items()):
-            if (not name.startswith("_") and isinstance(value, pd.DataFrame)
-                    and len(value.columns) >= 2 and all(map(number_like, value.columns))):
-                return ("%s's column names are the numbers %s: the file's first row was read "
-                        "as the header; read_csv(..., header=None) keeps it as data"
-                        % (name, listed(value.columns)))
-    except Exception:  # the user's objects may be in any state; the note is only a help
-        return None
-    return None
+    return clipped(note)
 
 
 NOT_A_NUMBER = ("could not convert string to float: (.+)",

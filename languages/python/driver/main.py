@@ -251,15 +251,11 @@ class Driver:
                 print_error(exc, filename)
             if isinstance(exc, MemoryError):  # the runner restarts: a limit was hit
                 return {"status": "error", "error": summary(exc), "limit": "memory"}
-            # from state.py and hints.py, whose sources come first
-            fixes = []  # the failing line rewritten as a note suggests (hints.py)
-            found = (name_note(exc), text_array_note(exc), key_note(self.namespace, exc, fixes),
-                     text_reduction_note(exc, fixes), flat_xs_note(exc, fixes),
-                     attribute_note(exc, fixes), path_note(exc), number_note(exc),
-                     header_note(self.namespace), tables_note(self.namespace, exc))
+            # from state.py, hints.py and paths.py, whose sources come first
+            found = (name_note(exc), key_note(self.namespace, exc), attribute_note(exc),
+                     path_note(exc), number_note(exc), tables_note(self.namespace, exc))
             return {"status": "error", "error": summary(exc),
-                    "notes": notes + [note for note in found if note],
-                    "fix": fixes[0] if fixes else None}
+                    "notes": notes + [note for note in found if note]}
         return {"status": "ok", "notes": notes}
 
 

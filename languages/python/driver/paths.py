@@ -1,6 +1,5 @@
 """After a file or folder was not found: the part of its path that is in the working folder,
-or that the path is outside it (a small model's made-up /home/user/downloads). The workbook
-of the working folder that has a sheet of a name (hints.py: a column that is a sheet).
+or that the path is outside it (a small model's made-up /home/user/downloads).
 
 Runs inside the user's python3 (compatible with Python 3.8), after state.py (clipped).
 """
@@ -38,35 +37,4 @@ def path_note(exc):
                            % (path, here))
     except Exception:  # a broken cwd or path; the note is only a help
         return None
-    return None
-
-
-MAX_WORKBOOKS = 20  # .xlsx files of the working folder searched for a sheet
-WORKBOOK_XML = 2 * 1024 * 1024  # a larger xl/workbook.xml is not read
-
-
-def workbook_with_sheet(name):
-    """The .xlsx file of the working folder that has a sheet named `name`, or None."""
-    import html
-    import os
-    import re
-    import zipfile
-    if not isinstance(name, str) or not name:
-        return None
-    try:
-        books = sorted(f for f in os.listdir(".") if f.lower().endswith(".xlsx"))
-    except OSError:
-        return None
-    for book in books[:MAX_WORKBOOKS]:
-        try:
-            with zipfile.ZipFile(book) as archive:
-                entry = archive.getinfo("xl/workbook.xml")
-                if entry.file_size > WORKBOOK_XML:
-                    continue
-                text = archive.read(entry).decode("utf-8", "replace")
-        except Exception:  # not a workbook after all, or damaged: nothing to say
-            continue
-        sheets = re.findall(r'<(?:\w+:)?sheet\b[^>]*?\bname="([^"]*)"', text)
-        if name in [html.unescape(sheet) for sheet in sheets]:
-            return book
     return None

@@ -169,28 +169,3 @@ def name_note(exc):
         return "%s is first assigned on line %d, after line %d uses it" % (name, lines[0], number)
     return ("line %d assigns %s, but it had not run when line %d used it"
             % (lines[0], name, number))
-
-
-def text_array_note(exc):
-    """The note for an error on a numpy array of text whose cells are numbers (csv.reader's
-    rows made into an array), or None: converting it with dtype=float."""
-    np = sys.modules.get("numpy")
-    if np is None or "<U" not in str(exc):
-        return None
-    try:
-        frame, _ = failing_frame(exc)
-        if frame is None:
-            return None
-        names = dict(frame.f_globals, **frame.f_locals)
-        for name in sorted(failing_names(exc)):
-            value = names.get(name)
-            if not isinstance(value, np.ndarray) or value.dtype.kind != "U" or not value.size:
-                continue
-            for cell in value.ravel()[:1000]:
-                float(cell)  # ValueError: text that is not a number, nothing to say
-            return ("%s is a numpy array of text (dtype %s), not of numbers: the csv module "
-                    "reads every cell as text; np.array(%s, dtype=float) converts it"
-                    % (name, value.dtype.str, name))
-    except Exception:  # text that is not a number, or the user's objects in any state
-        return None
-    return None

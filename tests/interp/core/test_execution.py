@@ -12,6 +12,8 @@ from interp.core.history import Entry
 from interp.core.state import SessionConfig, SessionState
 from interp.core.steps import Step
 from interp.core.loops import LoopGuard
+from interp.core.turns import TurnChecks
+from interp.models.base import Reply
 from languages import Registry, RunnerConfig
 from languages.shell import ShellRunner
 
@@ -20,11 +22,13 @@ def executor(tmp_path, approver) -> BlockExecutor:
     config = SessionConfig(runner=RunnerConfig(cwd=str(tmp_path)))
     state = SessionState(None, config, Registry([ShellRunner]),
                          [Entry({"role": "system", "content": "sys"})], task="make a file")
-    return BlockExecutor(state, approver, LoopGuard(), supports_vision=lambda: False)
+    checks = TurnChecks(state)
+    checks.new_task()
+    return BlockExecutor(state, approver, LoopGuard(), checks, supports_vision=lambda: False)
 
 
 def act(blocks: BlockExecutor, steps: list[Step]):
-    out, run = [], blocks.act(steps)
+    out, run = [], blocks.act(steps, Reply("", (), None, "stop"))
     with hang_guard():
         try:
             while True:

@@ -66,3 +66,9 @@ def test_files_the_task_names_that_do_not_exist_yet(folder):
     assert unwritten_files(task, folder) == ["sales.json", "out/sum.csv", "a.csv"]
     # Qwen2.5-Coder-1.5B was asked for "Node.js and wordfreq.js" (2026-11-27)
     assert unwritten_files("Write a Node.js script wordfreq.js", folder) == ["wordfreq.js"]
+
+
+def test_the_last_word_of_a_file_name_with_spaces_is_not_a_file_to_write(tmp_path):
+    (tmp_path / "city temps.csv").write_text("city,temp\n")
+    assert unwritten_files("Which city in city temps.csv is warmest? Save it to best.csv",
+                           tmp_path) == ["best.csv"]

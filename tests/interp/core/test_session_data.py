@@ -191,8 +191,8 @@ def test_a_file_the_task_names_is_described_once(server, make_session):
                                          "sales.csv again")
 
 
-# Qwen2.5-Coder-1.5B on `interp eval tasks` stats-top-product-q2 (issue 22), given sales.csv's
-# description: an answer from the preview of its first lines (the right one is Gizmo, 147).
+# Qwen2.5-Coder-1.5B given a CSV file's description (a real transcript): an answer from the
+# preview of its first lines (the right one is Gizmo, 147).
 QWEN_FROM_PREVIEW = ("The product that sold the most units in the second quarter (April to June) "
                      "according to the sales.csv file is Gizmo, with a total of 60 units sold.")
 
@@ -214,9 +214,9 @@ def test_an_answer_from_a_files_preview_is_asked_to_run_code_once(server, make_s
 
 def test_a_question_whose_block_printed_nothing_gets_a_block_that_prints_the_value(
         server, make_session):
-    """Qwen2.5-Coder-1.5B on matrices-determinant-inverse (interp eval tasks) computed the
-    determinant, printed nothing and stated one it never saw; replayed with the print block
-    shown, 3 of 4 replies sent it. It runs in the same session, which kept the value."""
+    """Qwen2.5-Coder-1.5B computed a value, printed nothing and stated one it never saw (a real
+    transcript); replayed with the print block shown, 3 of 4 replies sent it. It runs in the
+    same session, which kept the value."""
     (make_session.work / "matrix.csv").write_text("2,1\n1,3\n")
     silent = ("import csv\nwith open('matrix.csv') as f:\n"
               "    m = [[float(x) for x in row] for row in csv.reader(f)]\n"
@@ -235,8 +235,8 @@ def test_a_question_whose_block_printed_nothing_gets_a_block_that_prints_the_val
 
 def test_an_answer_stating_a_number_no_output_showed_is_asked_to_print_it_once(
         server, make_session):
-    """Qwen2.5-Coder-1.5B on matrices-determinant-inverse (interp eval tasks, bc04c28): its
-    code printed nothing and it answered "-10" (the determinant was -24)."""
+    """Qwen2.5-Coder-1.5B (a real transcript): its code printed nothing and it answered "-10"
+    (the value was -24)."""
     (make_session.work / "matrix.csv").write_text("2,1\n1,3\n")
     silent = ("import csv\nwith open('matrix.csv') as f:\n"
               "    m = [[float(x) for x in row] for row in csv.reader(f)]\n")
@@ -246,12 +246,12 @@ def test_an_answer_stating_a_number_no_output_showed_is_asked_to_print_it_once(
     events = run(make_session(server, tools="off"), "What is the determinant of matrix.csv?")
     assert [m["final"] for m in of(events, "message")] == [False, False, False, True]
     assert [n["text"] for n in of(events, "notice") if "no output showed" in n["text"]] == [
-        "The answer states -10, which no output showed; asking the model to print it with code."]
+        "The answer states -10, which no output showed; asking the model to compute it with code."]
     third = server.requests[2]["messages"]
     assert third[-1]["content"].endswith(  # the report it follows, then the request
         "\n\nYour answer states -10, which no output of this task shows. Reply with a ```python "
-        "block that computes and prints the values the task asks for (the session keeps its "
-        "variables); then answer from its output.")
+        "block of python code that computes and prints the values the task asks for (the session "
+        "keeps its variables); then answer from its output.")
     assert made_up not in [m.get("content") for m in third]  # the answer it retracts
     assert "5.0" in server.requests[3]["messages"][-1]["content"] and len(server.requests) == 4
 
@@ -430,100 +430,3 @@ def test_result_text_with_fences_hint_and_files_survives_export():
     assert "```\nnested fence\n```\nModuleNotFoundError" in markdown
     assert "![figure](/tmp/f/a.png)" in markdown and "*Files created: a.csv (3 B)*" in markdown
     assert "*Hint: openpyxl is not installed in the Python that runs the blocks (/x/py)" in markdown
-
-
-@pytest.mark.skipif(int(__import__("pandas").__version__.split(".")[0]) < 3,
-                    reason="Copy-on-Write (a column's inplace=True changes a copy) is pandas 3's")
-def test_a_fill_that_changed_nothing_is_not_done(server, make_session):
-    """Qwen2.5-Coder-1.5B on cleaning-fill-missing (interp eval tasks, 2026-11-28), shortened:
-    pandas 3 warned ChainedAssignmentError, wrote the file with its gaps, and the block was ok."""
-    (make_session.work / "sensors.csv").write_text(
-        "sensor,temperature\nS1,20\nS1,\nS2,30\nS2,\nS2,32\n")
-    code = ("import pandas as pd\ndf = pd.read_csv('sensors.csv')\n"
-            "df['mean_temperature'] = df.groupby('sensor')['temperature'].transform('mean')\n"
-            "df['temperature'].fillna(df['mean_temperature'], inplace=True)\n"
-            "df.drop(columns=['mean_temperature']).to_csv('sensors_filled.csv', index=False)\n"
-            "print('filled')")
-    server.script([py(code), "Filled 2 values."])
-    run(with_python(make_session, server, tools="off"),
-        "Fill each missing temperature in sensors.csv with its sensor's mean and save it as "
-        "sensors_filled.csv.")
-    told = server.requests[1]["messages"][-1]["content"]
-    assert ("Not done yet: line 4, df['temperature'].fillna(df['mean_temperature'], "
-            "inplace=True), changed nothing: pandas applied inplace=True to a copy of the column "
-            "(the ChainedAssignmentError above); write df['temperature'] = "
-            "df['temperature'].fillna(df['mean_temperature']) instead; sensors_filled.csv has 2 "
-            "empty temperature cells where sensors.csv had 2 empty: none of them was filled. "
-            "Fix the code and run it again.") in told
-
-
-def test_a_count_of_filled_values_the_files_contradict_is_corrected_in_the_report(
-        server, make_session):
-    """Qwen2.5-Coder-1.5B on cleaning-fill-missing (interp eval tasks, 2026-11-28): the file
-    was filled, the count was taken after filling, and the model answered "0" eight runs in a
-    row; replayed with this note, 4 of 4 replies answered 12."""
-    (make_session.work / "sensors.csv").write_text(
-        "sensor,temperature\nS1,20\nS1,\nS2,30\nS2,\nS2,32\n")
-    code = ("import pandas as pd\ndf = pd.read_csv('sensors.csv')\n"
-            "df['temperature'] = df['temperature'].fillna("
-            "df.groupby('sensor')['temperature'].transform('mean'))\n"
-            "df.to_csv('sensors_filled.csv', index=False)\n"
-            "print(f\"Number of values filled: {df['temperature'].isna().sum()}\")")
-    server.script([py(code), "2 values were filled."])
-    task = ("Fill each missing temperature in sensors.csv with its sensor's mean, save it as "
-            "sensors_filled.csv, and tell me how many values you filled.")
-    run(with_python(make_session, server, tools="off"), task)
-    assert server.requests[1]["messages"][-1]["content"].endswith(
-        f"Your task: {task}\nChecked against the files: the code filled 2 values (sensors.csv "
-        "has 2 empty temperature cells; sensors_filled.csv has none). The printed \"Number of "
-        "values filled: 0\" is wrong: it was counted after filling.\nIf the output above "
-        "answers it, reply to the user with the answer (the values you found) and no code. If "
-        "it does not, run more code.")
-
-
-def test_an_answer_while_a_written_file_still_does_not_do_the_task_is_asked_to_fix_it(
-        server, make_session):
-    """Qwen2.5-Coder-1.5B on matrices-determinant-inverse (interp eval tasks, a27d531): told
-    that inverse.csv held the matrix itself, it printed the determinant and the inverse and
-    answered, inverse.csv unchanged."""
-    (make_session.work / "matrix.csv").write_text("2,1\n1,3\n")
-    copy = py("import numpy as np\nm = np.loadtxt('matrix.csv', delimiter=',')\n"
-              "np.savetxt('inverse.csv', m, delimiter=',')")
-    printed = py("print(np.linalg.det(m))\nprint(np.linalg.inv(m))")
-    saved = py("np.savetxt('inverse.csv', np.linalg.inv(m), delimiter=',')\nprint('saved')")
-    server.script([copy, printed, "The determinant is 5.0.", saved, "The determinant is 5.0.",
-                   "unused"])
-    events = run(with_python(make_session, server, tools="off"),
-                 "matrix.csv holds a matrix. What is its determinant? Save its inverse to "
-                 "inverse.csv.")
-    assert [m["final"] for m in of(events, "message")] == [False, False, False, False, True]
-    assert ("The files this task wrote do not do what it asks yet; asking the model to fix "
-            "them before it answers.") in [n["text"] for n in of(events, "notice")]
-    told = server.requests[3]["messages"][-1]["content"]
-    assert told == ("Not done yet: inverse.csv holds the same values as matrix.csv, unchanged: "
-                    "the code saved the table it read, not one computed from it. Fix the code "
-                    "and run it again; then answer from the output.")
-    assert len(server.requests) == 5  # the second answer is taken: inverse.csv is the inverse
-
-
-def test_the_files_are_sent_back_again_after_more_code_ran_but_not_a_third_time(
-        server, make_session):
-    """The same task at d2ad516: asked once (then asked to print the numbers it stated), the
-    model printed the inverse (no file written) and answered; the second request comes after
-    that block. An answer with no block run since a request is taken."""
-    (make_session.work / "matrix.csv").write_text("2,1\n1,3\n")
-    copy = py("import numpy as np\nm = np.loadtxt('matrix.csv', delimiter=',')\n"
-              "np.savetxt('inverse.csv', m, delimiter=',')")
-    answer = "I saved inverse.csv."  # no number: the check of unseen numbers stays out
-    server.script([copy, answer, py("print(np.linalg.inv(m))"), answer, py("print(1)"), answer])
-    events = run(with_python(make_session, server, tools="off"),
-                 "matrix.csv holds a matrix. What is its determinant? Save its inverse to "
-                 "inverse.csv.")
-    asked = [n for n in of(events, "notice") if n["text"].startswith("The files this task")]
-    assert len(asked) == 2 and len(server.requests) == 6
-    assert [m["final"] for m in of(events, "message")][-1] is True
-    (make_session.work / "inverse.csv").unlink()
-    server.script([copy, answer, answer, "unused"])
-    events = run(with_python(make_session, server, tools="off"), "Save the inverse of matrix.csv "
-                 "to inverse.csv.")
-    assert [m["final"] for m in of(events, "message")] == [False, False, True]

@@ -1,7 +1,7 @@
 """Code proposed again: failed code is not run, the reply is retracted and the model asked
 again with sampling (LocalModel's `retry_sampling`), as is a block cut off at the length limit
-(`runaway_sampling`); code with the same output again, after the repeat note, below an answer,
-is not run and the answer stands. Real client, the fake OpenAI server, real runners."""
+(`runaway_sampling`): the reply checks repeat-failed and cut-off. Real client, the fake
+OpenAI server, real runners."""
 
 from __future__ import annotations
 
@@ -9,16 +9,21 @@ from fake_openai import Reply
 from session_kit import finished, of, py, run
 
 from interp.core import exits
-from interp.core.loops import CUT_OFF_NOTE, CUT_OFF_NOTICE, RESAMPLES, RESAMPLES_PER_TASK
+from interp.core.checks.catalog import CHECKS
+from interp.core.checks.reruns import CUT_OFF_NOTE, CUT_OFF_NOTICE
 from interp.models.reach import model_for
 
-# Qwen2.5-Coder-1.5B on fixing-report-crash (interp eval tasks, 2026-11-27): the same block,
-# word for word, after each failure (shortened).
+# Qwen2.5-Coder-1.5B asked to fix a script's crash (a real transcript, shortened): the same
+# block, word for word, after each failure.
 QWEN_SAME_FIX = ("The error is in the loop. Here is the corrected code:\n\n"
                  + py("rows = [{'price': '3.5'}, {'price': 'N/A'}]\n"
                       "total = sum(float(r['price']) for r in rows)\nprint(total)"))
 FIXED = py("rows = [{'price': '3.5'}, {'price': 'N/A'}]\n"
            "total = sum(float(r['price']) for r in rows if r['price'] != 'N/A')\nprint(total)")
+
+
+RESAMPLES = next(c.asks for c in CHECKS if c.name == "repeat-failed")
+CUT_OFFS = next(c.asks for c in CHECKS if c.name == "cut-off")
 
 
 class Sampled:
@@ -53,7 +58,8 @@ def test_failed_code_proposed_again_is_asked_again_with_sampling(server, make_se
     assert finished(events) == {"exit_code": 0, "reason": "done"}
     assert [e["status"] for e in of(events, "block.finished")] == ["error", "ok"]
     assert notices(events) == ["The model proposed the code of block 1 again, which failed; it "
-                               "was not run. Asking again with sampling (temperature 0.7)."]
+                               "was not run. Asking again with sampling."]
+    assert [n.get("check") for n in of(events, "notice")] == ["repeat-failed"]
     assert [r.get("temperature") for r in server.requests] == [None, None, 0.7, None]
     assert server.requests[2]["seed"] == 1
     sent = server.requests[2]["messages"]
@@ -66,104 +72,26 @@ def test_failed_code_proposed_again_is_asked_again_with_sampling(server, make_se
     assert replied[1]["blocks"] == [] and not replied[1]["final"]
 
 
-# Qwen2.5-Coder-1.5B on fixing-summary-keyerror (interp eval tasks, 2026-11-28): the note
-# gave line 8 with "quantity", and the model proposed its block again, word for word; asked
-# again with only the note, 2 of 6 sampled replies changed the line, with the block as the
-# note has it 6 of 6 (replays of that record).
-QWEN_QTY = ("The `warehouse` key is not present in the `stock.csv` file.\n\n" + py(
-    'import csv\nfrom collections import defaultdict\n\ntotals = defaultdict(int)\n'
-    'with open("stock.csv") as handle:\n    for row in csv.DictReader(handle):\n'
-    '        if "warehouse" in row:\n            totals[row["warehouse"]] += int(row["qty"])\n'
-    'print("grand total:", sum(totals.values()))'))
-
-
-STOCK = "item,warehouse,quantity\nbolt,north,3\n"
-
-
-def fenced(reply: str) -> str:
-    """The code of a reply's python block."""
-    return reply.split("```python\n")[1].split("```")[0].strip()
-
-
-def shown(index: int, how: str, reply: str) -> str:
-    """The end of a note that shows block `index` as it would read `how`: `reply`'s block."""
-    return (f"Block {index} as it would read {how} (not run yet: reply with it in a ```python "
-            f"block to run it):\n```python\n{fenced(reply)}\n```")
-
-
-def test_failed_code_asked_again_comes_with_the_line_the_note_suggests(server, make_session):
-    session = make_session(server, tools="off", model_cls=Sampled)
-    (make_session.work / "stock.csv").write_text(STOCK)
-    server.script([QWEN_QTY, QWEN_QTY, QWEN_QTY.replace('"qty"', '"quantity"'), "It is 3."])
-    events = run(session, "fix it and tell me the grand total")
-    assert [e["status"] for e in of(events, "block.finished")] == ["error", "ok"]
-    assert told(server, 2).endswith(
-        "failed on line 8: `totals[row[\"warehouse\"]] += int(row[\"qty\"])`; it was not run. "
-        "Write changed code that avoids that error.\n"
-        + shown(1, "with line 8 as the error's note suggests",
-                QWEN_QTY.replace('"qty"', '"quantity"')))
-
-
-def test_the_report_of_a_failed_block_comes_with_the_line_the_note_suggests(server,
-                                                                            make_session):
-    (make_session.work / "stock.csv").write_text(STOCK)
-    fixed = QWEN_QTY.replace('"qty"', '"quantity"')
-    server.script([QWEN_QTY, fixed, "The grand total is 3."])
-    events = run(make_session(server, tools="off"), "fix it and tell me the grand total")
-    assert [e["status"] for e in of(events, "block.finished")] == ["error", "ok"]
-    assert told(server, 1).endswith(
-        "The code failed, so the task is not done yet. Fix the error and run the code again.\n"
-        + shown(1, "with line 8 as the error's note suggests", fixed))
-    assert "Block 2 as it would read" not in told(server, 2)  # it ran
-
-
-# The same model in the terminal (2026-11-28), on the same files: it tested `"qty" in row`,
-# which skipped every row, and proposed that block again after the note on the empty table.
-QWEN_QTY_SKIPS = py(
-    'import csv\nfrom collections import defaultdict\n\ntotals = defaultdict(int)\n'
-    'with open("stock.csv") as handle:\n    for row in csv.DictReader(handle):\n'
-    '        if "warehouse" in row and "qty" in row:\n'
-    '            totals[row["warehouse"]] += int(row["qty"])\n'
-    'with open("totals.csv", "w", newline="") as handle:\n'
-    '    writer = csv.writer(handle)\n    writer.writerow(["warehouse", "total"])\n'
-    '    for name, total in sorted(totals.items()):\n        writer.writerow([name, total])\n'
-    'print("grand total:", sum(totals.values()))')
-
-
-def test_code_that_skipped_every_row_asked_again_comes_with_the_columns_keys(server,
-                                                                            make_session):
-    session = make_session(server, tools="off", model_cls=Sampled)
-    (make_session.work / "stock.csv").write_text(STOCK)
-    fixed = QWEN_QTY_SKIPS.replace('"qty"', '"quantity"')
-    server.script([QWEN_QTY_SKIPS, QWEN_QTY_SKIPS, fixed, "The grand total is 3."])
-    events = run(session, "Write the total quantity per warehouse in stock.csv to totals.csv")
-    assert [e["status"] for e in of(events, "block.finished")] == ["ok", "ok"]
-    assert told(server, 2).endswith(
-        "it was not run. Write changed code that does it.\n"
-        + shown(1, "with 'quantity' for 'qty'", fixed))
-    assert (make_session.work / "totals.csv").read_text().splitlines()[1] == "north,3"
-
-
 def test_asking_again_stops_after_the_limit_and_the_loop_guard_takes_over(server, make_session):
     server.default = QWEN_SAME_FIX
     events = run(make_session(server, tools="off", model_cls=Sampled, max_turns=12), "fix it")
     assert finished(events)["exit_code"] == exits.LOOP
-    assert len(notices(events)) == RESAMPLES + 1  # asked again twice, then for the answer
-    assert [r.get("seed") for r in server.requests[:4]] == [None, None, 1, 2]
+    assert len(notices(events)) == RESAMPLES + 1  # asked again, then for the answer
+    assert [r.get("seed") for r in server.requests[:RESAMPLES + 2]] == [None, None, *range(1, RESAMPLES + 1)]
 
 
-# Qwen2.5-Coder-1.5B on conversion-xlsx-to-csv (2026-11-28): asked again twice for block 1,
-# it wrote a second failing block, and then proposed that one again, word for word (shortened).
+# Qwen2.5-Coder-1.5B (a real transcript, shortened): asked again for block 1, it wrote a
+# second failing block, and then proposed that one again, word for word.
 QWEN_SECOND_FIX = py("import pandas as pd\ndf = pd.DataFrame({'Amount': [1]})\n"
                      "df_2024.to_csv('out.csv', index=False)")
 
 
-def test_each_failed_block_is_asked_again_up_to_the_limit(server, make_session):
+def test_a_task_s_failed_blocks_are_asked_again_up_to_the_limit_together(server, make_session):
     server.script([QWEN_SAME_FIX] * 3 + [QWEN_SECOND_FIX] * 3 + ["It fails."])
     events = run(make_session(server, tools="off", model_cls=Sampled), "fix the total")
     assert [e["status"] for e in of(events, "block.finished")] == ["error", "error"]
     assert [r.get("seed") for r in server.requests] == [None, None, 1, 2, None, 3, 4]
-    assert len(notices(events)) == RESAMPLES_PER_TASK == 2 * RESAMPLES
+    assert len(notices(events)) == RESAMPLES == 4
     assert "proposed the code of block 2 again" in told(server, 6)
 
 
@@ -182,99 +110,20 @@ def test_a_model_without_retry_sampling_runs_it_again(server, make_session):
     assert all("temperature" not in r for r in server.requests)
 
 
-# Qwen2.5-Coder-1.5B on matrices-determinant-inverse (interp eval tasks, 2026-11-28): its
-# answer, then the block that had printed it, three times (shortened).
-QWEN_ANSWER_AND_AGAIN = ("The determinant of the matrix is \\(-24\\).\n\nTo find the inverse "
-                         "of the matrix, we can use the `numpy` library.\n\n"
-                         + py("print('Determinant:', -23.999999999999993)"))
-
-
-def test_an_answer_above_the_same_code_again_after_the_repeat_note_is_the_answer(
-        server, make_session):
-    server.script([QWEN_ANSWER_AND_AGAIN] * 3 + ["unused"])
-    events = run(make_session(server, tools="off"), "What is the determinant?")
-    assert finished(events) == {"exit_code": 0, "reason": "done"}
-    assert len(of(events, "block.finished")) == 2 and len(server.requests) == 3
-    assert "Note: this is the same code with the same output" in told(server, 2)
-    assert notices(events)[-1] == ("The reply states its answer, then proposes the same code "
-                                   "with the same output again; the code was not run, and the "
-                                   "reply is taken as the answer.")
-    assert of(events, "message")[-1]["final"]
-
-
-def test_the_same_code_again_without_an_answer_above_it_runs(server, make_session):
+def test_the_same_code_again_runs_until_the_loop_guard_asks_for_the_answer(server, make_session):
     server.script([py("print(5)")] * 3 + ["It is 5."])
     events = run(make_session(server, tools="off"), "What is it?")
     assert len(of(events, "block.finished")) == 3  # then asked for the answer, as before
 
 
-def test_code_whose_file_does_not_do_the_task_proposed_again_is_asked_again(server, make_session):
-    """Qwen2.5-Coder-1.5B on pivot-mean-grades (2026-11-28) wrote its grouped Series as the
-    pivot, was told the pivot lacks the subject columns, and proposed the same block twice."""
-    (make_session.work / "grades.csv").write_text("class,subject,grade\nRed,math,3\nBlue,art,4\n")
-    series = py("import pandas as pd\ndf = pd.read_csv('grades.csv')\n"
-                "df.groupby(['class', 'subject'])['grade'].mean().to_csv('pivot.csv', index=False)")
-    pivot = py("import pandas as pd\ndf = pd.read_csv('grades.csv')\n"
-               "df.pivot_table(index='class', columns='subject', values='grade').to_csv('pivot.csv')")
-    server.script([series, series, pivot, "Saved."])
-    events = run(make_session(server, tools="off", model_cls=Sampled),
-                 "From grades.csv, save the average grade per class (rows) and subject (columns) "
-                 "to pivot.csv.")
-    assert [e["status"] for e in of(events, "block.finished")] == ["ok", "ok"]
-    assert notices(events)[-1] == ("The model proposed the code of block 1 again, which did not "
-                                   "do the task; it was not run. Asking again with sampling "
-                                   "(temperature 0.7).")
-    assert told(server, 2).endswith("which ran but did not do what the task asks (see the note "
-                                    "above); it was not run. Write changed code that does it.")
-    assert "Not done yet: the task asks for the subject values as columns" in told(server, 2)
-    assert server.requests[2]["temperature"] == 0.7
-    assert "Not done yet" not in told(server, 3)  # the pivot has the subject columns
-
-
-# Qwen2.5-Coder-1.5B on HumanEval/37 (`--feedback self`, 85b00b8), shortened: told its print
-# differs from its comment, it sent the same block again; it ran, and the repeat note asked
-# for its final answer ("The output matches the expected result.").
-SORT_EVEN = py("def sort_even(l):\n    odd = sorted(l[1::2])\n"
-               "    return [l[i] if i % 2 == 0 else odd[i // 2] for i in range(len(l))]\n\n"
-               "print(sort_even([5, 6, 3, 4]))  # Output: [3, 6, 5, 4]")
-SORTED_EVEN = py("def sort_even(l):\n    even = sorted(l[::2])\n"
-                 "    return [even[i // 2] if i % 2 == 0 else l[i] for i in range(len(l))]\n\n"
-                 "print(sort_even([5, 6, 3, 4]))  # Output: [3, 6, 5, 4]")
-
-
-def test_code_whose_prints_differ_from_its_comments_proposed_again_is_asked_again(
-        server, make_session):
-    server.script([SORT_EVEN, SORT_EVEN, SORTED_EVEN, "sort_even is done."])
-    events = run(make_session(server, tools="off", model_cls=Sampled), "Write sort_even.")
-    assert [e["status"] for e in of(events, "block.finished")] == ["ok", "ok"]
-    assert notices(events)[-1] == ("The model proposed the code of block 1 again, which did not "
-                                   "do the task; it was not run. Asking again with sampling "
-                                   "(temperature 0.7).")
-    assert "printed `[5, 4, 3, 6]` but its comment expects `[3, 6, 5, 4]`" in told(server, 2)
-    assert server.requests[2]["temperature"] == 0.7
-    assert "does not match" not in told(server, 3)
-
-
 def test_a_block_whose_last_print_printed_an_empty_line_is_checked(server, make_session):
-    """HumanEval/38's checks ended with `print(decode_cyclic(""))`: the runner's output ends
-    with that empty line, and each print still lines up with its comment."""
+    """A block's checks ending with a print of an empty string: the runner's output ends with
+    that empty line, and each print still lines up with its comment (own-expectation)."""
     same = py('def reverse(s):\n    return s\n\nprint(reverse("ab"))  # Output: "ba"\n'
               'print(reverse(""))  # Output: ""')
     server.script([same, "reverse is done."])
     run(make_session(server, tools="off"), "Write reverse.")
     assert 'printed `ab` but its comment expects `"ba"`' in told(server, 1)
-
-
-def test_the_same_wrong_output_again_is_not_asked_for_its_answer(server, make_session):
-    """Without retry sampling the block runs again: the repeat note repeats the mismatch and
-    does not invite the final answer."""
-    server.script([SORT_EVEN, SORT_EVEN, SORTED_EVEN, "sort_even is done."])
-    events = run(make_session(server, tools="off"), "Write sort_even.")
-    assert len(of(events, "block.finished")) == 3
-    note = told(server, 2)
-    assert ("Note: this is the same code with the same output as your previous run. The output "
-            "does not match what your code's comments expect") in note
-    assert "final answer" not in note
 
 
 def test_a_copied_report_is_asked_again_with_sampling(server, make_session):
@@ -285,28 +134,9 @@ def test_a_copied_report_is_asked_again_with_sampling(server, make_session):
     assert [r.get("temperature") for r in server.requests] == [None, None, 0.7]
 
 
-def test_a_copied_report_while_a_file_falls_short_is_asked_as_a_copy_first(server, make_session):
-    """Qwen2.5-Coder-1.5B on cleaning-bad-types (interp eval tasks, d2ad516): it copied the
-    report whose note said products_clean.csv lost prices; asked to fix the file, it copied the
-    report again, and gave up. Asked as a copy (with sampling), it had fixed the code (a27d531)."""
-    (make_session.work / "products.csv").write_text("sku,price\nA,\"$1,299.00\"\nB,5\n")
-    lossy = py("import pandas as pd\ndf = pd.read_csv('products.csv')\n"
-               "df['price'] = pd.to_numeric(df['price'], errors='coerce')\n"
-               "df.to_csv('products_clean.csv', index=False)\nprint(df['price'].mean())")
-    echo = "[Block 1, python]\nOutput:\n```\n5.0\n```\nResult: ok."
-    server.script([lossy, echo, "The average is 5.0.", "unused"])
-    run(make_session(server, tools="off", model_cls=Sampled),
-        "Make the price column of products.csv numeric, save it as products_clean.csv and tell "
-        "me the average price.")
-    assert "\n\nYour last reply copied the report of a block" in told(server, 2)
-    assert server.requests[2]["temperature"] == 0.7
-    assert told(server, 3).startswith("Not done yet: price is empty in 1 row of "
-                                      "products_clean.csv")  # then the answer is sent back
-
-
-# Qwen2.5-Coder-1.5B on HumanEval/17 (`interp eval humaneval --feedback self`, 2026-11-28):
-# the docstring ran away (`>>> parse_music('o|o|o|o|...`) to the length limit, and asked to
-# send it shorter, greedy decoding wrote the same block to the same limit, three times.
+# Qwen2.5-Coder-1.5B writing a function (a real transcript): the docstring ran away
+# (`>>> parse_music('o|o|o|o|...`) to the length limit, and asked to send it shorter, greedy
+# decoding wrote the same block to the same limit, three times.
 RUNAWAY = ("```python\ndef parse_music(music_string: str) -> list:\n    \"\"\" Notes to beats.\n"
            "    >>> parse_music('o')\n    [4]\n    >>> parse_music('" + "o|" * 40)
 
@@ -323,7 +153,7 @@ def test_a_block_cut_off_at_the_length_limit_is_retracted_and_asked_again(server
     session = make_session(server, tools="off", model_cls=RunsAway)
     events = run(session, "count the notes")
     assert finished(events) == {"exit_code": 0, "reason": "done"}
-    assert notices(events) == [CUT_OFF_NOTICE.format(temperature=0.7)]
+    assert notices(events) == [CUT_OFF_NOTICE]
     assert [e["status"] for e in of(events, "block.finished")] == ["ok"]  # the cut-off: not run
     again = server.requests[1]
     assert (again["temperature"], again["dry_multiplier"], again["seed"]) == (0.7, 0.8, 1)
@@ -335,9 +165,9 @@ def test_a_block_cut_off_at_the_length_limit_is_retracted_and_asked_again(server
 
 def test_a_block_cut_off_again_past_the_limit_is_reported(server, make_session):
     runaway = Reply(text=RUNAWAY, finish_reason="length")
-    server.script([runaway] * (RESAMPLES_PER_TASK + 1) + ["I could not finish it."])
+    server.script([runaway] * (CUT_OFFS + 1) + ["I could not finish it."])
     events = run(make_session(server, tools="off", model_cls=RunsAway), "count the notes")
-    assert len(notices(events)) == RESAMPLES_PER_TASK
+    assert len(notices(events)) == CUT_OFFS
     assert [r.get("seed") for r in server.requests] == [None, 1, 2, 3, 4, None]
     assert told(server, 5).endswith("Your reply was cut off at the length limit inside this "
                                     "block, so the block was not run. Write the code again, "

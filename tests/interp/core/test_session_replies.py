@@ -174,21 +174,23 @@ def test_a_call_of_a_made_up_function_is_not_the_answer(server, make_session, to
     assert finished(events) == {"exit_code": 0, "reason": "done"}
 
 
-# Qwen2.5-Coder-1.5B via `interp --local -y -e "Use Python to compute 2**20 + 7 and tell me
-# the number."` (issue 22): an answer from memory, and a wrong one (2**20 + 7 is 1048583).
+# Qwen2.5-Coder-1.5B via `interp --local -y -e` (a real transcript), asked to compute a sum of
+# a power: an answer from memory, and a wrong one (2**20 + 7 is 1048583).
 QWEN_GUESS = "2**20 + 7 = 1048575 + 7 = 1048582"
 
 
 @pytest.mark.parametrize("tools", ["off", "on"])
-def test_a_task_that_names_a_language_is_not_answered_without_code(server, make_session, tools):
+def test_a_computation_answered_from_memory_is_asked_to_run(server, make_session, tools):
     server.script([QWEN_GUESS, py("print(2**20 + 7)"), "2**20 + 7 is 1048583."])
     events = run(make_session(server, tools=tools),
                  "Use Python to compute 2**20 + 7 and tell me the number.")
     assert [m["final"] for m in of(events, "message")] == [False, False, True]
-    assert "The task asks to use Python, and the model answered without running code; asking " \
-        "it to run the code." in notices(events)
+    assert ("The answer states numbers no code computed; asking the model to compute them with "
+            "code.") in notices(events)
     how = "Call the `execute` tool" if tools == "on" else "Reply with a ```python block"
-    assert asked_to_run(server).startswith("The task asks to use Python, and no code has run yet.")
+    assert asked_to_run(server).startswith("Your answer was worked out without running code, "
+                                           "and no code has run yet.")
+    assert "1048582" not in asked_to_run(server)  # a small model copies what it is shown
     assert how in asked_to_run(server)
     sent = server.requests[1]["messages"]  # the guess is left out; the task leads the request
     assert [m["role"] for m in sent] == ["system", "user"] and QWEN_GUESS not in str(sent)
@@ -198,8 +200,8 @@ def test_a_task_that_names_a_language_is_not_answered_without_code(server, make_
 
 
 def test_a_task_about_a_folder_here_is_not_answered_unseen(server, make_session):
-    """Qwen2.5-Coder-1.5B on the task benchmark (2026-11-27): its whole reply to the renaming
-    task was `1`, in 1.3 s; nothing had run, and the folder holds 7 .jpeg files."""
+    """Qwen2.5-Coder-1.5B (a real transcript): its whole reply to a task about a folder's files
+    was `1`, in 1.3 s; nothing had run, and the folder held 7 .jpeg files."""
     (make_session.work / "photos").mkdir()
     (make_session.work / "photos" / "a.jpeg").write_text("x")
     server.script(["1", "```sh\ncd photos && for f in *.jpeg; do mv \"$f\" \"${f%.jpeg}.jpg\"; "
@@ -216,8 +218,8 @@ def test_a_task_about_a_folder_here_is_not_answered_unseen(server, make_session)
 
 def test_an_answer_before_the_file_the_task_asks_for_is_written_is_no_answer_yet(
         server, make_session):
-    """Qwen2.5-Coder-1.5B on the task benchmark (2026-11-27): it printed inventory.csv as
-    JSON, never saved inventory.json, and answered `ok.`."""
+    """Qwen2.5-Coder-1.5B (a real transcript): it printed a CSV file as JSON, never saved the
+    JSON file the task names, and answered `ok.`."""
     (make_session.work / "inventory.csv").write_text("sku,quantity\nSKU-300,437\n")
     server.script([py("import csv, json\nprint(json.dumps(list(csv.DictReader(open("
                       "'inventory.csv')))))"), "ok.",
@@ -227,27 +229,31 @@ def test_an_answer_before_the_file_the_task_asks_for_is_written_is_no_answer_yet
     events = run(make_session(server, tools="off"),
                  "Turn inventory.csv into inventory.json: a list of objects, one per row.")
     assert [m["final"] for m in of(events, "message")] == [False, False, False, True]
-    assert "The task asks for inventory.json, which does not exist yet; asking the model to " \
-        "write it." in notices(events, "info")
-    assert told(server, 2).startswith("The task asks for inventory.json, which has not been "
-                                      "written yet: reply with a code block that saves it")
+    assert "The task names inventory.json, which does not exist yet; asking the model whether " \
+        "to write it." in notices(events, "info")
+    assert asked_to_run(server, 2).startswith("The task names inventory.json, which does not "
+                                              "exist yet. If the task asks for it, reply with a "
+                                              "code block that saves it")
     assert (make_session.work / "inventory.json").exists()
     assert finished(events) == {"exit_code": 0, "reason": "done"}
 
 
 def test_the_file_request_comes_once_a_task(server, make_session):
-    server.script(["I cannot write report.pdf here.", "I still cannot write report.pdf."])
+    server.script([py("print('summary')"), "I cannot write report.pdf here.",
+                   "I still cannot write report.pdf."])
     events = run(make_session(server, tools="off"), "Save the summary as report.pdf")
-    assert [m["final"] for m in of(events, "message")] == [False, True]
+    assert [m["final"] for m in of(events, "message")] == [False, False, True]
     assert finished(events) == {"exit_code": 0, "reason": "done"}
 
 
 def test_an_acknowledgement_of_the_output_is_asked_for_the_answer_once(server, make_session):
-    """Qwen2.5-Coder-1.5B on the matrix product (interp eval tasks, 2026-11-27): its block
-    printed 39, the sum the task asked for, and its whole reply was `ok.`."""
+    """Qwen2.5-Coder-1.5B (a real transcript): its block printed 39, the sum the task asked
+    for, and its whole reply was `ok.`."""
     server.script([py("print(39)"), "ok.", "The sum of all its entries is 39.",
                    py("print(40)"), "ok.", "ok."])
     session = make_session(server, tools="off")
+    for name in ("a.csv", "b.csv"):
+        (make_session.work / name).write_text("1,2\n3,4\n")
     events = run(session, "Multiply the matrix in a.csv by the matrix in b.csv (A times B) and "
                           "tell me the sum of all its entries.")
     assert [m["final"] for m in of(events, "message")] == [False, False, True]
@@ -255,7 +261,8 @@ def test_an_acknowledgement_of_the_output_is_asked_for_the_answer_once(server, m
         notices(events)
     assert asked_to_run(server, 2) == ("That does not answer the task. Reply to the user with "
                                        "the answer itself: the values or names the output "
-                                       "shows, in words, and no code.")
+                                       "shows, in the form the task asks for (else in words), "
+                                       "and no code.")
     assert "ok." not in [m.get("content") for m in server.requests[2]["messages"]]
     assert finished(events) == {"exit_code": 0, "reason": "done"}
     events = run(session, "Print the product again")  # no question: ok. is an answer
@@ -264,8 +271,8 @@ def test_an_acknowledgement_of_the_output_is_asked_for_the_answer_once(server, m
     assert [m["final"] for m in of(events, "message")] == [True]
 
 
-# Qwen2.5-Coder-1.5B on cleaning-bad-types (interp eval tasks, 2026-11-28), told its cleaned
-# file had lost values: its whole reply, a copy of interp's report (shortened).
+# Qwen2.5-Coder-1.5B, told its cleaned file had lost values (a real transcript, shortened): its
+# whole reply, a copy of interp's report.
 QWEN_REPORT_ECHO = ("[Block 2, python]\nOutput:\n```\nThe average of the known prices is: "
                     "775.92\n```\nResult: ok.")
 
@@ -282,15 +289,14 @@ def test_a_copy_of_a_blocks_report_is_no_answer(server, make_session):
 
 
 def test_a_calculation_answered_without_code_is_asked_to_run_it(server, make_session):
-    """Qwen2.5-Coder-1.5B on the task benchmark's cubic root (2026-11-27): its whole reply was
-    `-0.50000`; the real root is 2.0946."""
+    """Qwen2.5-Coder-1.5B (a real transcript) asked for a root of a polynomial: its whole reply
+    was `-0.50000`; the real root is 2.0946."""
     server.script(["-0.50000", py("import numpy\nprint(numpy.roots([1, 0, -2, -5]))"),
                    "The real root is 2.0946."])
     events = run(make_session(server, tools="off"),
                  "Find the real root of x^3 - 2x - 5 = 0 to 4 decimal places.")
     assert [m["final"] for m in of(events, "message")] == [False, False, True]
-    assert asked_to_run(server).startswith("The task asks for a calculation, and no code has "
-                                           "run yet.")
+    assert asked_to_run(server).startswith("Your answer was worked out without running code")
     assert finished(events) == {"exit_code": 0, "reason": "done"}
 
 
@@ -305,9 +311,11 @@ def test_the_model_is_asked_to_run_code_once_a_task(server, make_session):
     assert len(server.requests) == 4
 
 
-@pytest.mark.parametrize("task", ["What is 2**20 + 7?", "What is Python's GIL?"])
-def test_a_task_that_names_no_language_to_use_takes_the_answer(server, make_session, task):
-    server.script([QWEN_GUESS])
+@pytest.mark.parametrize("task", ["What is Python's GIL?",
+                                  "Should I write this tool in Python or in Go? Just give me "
+                                  "your opinion.", "What year did the first moon landing happen?"])
+def test_questions_with_nothing_to_compute_take_the_answer(server, make_session, task):
+    server.script(["I would pick Python: it is what the rest of your code uses, since 2019."])
     events = run(make_session(server, tools="off"), task)
     assert [m["final"] for m in of(events, "message")] == [True]
     assert len(server.requests) == 1
@@ -647,39 +655,9 @@ def test_two_failing_fixes_swapped_in_turn_are_a_loop(server, make_session):
     asked_after_failing(events, server, 3, "one of your earlier runs")
 
 
-# Qwen2.5-Coder-1.5B on the duplicates task (interp eval tasks, 2026-11-27), its first reply:
-# a right block, then how to save and run it as a script (shortened).
-QWEN_SAVE_AND_RUN = (
-    "Here's the Python code to accomplish this:\n\n```python\nimport csv\n"
-    "print('Number of rows removed: 9')\n```\n\n### Running the Code:\n1. Save the above "
-    "code to a file, for example, `remove_duplicates.py`.\n2. Run the script using Python:\n"
-    "   ```sh\n   python remove_duplicates.py\n   ```\n\nThis will remove the exact duplicates "
-    "from `contacts.csv` and save the rest to `contacts_unique.csv`.")
-
-
-def test_run_instructions_for_a_script_never_written_are_not_run(server, make_session):
-    server.script([QWEN_SAVE_AND_RUN, "I removed 9 rows."])
-    events = run(make_session(server, tools="off"), "dedupe contacts.csv")
-    assert finished(events) == {"exit_code": 0, "reason": "done"}
-    assert [e["status"] for e in of(events, "block.finished")] == ["ok"]
-    assert "runs remove_duplicates.py, which does not exist" in notices(events, "info")[0]
-    report = told(server)
-    assert "Number of rows removed: 9" in report and "no need to save them to a file" in report
-    assert "If the output above answers it" in report  # asked for the answer, not for a fix
-
-
-def test_a_script_that_exists_or_follows_no_block_of_its_language_runs(server, make_session):
-    (make_session.work / "hello.py").write_text("print('hi from the file')\n")
-    server.script(["```python\nprint(1)\n```\n```sh\npython3 hello.py\n```",
-                   "```sh\npython3 other.py\n```", "done"])
-    events = run(make_session(server, tools="off"), "run it")
-    assert [e["status"] for e in of(events, "block.finished")] == ["ok", "ok", "error"]
-    assert not notices(events, "info")
-
-
-# Qwen2.5-Coder-1.5B on the duplicates task (interp eval tasks, 2026-11-27), after its
-# "save the above code to remove_duplicates.py and run it" block had failed: the same two
-# blocks in every reply, the first running fine and the second failing, eight times.
+# Qwen2.5-Coder-1.5B (a real transcript), after its "save the above code to
+# remove_duplicates.py and run it" block had failed: the same two blocks in every reply, the
+# first running fine and the second failing, eight times.
 QWEN_CD_AND_RUN = (
     "The error occurs because the script is not in the correct directory.\n\n"
     "To fix this, you need to ensure that the script is in the correct directory. Here are the "

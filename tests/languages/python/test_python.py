@@ -14,7 +14,7 @@ import pytest
 
 from languages.process.spawn import RunnerStartError
 from languages.protocol import Runner, RunnerConfig
-from languages.records import LineFix, Output, Result
+from languages.records import Output, Result
 from languages.python import PythonRunner
 
 pytestmark = pytest.mark.usefixtures("no_leaked_processes")
@@ -263,7 +263,7 @@ def test_a_failed_block_names_the_tables_in_memory_with_their_columns(py, collec
     assert res.status == "error" and res.notes[1:] == (
         "tables in memory now: df (DataFrame, 3 rows; columns sensor, temperature_x, "
         "temperature_y); means (DataFrame, 2 rows; columns sensor, temperature)",)
-    assert res.notes[0].startswith("df has no column 'temperature', but temperature_x")
+    assert res.notes[0] == "df has no column 'temperature'; the closest: temperature_y, temperature_x"
     _, res = collect(py, "g = df.groupby(['sensor', 'temperature_x']).size()\n"
                          "means2 = 1\ng.loc['S9']")
     assert res.notes[0].startswith("tables in memory now: g (Series, 2 values; index sensor, "
@@ -275,8 +275,8 @@ def test_a_failed_block_names_the_tables_in_memory_with_their_columns(py, collec
 
 
 def test_a_name_no_line_of_the_block_assigns_is_named_with_the_tables_in_memory(py, collect):
-    """Qwen2.5-Coder-1.5B on conversion-xlsx-to-csv (2026-11-28): it dropped the line that
-    assigned df_2024 from its failed block and wrote df_2024.to_csv twice more."""
+    """Qwen2.5-Coder-1.5B (a real transcript) dropped the line that assigned a table from its
+    failed block and wrote that table's to_csv twice more."""
     _, res = collect(py, textwrap.dedent("""\
         import pandas as pd
         budget = pd.DataFrame({'Category': ['Rent'], 'Amount': [1.5]})
@@ -295,9 +295,9 @@ def test_a_name_no_line_of_the_block_assigns_is_named_with_the_tables_in_memory(
 
 
 def test_a_comprehension_variable_used_outside_its_comprehension_is_said_so(py, collect):
-    """Qwen2.5-Coder-1.5B on the matrices task (tmux, 2026-11-28): its outer comprehension's
-    condition used the inner one's `cell`, and it was told line 10 assigns cell but had not
-    run, which sent it back to the same line three times."""
+    """Qwen2.5-Coder-1.5B (a real transcript): its outer comprehension's condition used the
+    inner one's `cell`, and it was told line 10 assigns cell but had not run, which sent it
+    back to the same line three times."""
     _, res = collect(py, textwrap.dedent("""\
         matrix = [[1, 2], [3, 4]]
         rows = [[float(cell) for cell in row]
@@ -311,226 +311,18 @@ def test_a_comprehension_variable_used_outside_its_comprehension_is_said_so(py, 
     assert res.notes == ("line 1 assigns v, but it had not run when line 4 used it",)
 
 
-def test_a_numpy_array_of_number_text_is_said_to_be_text(py, collect):
-    """Qwen2.5-Coder-1.5B on the matrices task (tmux, 2026-11-28): np.linalg.det of an array
-    made from csv.reader's rows failed "Cannot cast ufunc 'det' input from dtype('<U2')"; the
-    model decided the matrix held non-numeric values, dropped every row and ended in exit 6."""
-    _, res = collect(py, textwrap.dedent("""\
-        import csv, io
-        import numpy as np
-        matrix = np.array(list(csv.reader(io.StringIO("2,-1\\n1,4\\n"))))
-        det = np.linalg.det(matrix)
-    """))
-    assert res.status == "error" and res.notes == (
-        "matrix is a numpy array of text (dtype <U2), not of numbers: the csv module reads "
-        "every cell as text; np.array(matrix, dtype=float) converts it",)
-    _, res = collect(py, "words = np.array([['a', 'b'], ['c', 'd']])\nnp.linalg.det(words)")
-    assert res.status == "error" and res.notes == ()  # text that is no number
-
-
-def test_a_key_in_a_lower_level_of_a_multiindex_is_placed(py, collect):
-    """Qwen2.5-Coder-1.5B on the task benchmark's grade pivot (2026-11-27): its grouped means
-    have the index (class, subject), and average_grades.loc['math'] failed four times; the
-    model decided 'math' was not in the data. Shown the block with that line rewritten, it
-    sent it in 3 of 4 replays of that record."""
-    _, res = collect(py, textwrap.dedent("""\
-        import pandas as pd
-        df = pd.DataFrame({'class': ['A', 'A', 'B'], 'subject': ['math', 'art', 'math'],
-                           'grade': [70, 80, 90]})
-        average_grades = df.groupby(['class', 'subject'])['grade'].mean().round(1)
-        highest_average_math_class = average_grades.loc['math'].idxmax()
-    """))
-    assert res.status == "error" and res.notes[0] == (
-        "'math' is in level 'subject' of average_grades's index: "
-        "average_grades.xs('math', level='subject') selects it; with "
-        "average_grades.xs('math', level='subject'), line 5 reads: highest_average_math_class "
-        "= average_grades.xs('math', level='subject').idxmax()")
-    assert res.notes[1].startswith("tables in memory now: average_grades")
-    assert (res.fix.line, res.fix.reads) == (
-        5, "highest_average_math_class = average_grades.xs('math', level='subject').idxmax()")
-    _, res = collect(py, "subject = 'math'\nprint(average_grades[subject].max())")
-    assert res.fix.reads == "print(average_grades.xs('math', level='subject').max())"
-    _, res = collect(py, "wide = df.pivot_table(index='class', columns=['subject', 'class'], "
-                         "values='grade')\nwide['A']")
-    assert res.notes[0] == ("'A' is in level 'class' of wide's columns: "
-                            "wide.xs('A', level='class', axis=1) selects it; with "
-                            "wide.xs('A', level='class', axis=1), line 2 reads: "
-                            "wide.xs('A', level='class', axis=1)")
-    _, res = collect(py, "wide.loc[:, 'A']")  # not a subscript by the key alone: no rewrite
-    assert res.fix is None
-
-
-def test_a_level_selection_on_a_pivot_without_levels_selects_the_column(py, collect):
-    """Qwen2.5-Coder-1.5B on the task benchmark's grade pivot (r27, 2026-11-28): after the
-    level rewrite above it made a pivot_table (subjects as columns) and kept
-    .xs('math', level='subject'): TypeError "Index must be a MultiIndex", twice, then the
-    turns ran out."""
-    _, res = collect(py, textwrap.dedent("""\
-        import pandas as pd
-        df = pd.DataFrame({'class': ['A', 'A', 'B'], 'subject': ['math', 'art', 'math'],
-                           'grade': [70, 80, 90]})
-        average_grades = df.pivot_table(index='class', columns='subject', values='grade')
-        best = average_grades.xs('math', level='subject').idxmax()
-    """))
-    assert res.status == "error" and res.notes[0] == (
-        "average_grades has no MultiIndex now, and 'math' is a column of it: "
-        "average_grades['math'] selects it; with average_grades['math'], line 5 reads: "
-        "best = average_grades['math'].idxmax()")
-    assert (res.fix.line, res.fix.reads) == (5, "best = average_grades['math'].idxmax()")
-    _, res = collect(py, 'average_grades.xs("B", level="class")')
-    assert res.fix.reads == 'average_grades.loc["B"]'
-    _, res = collect(py, "average_grades.xs('music', level='subject')")
-    assert res.status == "error" and res.fix is None  # not in it at all
-
-
-def test_a_mean_over_text_columns_gets_numeric_only(py, collect):
-    """Qwen2.5-Coder-1.5B on the task benchmark's grade pivot (2026-11-28): grouped means of a
-    table with a text column (student) failed the same way three times, then the task stopped
-    with exit 6."""
-    _, res = collect(py, textwrap.dedent("""\
-        import pandas as pd
-        df = pd.DataFrame({'student': ['Ines', 'Mia'], 'class': ['Red', 'Red'],
-                           'subject': ['math', 'art'], 'grade': [69, 78]})
-        df_pivot = df.groupby(['class', 'subject']).mean().round(1)
-    """))
-    assert res.status == "error" and res.notes[0] == (
-        "mean() takes every column, and a text column has no mean: .mean(numeric_only=True) "
-        "leaves the text columns out, or select the number columns first; with "
-        "numeric_only=True, line 4 reads: df_pivot = df.groupby(['class', "
-        "'subject']).mean(numeric_only=True).round(1)")
-    assert res.fix.reads == ("df_pivot = df.groupby(['class', "
-                             "'subject']).mean(numeric_only=True).round(1)")
-    _, res = collect(py, "df.groupby('class').agg('median')")  # not `.median()`: no rewrite
-    assert res.notes[0].startswith("median() takes every column") and res.fix is None
-    _, res = collect(py, "df.groupby('class').sum().round(1)\n1 + 'a'")  # text sums: no note
-    assert not any("numeric_only" in note for note in res.notes)
-
-
-def test_a_key_that_is_a_value_of_a_column_is_placed(py, collect):
-    _, res = collect(py, "import pandas as pd\nby_class = pd.DataFrame({'class': ['A', 'B'], "
-                         "'subject': ['art', 'math'], 'grade': [1, 2]}).set_index('class')\n"
-                         "by_class.loc['math']")
-    assert res.notes[0] == ("'math' is a value of column subject of by_class, not a label: "
-                            "by_class[by_class['subject'] == 'math'] selects its rows")
-
-
-def test_a_missing_column_named_like_one_a_merge_made_is_explained(py, collect):
-    """Qwen2.5-Coder-1.5B on the sensors task (interp eval tasks, 2026-11-27): after its merge
-    renamed `temperature` to temperature_x and temperature_y it read `temperature`; from a
-    fresh read of the file it then read temperature_x, then temperature_y... (8 calls)."""
-    setup = ("import pandas as pd\n"
-             "df = pd.DataFrame({'sensor': ['S1', 'S1'], 'temperature': [1.0, None]})\n")
-    _, res = collect(py, setup + textwrap.dedent("""\
-        sensor_means = df.groupby('sensor')['temperature'].mean().reset_index()
-        df = pd.merge(df, sensor_means, on='sensor', how='left')
-        df['temperature'].fillna(df['mean_temperature'], inplace=True)
-    """))
-    assert res.notes[0] == (
-        "df has no column 'temperature', but temperature_x and temperature_y: merge() adds _x "
-        "and _y to a column both tables have; to keep both, rename it in sensor_means before "
-        "the merge: sensor_means = sensor_means.rename(columns={'temperature': "
-        "'mean_temperature'}); with the rename, line 4 reads: df = pd.merge(df, "
-        "sensor_means.rename(columns={'temperature': 'mean_temperature'}), on='sensor', "
-        "how='left')")  # the name the failing line asks for; df was made before the merge
-    assert (res.fix.line, res.fix.was) == (4, "df = pd.merge(df, sensor_means, on='sensor', "
-                                              "how='left')")
-    _, res = collect(py, "df['temperature'].fillna(0)")  # no merge in this block: no rewrite
-    assert res.notes[0].endswith("sensor_means = sensor_means.rename(columns={'temperature': "
-                                 "'sensor_means_temperature'})") and res.fix is None
-    _, res = collect(py, "del sensor_means\ndf['temperature']")
-    assert res.notes[0].endswith("have (merge on it, or drop it from one table first)")
-    _, res = collect(py, setup + "sensor_means = df.groupby('sensor')['temperature_x'].mean()")
-    assert res.error == "KeyError: 'Column not found: temperature_x'"
-    assert res.notes[0] == ("df has no column 'temperature_x', but 'temperature': the _x and _y "
-                            "names exist only after a merge of two tables that both have "
-                            "'temperature'")
-    _, res = collect(py, "df['Temperature']")
-    assert res.notes[0] == ("df has no column 'Temperature'; the closest: temperature; with "
-                            "'temperature', line 1 reads: df['temperature']")
-
-
-def test_the_merge_that_renamed_a_column_is_rewritten_when_the_block_made_the_table(
-        py, collect, tmp_path):
-    """Qwen2.5-Coder-1.5B on the sensors task (interp eval tasks, 2026-11-29, this block
-    verbatim): shown the rename as a line to add, it proposed this block five times (ran it
-    three times) and ended with exit 6. The merge line is rewritten only when the block read
-    the table anew before it: run again on a merged table, the rewrite would merge it twice."""
-    (tmp_path / "sensors.csv").write_text("sensor,temperature\nS1,1.0\nS1,\nS2,4.0\n")
-    block = SENSORS_BLOCK.replace("'sensors", repr(f"{tmp_path}/")[:-1] + "sensors")
-    _, res = collect(py, block)
-    assert res.error == "KeyError: 'temperature'"
-    assert res.notes[0].endswith(
-        "; with the rename, line 10 reads: df = pd.merge(df, sensor_means.rename(columns="
-        "{'temperature': 'mean_temperature'}), on='sensor', how='left')")
-    _, res = collect(py, res.fix.applied(block, res.fix.file))
-    assert res.status == "ok"
-    assert (tmp_path / "sensors_filled.csv").read_text().splitlines()[2] == "S1,1.0"
-    _, res = collect(py, "\n".join(line for line in block.splitlines() if "read_csv" not in line))
-    assert res.notes and "rename it in sensor_means" in res.notes[0] and res.fix is None
-
-
-SENSORS_BLOCK = textwrap.dedent("""\
-    import pandas as pd
-
-    # Load the CSV file
-    df = pd.read_csv('sensors.csv')
-
-    # Calculate the mean temperature for each sensor
-    sensor_means = df.groupby('sensor')['temperature'].mean().reset_index()
-
-    # Merge the means with the original DataFrame
-    df = pd.merge(df, sensor_means, on='sensor', how='left')
-
-    # Fill missing temperatures with the calculated means
-    df = df.assign(temperature=df['temperature'].fillna(df['mean_temperature']))
-
-    # Drop the mean_temperature column
-    df.drop(columns=['mean_temperature'], inplace=True)
-
-    # Save the updated CSV file
-    df.to_csv('sensors_filled.csv', index=False)
-""")
-
-
 def test_a_name_a_module_does_not_have_gets_the_names_like_it(py, collect):
-    """Qwen2.5-Coder-1.5B on the area task (interp eval tasks, 2026-11-27) called np.trapz,
-    which numpy 2 no longer has, three times (and twice more after the note named trapezoid:
-    the note now gives the line as it would read)."""
+    """A function a library renamed (numpy 2 has no trapz): the names like it."""
     _, res = collect(py, "import numpy as np\nx = np.linspace(0, 3, 5)\narea = np.trapz(x, x)")
     assert res.error == "AttributeError: module 'numpy' has no attribute 'trapz'"
-    assert res.notes[0] == ("numpy has no trapz; names like it: trapezoid, trace; with "
-                            "trapezoid, line 3 reads: area = np.trapezoid(x, x)")
-    assert res.fix == LineFix(res.fix.file, 3, "area = np.trapz(x, x)",
-                              "area = np.trapezoid(x, x)")  # the same rewrite, as a record
-    assert res.fix.file.startswith("<block ")
-    _, res = collect(py, "import numpy\nf = numpy.trapz")  # no call on the line: no line
     assert res.notes[0] == "numpy has no trapz; names like it: trapezoid, trace"
-    assert res.fix is None
     _, res = collect(py, "import os\nos.qwertyuiop")
     assert not any("names like it" in note for note in res.notes)  # nothing like it
 
 
-def test_a_table_read_with_a_row_of_numbers_as_header_is_pointed_out(py, collect, tmp_path):
-    """Qwen2.5-Coder-1.5B on the determinant task (interp eval tasks, 2026-11-27) read a
-    headerless 4x4 matrix.csv with read_csv, got 3 rows, and failed on 'must be square' until
-    the loop stopped it."""
-    (tmp_path / "matrix.csv").write_text("2,-1,0,3\n1,4,2,-2\n0,3,5,1\n4,0,-1,2\n")
-    _, res = collect(py, textwrap.dedent(f"""\
-        import numpy as np
-        import pandas as pd
-        matrix = pd.read_csv({str(tmp_path / 'matrix.csv')!r})
-        det = np.linalg.det(matrix.to_numpy())
-    """))
-    assert res.status == "error" and res.notes[0] == (
-        "matrix's column names are the numbers 2, -1, 0, 3: the file's first row was read as "
-        "the header; read_csv(..., header=None) keeps it as data")
-    _, res = collect(py, "del matrix\nyears = pd.DataFrame({2023: [1], 2024: [2]})\n1 / 0")
-    assert res.notes == ()  # numbers as labels, not text read from a header
-
-
 def test_a_missing_dict_key_names_the_keys_the_dict_has(py, collect, tmp_path):
-    """summary.py of the task benchmark reads row["qty"] where stock.csv says quantity: the
-    note names the key it abbreviates and gives the failing line with it."""
+    """A script reads row["qty"] where the CSV file says quantity: the note names the key it
+    abbreviates."""
     (tmp_path / "stock.csv").write_text("warehouse,quantity\nnorth,3\n")
     _, res = collect(py, textwrap.dedent(f"""\
         import csv
@@ -540,68 +332,11 @@ def test_a_missing_dict_key_names_the_keys_the_dict_has(py, collect, tmp_path):
         total({str(tmp_path / 'stock.csv')!r})
     """))
     assert res.status == "error" and res.notes[0] == (
-        "row has no key 'qty'; its keys: warehouse, quantity; the closest: quantity; with "
-        "'quantity', line 4 reads: return sum(int(row[\"quantity\"]) for row in "
-        "csv.DictReader(handle))")  # the model had added `if "qty" in row` and answered 0
-    assert (res.fix.line, res.fix.reads) == (
-        4, 'return sum(int(row["quantity"]) for row in csv.DictReader(handle))')
+        "row has no key 'qty'; its keys: warehouse, quantity; the closest: quantity")
     _, res = collect(py, "row = {'item': 1, 'amount': 2, 'amendment': 3}\nrow['amt']")
     assert res.notes[0] == "row has no key 'amt'; its keys: item, amount, amendment"  # two fit
-    assert res.fix is None
     _, res = collect(py, "{'a': 1}['b']")
     assert not any("keys" in note for note in res.notes)  # no name on the line: which dict?
-
-
-def test_a_column_named_like_a_part_of_a_date_points_at_the_column_of_dates(py, collect,
-                                                                              tmp_path):
-    """A small model's pivot_table(..., columns='quarter') on sales data whose `date` column
-    holds text such as 2024-01-05: KeyError: 'quarter', and the same code again, three times."""
-    (tmp_path / "sales.csv").write_text(
-        "date,region,product,units,price\n2024-01-05,north,pen,3,1.5\n"
-        "2024-04-02,south,ink,2,2.0\n2024-07-19,north,ink,5,2.0\n")
-    _, res = collect(py, textwrap.dedent(f"""\
-        import pandas as pd
-        sales_data = pd.read_csv({str(tmp_path / 'sales.csv')!r})
-        quarterly = sales_data.pivot_table(index='region', columns='quarter', values='units',
-                                           aggfunc='sum')
-    """))
-    assert res.status == "error" and res.notes[0] == (
-        "sales_data has no column 'quarter', but its column 'date' holds dates: "
-        "pd.to_datetime(sales_data['date']).dt.quarter gives the quarter")
-    _, res = collect(py, "sales_data['date'] = pd.to_datetime(sales_data['date'])\n"
-                         "sales_data.groupby('region')['month'].sum()")
-    assert res.error == "KeyError: 'Column not found: month'"
-    assert res.notes[0] == ("sales_data has no column 'month', but its column 'date' holds "
-                            "dates: sales_data['date'].dt.month gives the month")
-    _, res = collect(py, "codes = pd.DataFrame({'code': ['12', '7'], 'name': ['a-b', 'c']})\n"
-                         "codes['year']")
-    assert not any("holds dates" in note for note in res.notes)  # numbers and names, no dates
-
-
-def test_a_column_that_is_a_sheet_of_a_workbook_here_names_the_workbook(py, collect):
-    """Qwen2.5-Coder-1.5B on conversion-xlsx-to-csv (interp eval tasks, 2026-11-27) read
-    budget.xlsx's first sheet and took the sheet '2024' as a column: KeyError, then it printed
-    that the sheet does not exist and answered so."""
-    import openpyxl
-    book = openpyxl.Workbook()
-    book.active.title = "2023"
-    book.create_sheet("2024").append(["Category", "Amount"])
-    book.save(os.path.join(py.config.cwd, "budget.xlsx"))
-    _, res = collect(py, "import pandas as pd\ndf = pd.DataFrame({'Category': ['rent'], "
-                         "'Amount': [5]})\nsheet_name = '2024'\ndf_2024 = df[sheet_name]")
-    assert res.status == "error" and res.notes[0] == (
-        "df has no column '2024', but budget.xlsx has a sheet '2024': "
-        "pd.read_excel('budget.xlsx', sheet_name='2024') reads it; with the sheet, line 4 "
-        "reads: df_2024 = pd.read_excel('budget.xlsx', sheet_name='2024')")
-    assert (res.fix.line, res.fix.was, res.fix.reads) == (
-        4, "df_2024 = df[sheet_name]", "df_2024 = pd.read_excel('budget.xlsx', sheet_name='2024')")
-    _, res = collect(py, "import pandas as pandas_\nbook = pandas_.DataFrame({'A': [1]})\n"
-                         "total = book['2024'].sum()")
-    assert res.fix.reads == "total = pandas_.read_excel('budget.xlsx', sheet_name='2024').sum()"
-    _, res = collect(py, "print(df[['2024']])")  # no subscript by the sheet's name: no rewrite
-    assert res.fix is None
-    _, res = collect(py, "df['2022']")
-    assert not any("sheet" in note for note in res.notes)
 
 
 def test_text_that_is_not_a_number_gets_how_to_clean_or_skip_it(py, collect, tmp_path):

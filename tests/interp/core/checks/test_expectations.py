@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from interp.core.expectations import Mismatch, mismatch_note, mismatches
+from interp.core.checks.expectations import Mismatch, mismatch_note, mismatches
 
 pytestmark = pytest.mark.fast  # pure units
 

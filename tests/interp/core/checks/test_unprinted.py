@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from interp.core.unprinted import printing, question_words, unprinted
+from interp.core.checks.unprinted import printing, question_words, unprinted
 
 pytestmark = pytest.mark.fast
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 import re
 
-from interp.core.codeasks import QUESTION
+from interp.core.checks.answers import QUESTION
 
 _SENTENCE = re.compile(r"[^.?!\n]+[.?!]?")
 _WORD = re.compile(r"[a-z]{3,}")

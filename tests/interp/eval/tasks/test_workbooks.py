@@ -6,7 +6,7 @@ import openpyxl
 import pytest
 
 from interp.core.file_formats import UnreadableWorkbook
-from interp.core.workbooks import sheet_rows
+from interp.eval.tasks.workbooks import sheet_rows
 
 
 @pytest.mark.fast

@@ -1,0 +1,130 @@
+"""The answer in the form the person asked for. A task may say how its answer is to be
+given: a template with named slots (`@mean[value]`, `total[...]`), JSON, a number of decimal
+places. An answer that does not follow it is sent back once with what is missing; interp's
+own wording about answers ("state it in words") gives way to the task's."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from interp.core.checks.base import Request, TaskView, listed
+
+# A sentence of the task that says how the answer is to be written.
+_FORM_WORDS = re.compile(r"\b(?:format(?:ted)?|form|template)\b|\b(?:as|in)\s+json\b",
+                         re.IGNORECASE)
+# A slot of a template: a name (an optional sigil first) and a placeholder in brackets.
+_SLOT = re.compile(r"(?<![\w\]])([@$#%]?[A-Za-z_]\w*)\[([^\[\]\n]{1,80})\]")
+_JSON = re.compile(r"\bjson\b", re.IGNORECASE)
+_JSON_FILE = re.compile(r"\.json\b", re.IGNORECASE)
+_PLACES = re.compile(r"\b(\d|one|two|three|four|five|six)\s+(?:decimal\s+(?:places?|digits?)|"
+                     r"decimals?|digits?\s+after\s+the\s+(?:decimal\s+)?point)\b", re.IGNORECASE)
+_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+_DECIMAL = re.compile(r"(?<![\w.])-?\d+\.(\d+)(?![\w.])")
+MAX_SLOTS = 12  # slots named in one request
+JSON_STARTS = 20  # brackets of an answer tried as the start of its JSON value
+FORM_CHARS = 600  # of the task's form statement quoted in a request
+
+
+@dataclass(frozen=True)
+class AnswerForm:
+    """What a task says of its answer's form: the template's slots (their literal start, as
+    `@mean[`), whether it wants JSON, how many decimal places, and the words that say so."""
+
+    slots: tuple[str, ...] = ()
+    json: bool = False
+    decimals: int | None = None
+    said: str = ""
+
+    def __bool__(self) -> bool:
+        return bool(self.slots or self.json or self.decimals is not None)
+
+
+def answer_form(task: str) -> AnswerForm:
+    """The form the task asks its answer in (empty when it asks for none). Only the lines
+    that speak of a format, with the template lines right after them, are read for slots and
+    JSON, so code a task quotes (`df['price']`) is no template; decimal places are read
+    anywhere."""
+    said = _form_lines(task)
+    slots: list[str] = []
+    for part in said:
+        for name, _ in _SLOT.findall(part):
+            if f"{name}[" not in slots:
+                slots.append(f"{name}[")
+    wants_json = any(_JSON.search(p) for p in said) and not _JSON_FILE.search(task)
+    stated = [int(w) if w.isdigit() else _WORDS[w.lower()] for w in _PLACES.findall(task)]
+    decimals = max(stated) if stated else None  # several: only more than the most is wrong
+    text = " ".join(said)
+    return AnswerForm(tuple(slots), wants_json, decimals,
+                      text if len(text) <= FORM_CHARS else text[:FORM_CHARS - 1] + "…")
+
+
+def _form_lines(task: str) -> list[str]:
+    """The lines of the task that say how to answer: each line with a word about the form,
+    and the lines after it that hold template slots."""
+    lines = [line.strip() for line in task.splitlines()]
+    said: list[str] = []
+    at = 0
+    while at < len(lines):
+        if not _FORM_WORDS.search(lines[at]):
+            at += 1
+            continue
+        said.append(lines[at])
+        at += 1
+        while at < len(lines) and _SLOT.search(lines[at]):
+            said.append(lines[at])
+            at += 1
+    return said
+
+
+def missing_form(form: AnswerForm, answer: str) -> list[str]:
+    """What `answer` lacks of `form`, in words ([] when it follows it)."""
+    lacks = []
+    absent = [slot for slot in form.slots[:MAX_SLOTS] if not _has_slot(answer, slot)]
+    if absent:
+        lacks.append("it has no " + listed([f"`{slot}...]`" for slot in absent]))
+    if form.json and not form.slots and not _has_json(answer):
+        lacks.append("it holds no JSON value")
+    if form.decimals is not None:
+        longer = [m.group(0) for m in _DECIMAL.finditer(answer) if len(m.group(1)) > form.decimals]
+        if longer:
+            lacks.append(f"{listed(longer[:3])} {'has' if len(longer) == 1 else 'have'} more "
+                         f"than {form.decimals} decimal place{'s' if form.decimals != 1 else ''}")
+    return lacks
+
+
+def answer_format(view: TaskView) -> Request | None:
+    """A final answer that does not take the form the task asks for (its template's slots,
+    JSON, a number of decimal places) is sent back once, saying what is missing; the model
+    restates it (its values stay in the conversation)."""
+    form = answer_form(view.task)
+    if not form:
+        return None
+    lacks = missing_form(form, view.reply.text)
+    if not lacks:
+        return None
+    asked = f' ("{form.said}")' if form.said else ""
+    return Request(f"Your answer does not take the form the task asks for{asked}: "
+                   f"{'; '.join(lacks)}. Reply with your final answer again in exactly that "
+                   "form, with the values the output showed, and no code.",
+                   f"The answer does not take the form the task asks for ({'; '.join(lacks)}); "
+                   "asking the model to restate it.", retracts=False)
+
+
+def _has_slot(answer: str, slot: str) -> bool:
+    start = answer.find(slot)
+    return start >= 0 and "]" in answer[start + len(slot):]
+
+
+def _has_json(answer: str) -> bool:
+    """Whether the answer holds a JSON object or array (bare or in a fence); the first
+    JSON_STARTS brackets are tried."""
+    starts = [at for at, char in enumerate(answer) if char in "{["][:JSON_STARTS]
+    for start in starts:
+        try:
+            json.JSONDecoder().raw_decode(answer[start:])
+            return True
+        except (ValueError, RecursionError):
+            continue
+    return False

@@ -1,0 +1,108 @@
+"""Checks on a reply's blocks once they ran, in place of the report's usual question whether
+the output answers the task: blocks that only installed packages, a Python block whose prints
+differ from what its own comments expect, a block that printed nothing for a question, and a
+copy of a script the task names run in the session while the file stays unchanged."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from interp.core.checks.base import Request, TaskView
+from interp.core.checks.expectations import mismatch_note, mismatches
+from interp.core.checks.unprinted import printing, question_words, unprinted
+from interp.core.fences import fence
+from interp.core.checks.installs import after_installs
+from interp.core.mentions import mentioned_names
+from interp.core.report import long_task, output_with_displays
+
+SILENT_NOTE = "Block {index} printed nothing, so no output answers the task yet."
+SILENT_UNNAMED = (" Print the values it asks for and run the code again (state only values you "
+                  "see printed).")
+SILENT_NAMED = (" The session keeps its variables: reply with this ```python block to print the "
+                "values the task asks for (not run yet), then answer from its output:\n{code}")
+MIN_LINES = 3  # a script shorter than this is not recognised in a block
+SCRIPT_BYTES = 1024 * 1024  # a larger script is not compared
+RUN_WITH = {".py": "python3", ".js": "node", ".mjs": "node", ".cjs": "node", ".sh": "bash"}
+
+
+def only_installed(view: TaskView) -> Request | None:
+    """Blocks that only installed packages do not do the task; when pip says everything was
+    installed already, the error before was not a missing package."""
+    ask = after_installs(view.latest)
+    if ask is None:
+        return None
+    return Request(ask, "The blocks only installed packages; asking the model to run the code "
+                   "that does the task.", retracts=False)
+
+
+def own_expectation(view: TaskView) -> Request | None:
+    """A Python block that ran to the end and printed other than its own comments (or its
+    docstrings' examples) expect has not done what its author meant: the model is shown the
+    difference instead of being asked whether the output answers the task."""
+    last = _last_ran(view)
+    if last is None or last.status != "ok" or last.language != "python":
+        return None
+    found = mismatches(last.code, last.output_text())
+    if not found:
+        return None
+    return Request(mismatch_note(found), "The block printed other than its own comments "
+                   "expect; telling the model.", retracts=False)
+
+
+def printed_nothing(view: TaskView) -> Request | None:
+    """A one-line question whose Python blocks printed nothing has no output to answer from:
+    the model is told so, with a block that prints the values the code computed that the
+    question names (small models otherwise state values they never saw)."""
+    latest = view.latest
+    last = _last_ran(view)
+    if (last is None or last.status != "ok" or last.language != "python"
+            or long_task(view.task) or not question_words(view.task)
+            or any(output_with_displays(r).strip() for r in latest)):
+        return None
+    names = unprinted(last.code, view.task)
+    message = SILENT_NOTE.format(index=last.index) + (
+        SILENT_NAMED.format(code=fence(printing(names), "python")) if names else SILENT_UNNAMED)
+    return Request(message, f"Block {last.index} printed nothing; telling the model.",
+                   retracts=False)
+
+
+def copied_script(view: TaskView) -> Request | None:
+    """A block that ran most lines of a script the task names, while the script itself did not
+    change, ran a copy in the session: the model is told the file is unchanged."""
+    changed = {name for r in view.latest if r.files for name in (*r.files.created,
+                                                                  *r.files.modified)}
+    names = [n for n in mentioned_names(view.task, view.root)
+             if Path(n).suffix.lower() in RUN_WITH and n not in changed]
+    for record in view.latest:
+        if not record.ran:
+            continue
+        for name in names:
+            if _holds_most(record.code, Path(view.root) / name):
+                run = f"{RUN_WITH[Path(name).suffix.lower()]} {name}"
+                return Request(f"Note: this code ran in the session, and {name} itself is "
+                               f"unchanged. If the task is to change {name}, save the new code "
+                               f"to it (a ```bash block with `cat > {name} <<'EOF'`, the code, "
+                               f"then `EOF`) and run it with `{run}`.",
+                               f"The block ran a copy of {name}, which is unchanged; telling "
+                               "the model.", retracts=False)
+    return None
+
+
+def _last_ran(view: TaskView):
+    ran = [r for r in view.latest if r.ran]
+    return ran[-1] if ran else None
+
+
+def _lines(text: str) -> set[str]:
+    return {line.strip() for line in text.splitlines() if line.strip()}
+
+
+def _holds_most(code: str, script: Path) -> bool:
+    """Whether a block holds most lines of `script` (one of at least MIN_LINES)."""
+    try:
+        if script.stat().st_size > SCRIPT_BYTES:
+            return False
+        wanted = _lines(script.read_text(encoding="utf-8", errors="replace"))
+    except OSError:
+        return False
+    return len(wanted) >= MIN_LINES and len(wanted & _lines(code)) * 2 >= len(wanted)

@@ -1,0 +1,69 @@
+"""The answer in the form the task asks for: a template's slots, JSON, decimal places."""
+
+from __future__ import annotations
+
+import pytest
+
+from check_kit import view
+from interp.core.checks.form import answer_form, answer_format, missing_form
+
+pytestmark = pytest.mark.fast
+
+TEMPLATE = ("What is the mean and the spread of the weight column in parcels.csv?\n"
+            "Give your answer in this format: @mean_weight[value] @weight_std[value], where "
+            "each value is rounded to two decimal places.")
+
+
+def test_a_template_s_slots_and_decimal_places_are_read_from_the_task():
+    form = answer_form(TEMPLATE)
+    assert form.slots == ("@mean_weight[", "@weight_std[") and form.decimals == 2
+    assert not form.json and "@mean_weight[value]" in form.said
+
+
+def test_code_the_task_quotes_is_no_template():
+    form = answer_form("Why does df['price'].sum() give a string? Explain it to me.")
+    assert not form and form.slots == ()
+
+
+@pytest.mark.parametrize("task, decimals", [
+    ("Round to 3 decimal places.", 3), ("Give four decimals.", 4),
+    ("Mean to one decimal place, median to two decimal places.", 2), ("Sum it.", None)])
+def test_decimal_places_are_the_most_the_task_states(task, decimals):
+    assert answer_form(task).decimals == decimals
+
+
+def test_what_an_answer_lacks_is_said():
+    form = answer_form(TEMPLATE)
+    assert missing_form(form, "@mean_weight[4.25]\n@weight_std[1.07]") == []
+    assert missing_form(form, "The mean is 4.25 and the spread 1.07.") == [
+        "it has no `@mean_weight[...]` and `@weight_std[...]`"]
+    assert missing_form(form, "@mean_weight[4.2541] @weight_std[1.07]") == [
+        "4.2541 has more than 2 decimal places"]
+
+
+def test_json_is_asked_only_when_no_json_file_is_named():
+    assert answer_form("List the three largest cities. Answer in JSON.").json
+    assert not answer_form("Convert cities.csv to cities.json, formatted as JSON lines.").json
+    form = answer_form("Give the counts as JSON.")
+    assert missing_form(form, 'Here: ```json\n{"a": 1}\n```') == []
+    assert missing_form(form, "a is 1 and b is 2") == ["it holds no JSON value"]
+    assert missing_form(form, "[" * 5000) == ["it holds no JSON value"]  # bounded, no crash
+
+
+def test_an_answer_out_of_form_is_sent_back_once_without_retracting_it():
+    request = answer_format(view(TEMPLATE, "The mean weight is 4.25 kg, the spread 1.07 kg."))
+    assert request is not None and not request.retracts
+    assert request.message.startswith("Your answer does not take the form the task asks for")
+    assert "Reply with your final answer again in exactly that form" in request.message
+    assert answer_format(view(TEMPLATE, "@mean_weight[4.25] @weight_std[1.07]")) is None
+
+
+@pytest.mark.parametrize("task", [
+    "Should I write this tool in Python or in Go? Just give me your opinion.",
+    "Explain what x^2 + 1 means; don't compute anything.",
+    "What's the difference between a list and a tuple?",
+    "Thanks, that's all for now.",
+])
+def test_chat_sentences_ask_for_no_form(task):
+    assert not answer_form(task)
+    assert answer_format(view(task, "Here is my view: 3.14159 is pi.")) is None

@@ -1,0 +1,48 @@
+"""Checks on a reply's blocks once they ran: only installs, prints against the code's own
+comments, a question whose code printed nothing, a script's copy run in the session."""
+
+from __future__ import annotations
+
+import pytest
+
+from check_kit import record, view
+from interp.core.checks.reports import copied_script, only_installed, own_expectation, printed_nothing
+
+pytestmark = pytest.mark.fast
+
+
+def test_blocks_that_only_installed_packages_are_told_to_run_the_code_next():
+    ran = [record(1, "pip install tabulate", "Successfully installed tabulate-0.9\n", language="shell")]
+    request = only_installed(view("Print a table.", records=ran, new=1))
+    assert request is not None and "only installed packages" in request.message
+    nothing = [record(1, "pip install pandas", "Requirement already satisfied: pandas\n",
+                      language="shell")]
+    assert "installed nothing" in only_installed(view("Sum it.", records=nothing, new=1)).message
+    assert only_installed(view("Sum it.", records=[record(1, "print(1)", "1\n")], new=1)) is None
+
+
+def test_prints_that_differ_from_the_code_s_own_comments_are_said():
+    code = "def double(x):\n    return x + 2\n\nprint(double(3))  # Output: 6"
+    request = own_expectation(view("Write double.", records=[record(1, code, "5\n")], new=1))
+    assert request is not None and "`print(double(3))` printed `5` but its comment expects `6`" in request.message
+    assert own_expectation(view("Write double.", records=[record(1, code, "6\n")], new=1)) is None
+
+
+def test_a_question_whose_code_printed_nothing_gets_a_block_that_prints_its_values():
+    code = "import statistics\nmean_price = statistics.mean([1, 2, 3])"
+    request = printed_nothing(view("What is the mean price?", records=[record(4, code)], new=1))
+    assert request is not None and request.message.startswith("Block 4 printed nothing")
+    assert 'print("mean_price:", mean_price)' in request.message
+    assert printed_nothing(view("Save the mean price to a file.", records=[record(4, code)], new=1)) is None
+
+
+def test_a_copy_of_a_script_the_task_names_run_in_the_session_is_said(tmp_path):
+    script = "import sys\nrows = open('a.csv').read().splitlines()\nprint(len(rows) - 1)\n"
+    (tmp_path / "count.py").write_text(script)
+    fixed = script.replace("- 1", "- 2")
+    ran = [record(1, fixed, "3\n")]
+    request = copied_script(view("count.py prints the wrong count: fix it.", records=ran, new=1,
+                                 root=tmp_path))
+    assert request is not None and "count.py itself is unchanged" in request.message
+    assert copied_script(view("What does count.py print?", records=[record(1, "print(2)", "2\n")],
+                              new=1, root=tmp_path)) is None
