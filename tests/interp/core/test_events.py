@@ -1,29 +1,28 @@
-"""The event dataclasses, the JSON lines `--json` prints and README's "JSON output" table say
-the same: every type and field, in one place each."""
+"""The event dataclasses, the JSON lines `--json` prints and the event table of
+docs/scripting.md ("JSON events") say the same: every type and field, in one place each."""
 
 from __future__ import annotations
 
 import json
 import re
 from dataclasses import MISSING, fields
-from pathlib import Path
 
 import pytest
+
+from docs_kit import DOCS, section
 
 from interp.core import events as ev
 
 pytestmark = pytest.mark.fast  # pure units: no process, pty or server (see conftest.py)
 
-README = Path(__file__).parents[3] / "README.md"
 SAMPLES = {int: 3, str: "x", bool: True, float: 1.5}
 
 
 def table() -> dict[str, list[str]]:
-    """README's event table: each type with the fields its row names (the backticked names
-    before the first top-level `;`, outside parentheses)."""
-    section = README.read_text().split("\n## JSON output\n", 1)[1].split("\n## ", 1)[0]
+    """The event table of docs/scripting.md: each type with the fields its row names (the
+    backticked names before the first top-level `;`, outside parentheses)."""
     rows = {}
-    for line in section.splitlines():
+    for line in section(DOCS / "scripting.md", "JSON events").splitlines():
         cells = line.split(" | ")
         if len(cells) == 2 and cells[0].startswith("| `"):
             rows[cells[0][3:-1]] = top_level_names(cells[1].rstrip(" |"))
@@ -53,7 +52,7 @@ def sample(kind: type[ev.Event]) -> ev.Event:
     return kind(**values)
 
 
-def test_readme_lists_every_printed_type_and_its_fields_and_nothing_else():
+def test_the_docs_list_every_printed_type_and_its_fields_and_nothing_else():
     rows = table()
     printed = {kind.type: kind for kind in ev.EVENTS if kind.json}
     assert sorted(rows) == sorted(printed)
