@@ -30,7 +30,7 @@ sys.path[:0] = [str(HERE.parent)]
 from interp.checkpoints.capture import Capturer  # noqa: E402
 from interp.checkpoints.recorder import Checkpoints  # noqa: E402
 from interp.checkpoints.shadow import Shadow  # noqa: E402
-from interp.core import workspace  # noqa: E402
+from interp.core.files import workspace  # noqa: E402
 
 TARGET_MS = 10.0  # per block, unchanged folder of 1,000 files (issue 26)
 ROWS: list[dict] = []

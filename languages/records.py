@@ -91,6 +91,11 @@ class Display:
         return cls(kind, text, path, dict(data) if isinstance(data, Mapping) else None)
 
 
+def image_paths(displays) -> list[str]:
+    """The files of the figures among `displays` (shown as images), in order."""
+    return [d.path for d in displays if d.kind == "image" and d.path]
+
+
 def parse_displays(status: Mapping[str, Any] | None) -> tuple[Display, ...]:
     """The well-formed displays listed in a driver's status line."""
     raw = status.get("displays") if isinstance(status, Mapping) else None
@@ -99,12 +104,12 @@ def parse_displays(status: Mapping[str, Any] | None) -> tuple[Display, ...]:
     return tuple(d for d in map(Display.from_dict, raw) if d is not None)
 
 
-@dataclass(frozen=True)
-class Result:
-    """The last event of every run: how the block ended."""
+@dataclass(frozen=True, kw_only=True)
+class Outcome:
+    """How a block's run ended, declared once: a runner's Result, interp's BlockRecord and the
+    block.finished event are each an Outcome with more fields."""
 
-    status: str  # "ok" | "error" | "interrupted" | "timeout" | "died"
-    output: CapturedOutput
+    status: str  # "ok" | "error" | "interrupted" | "timeout" | "died" (a record: or why not run)
     exit_code: int | None = None
     error: str | None = None
     signal: str | None = None
@@ -112,6 +117,13 @@ class Result:
     timed_out: bool = False
     died: bool = False
     restarted: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class Result(Outcome):
+    """The last event of every run: how the block ended, its output and what it showed."""
+
+    output: CapturedOutput
     duration: float = 0.0
     notes: tuple[str, ...] = field(default_factory=tuple)
     displays: tuple[Display, ...] = field(default_factory=tuple)

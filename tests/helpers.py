@@ -56,6 +56,7 @@ def make_interp_env(tmp_path: Path) -> dict:
         "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_DATA_HOME": str(tmp_path / "data"),
         "LITELLM_LOCAL_MODEL_COST_MAP": "True", "NO_COLOR": "1", "COLUMNS": "100",
         "PYTHONUNBUFFERED": "1",
+        "PIP_NO_INDEX": "1",  # an install interp proposes never reaches the network in a test
     })
     env.pop("EDITOR", None)
     env.pop("VISUAL", None)

@@ -7,7 +7,7 @@ import struct
 import zlib
 from pathlib import Path
 
-from interp.core.png import png_size
+from interp.core.prompt.png import png_size
 
 
 def make_png(width: int = 4, height: int = 3, noise: bool = False) -> bytes:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from interp.core import workspace
+from interp.core.files import workspace
 from interp.checkpoints.shadow import Added, CheckpointError, Shadow, TooSlow, Vanished
 
 MAX_FILE_BYTES = 20 << 20  # files over 20 MiB are not checkpointed (README: Checkpoints)

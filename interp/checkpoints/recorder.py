@@ -3,7 +3,7 @@
 The session calls `prepare` when a block is proposed (the first time: checks that git is
 there and the folder can be recorded, then starts `git add` while the person reads the
 block), `before_block` right before the block runs and `after_block` right after, each with
-the file snapshot the block's report takes anyway (interp.core.workspace). When a snapshot
+the file snapshot the block's report takes anyway (interp.core.files.workspace). When a snapshot
 shows nothing changed since the last state, that state is used again and git is not run, so
 an unchanged folder costs a comparison. Each state is written to the saved conversation as
 a `checkpoint` event line and kept by a ref in the shadow repository. Nothing here raises:
@@ -21,7 +21,7 @@ from pathlib import Path
 
 from typing import TYPE_CHECKING
 
-from interp.core import workspace
+from interp.core.files import workspace
 
 if TYPE_CHECKING:
     from interp.checkpoints.capture import Capturer, State

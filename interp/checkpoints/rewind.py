@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from interp.core import workspace
+from interp.core.files import workspace
 from interp.core.history import Entry
 from interp.checkpoints.capture import MAX_FILE_BYTES, Capturer, State
 from interp.checkpoints.history import REWIND_EVENT, Mark, RewindMark, read_history

@@ -13,8 +13,8 @@ from interp.approval.rules import RulesError
 from interp.cli.resume import resume
 from interp.config.models import make_model
 from interp.config.settings import Settings, config_dir, default_config_path
-from interp.core import workspace
-from interp.core.instructions import load_instructions
+from interp.core.files import workspace
+from interp.core.prompt.instructions import load_instructions
 from interp.core.session import Session, SessionConfig
 from interp.errors import UsageError
 from interp.secrets import gateway_token_env, runner_env_remove_for, secrets_of
@@ -96,7 +96,7 @@ def runner_config(settings: Settings) -> RunnerConfig:
 
 def attach_files(session: Session, paths) -> list[str]:
     """Queue files for the next task; returns a notice per file (AttachmentError if one is bad)."""
-    from interp.core.attachments import AttachmentError, attachment_notice
+    from interp.core.files.attachments import AttachmentError, attachment_notice
 
     try:
         return [attachment_notice(session.attach(path)) for path in paths]

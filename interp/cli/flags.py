@@ -26,9 +26,11 @@ def _param_name(flag: Flag) -> str:
     return flag.names[-1].lstrip("-").replace("-", "_")
 
 
-def _parameter(option: Option, flag: Flag, help: str | None) -> inspect.Parameter:
-    """The Typer option of one flag, as a keyword parameter."""
-    text = (help or flag.help).format(default=option.default)
+def _parameter(option: Option, flag: Flag, help: str | None,
+               command: str | None) -> inspect.Parameter:
+    """The Typer option of one flag, as a keyword parameter (its help with the default under
+    `command`)."""
+    text = (help or flag.help).format(default=option.default_for(command))
     if not flag.takes_value:
         kind: Any = bool
         default = typer.Option(False, *flag.names, help=text)
@@ -52,9 +54,11 @@ def _value(option: Option, given: dict[str, Any]) -> Any:
     return value
 
 
-def settings_flags(*names: str, help: dict[str, str] | None = None) -> Callable:
+def settings_flags(*names: str, help: dict[str, str] | None = None,
+                   command: str | None = None) -> Callable:
     """Add the flags of the settings `names` (default: every setting with flags) to a Typer
-    command; `help` words a flag differently for this command (setting name -> help)."""
+    command; `help` words a flag differently for this command (setting name -> help);
+    `command`: the subcommand, whose defaults the help gives."""
     chosen = [BY_NAME[name] for name in names or WITH_FLAGS]
     helps = help or {}
 
@@ -64,7 +68,7 @@ def settings_flags(*names: str, help: dict[str, str] | None = None) -> Callable:
         own = [p.replace(annotation=hints.get(p.name, p.annotation))
                for p in signature.parameters.values()]
         at = [p.name for p in own].index("cli")
-        added = [_parameter(option, flag, helps.get(option.name))
+        added = [_parameter(option, flag, helps.get(option.name), command)
                  for option in chosen for flag in option.flags]
 
         @functools.wraps(command)

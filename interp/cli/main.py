@@ -105,9 +105,14 @@ def rewind_command(
 
 
 @app.command("eval")
-@settings_flags("model", "local_model", "api_base", "api_key", "checks", help={
-    "local_model": "Score a GGUF model run here by llama.cpp (default: the downloaded one); "
-                   "needs interp[local]."})
+@settings_flags("model", "local_model", "api_base", "api_key", "checks", "max_turns",
+                "max_tokens", command="eval", help={
+                    "local_model": "Score a GGUF model run here by llama.cpp (default: the "
+                                   "downloaded one); needs interp[local].",
+                    "max_turns": "self, oracle (each round), tasks and dabench: model calls per "
+                                 "problem (default: 4 for self and oracle, 8 for tasks and "
+                                 "dabench).",
+                    "max_tokens": "Most tokens per reply (default {default})."})
 def eval_command(
     benchmark: str = typer.Argument(..., metavar="BENCHMARK",
                                     help="tasks (interp's own benchmark), dabench, "
@@ -121,9 +126,6 @@ def eval_command(
     out: Optional[str] = typer.Option(None, "--out", metavar="DIR",
                                       help="Results folder (default ./interp-eval/MODEL)."),
     json_: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
-    turns: Optional[int] = typer.Option(None, "--turns", "--max-turns",
-                                        help="self, oracle (each round) and tasks: model "
-                                        "calls per problem (default 4; tasks: 8)."),
     data: Optional[str] = typer.Option(None, "--data", metavar="PATH",
                                        help="Problems in the EvalPlus JSONL format; dabench: "
                                        "the folder of InfiAgent-DABench's files."),
@@ -132,14 +134,12 @@ def eval_command(
     level: Optional[list[str]] = typer.Option(None, "--level", metavar="easy|medium|hard",
                                               help="dabench: only questions of these levels."),
     temperature: float = typer.Option(0.0, "--temperature", help="Sampling temperature."),
-    max_tokens: int = typer.Option(1024, "--max-tokens", help="Most tokens per reply."),
 ) -> None:
     """Score a model on a code benchmark, with and without execution feedback."""
     from interp.eval.command import EvalArgs, run_eval_command
 
     args = EvalArgs(benchmark=benchmark.lower(), feedback=tuple(feedback or ()), limit=limit,
-                    jobs=jobs, out=out, json=json_, turns=turns, data=data,
-                    temperature=temperature, max_tokens=max_tokens,
+                    jobs=jobs, out=out, json=json_, data=data, temperature=temperature,
                     ids=_listed(ids), levels=_listed(level, lower=True))
     raise typer.Exit(run_eval_command(args, _with_local(cli, "interp eval")))
 

@@ -99,7 +99,7 @@ def _diff(rewinder, index: int) -> int:
 
 def _rewind(rewinder, store, sid: str, messages: list[Entry], args: RewindArgs) -> int:
     from interp.checkpoints.rewind import applied_summary, conversation_cut
-    from interp.core.workspace import safe_path
+    from interp.core.files.workspace import safe_path
 
     cut = conversation_cut(messages, args.to) if args.conversation else None
     if args.conversation and cut is None:

@@ -47,7 +47,7 @@ def start(cli: dict, task: str | None, resume: str | None, files: tuple[str, ...
     if task is not None and not task.strip():
         return _fail("interp: -e needs a task, e.g. interp -e \"list the files here\"", exits.USAGE)
     if files:
-        from interp.core.attachments import AttachmentError, check_attachable
+        from interp.core.files.attachments import AttachmentError, check_attachable
 
         try:
             files = tuple(str(check_attachable(path)) for path in files)
@@ -152,33 +152,14 @@ def run(settings: Settings, request: Request, models: ModelMaker | None = None) 
     local model's server: the caller closes it)."""
     from languages import default_registry
 
-    from interp.approval.decision import ApprovalState
-    from interp.approval.policy import PolicyApprover
-    from interp.secrets import secrets_of
     from interp.storage.conversations import ConversationStore
-    from interp.ui.keys import Keys
 
-    interactive_stdin = sys.stdin.isatty()
-    task = request.task
     registry = default_registry()
     chosen = choose_runners(settings, registry)  # before the rules: they may name new languages
     policy = build_policy(settings, registry)
-    auto = settings.auto_approve or policy.mode == "auto"
-    if not interactive_stdin and not auto:
-        raise UsageError(NO_TTY)
-    if task is None and not interactive_stdin:
-        task = sys.stdin.read(1 << 20).strip()
-        if not task:
-            raise UsageError("interp: no task given on standard input (or use -e TASK).")
+    state, keys, approver = _approval(settings, policy, request.task)
+    task = request.task if request.task is not None or keys is not None else _stdin_task()
     store = ConversationStore(data_dir() / "sessions")
-    state = ApprovalState(auto=auto, policy=policy)
-    keys = Keys.for_stdin() if interactive_stdin else None
-    human = None
-    if keys is not None:  # prompt_toolkit (0.4 s to import) only where someone can answer
-        from interp.ui.questions import TerminalApprover
-
-        human = TerminalApprover(state, stderr=task is not None, show=settings.json, keys=keys)
-    approver = PolicyApprover(policy, human, state)
     models = models or ModelMaker(settings, fetch=_fetch_model)
     line = _status_line(settings, task)
     if models.on_status is None:
@@ -189,14 +170,49 @@ def run(settings: Settings, request: Request, models: ModelMaker | None = None) 
     models.preload()  # a local model loads while the runners start and the person types
     session, notices, warnings = build_session(settings, request, approver, store, registry,
                                                model)
-    notices = chosen + notices
     for warning in warnings:
         _warn(warning)
-    if settings.model == LOCAL:
-        notices.insert(0, startup_notice(settings))
+    notices = ([startup_notice(settings)] if settings.model == LOCAL else []) + chosen + notices
     if session.log is None:
         session.attach_log(new_log(settings, store))
     notices += attach_files(session, request.files)
+    return _front_end(settings, session, task, notices, state, keys, models, store, line)
+
+
+def _approval(settings: Settings, policy, task: str | None):
+    """(the approval state, the keys of a terminal or None, the approver): rules first, then
+    the person at the terminal; UsageError when nobody can answer and nothing runs unasked."""
+    from interp.approval.decision import ApprovalState
+    from interp.approval.policy import PolicyApprover
+    from interp.ui.keys import Keys
+
+    interactive_stdin = sys.stdin.isatty()
+    auto = settings.auto_approve or policy.mode == "auto"
+    if not interactive_stdin and not auto:
+        raise UsageError(NO_TTY)
+    state = ApprovalState(auto=auto, policy=policy)
+    keys = Keys.for_stdin() if interactive_stdin else None
+    human = None
+    if keys is not None:  # prompt_toolkit (0.4 s to import) only where someone can answer
+        from interp.ui.questions import TerminalApprover
+
+        human = TerminalApprover(state, stderr=task is not None, show=settings.json, keys=keys)
+    return state, keys, PolicyApprover(policy, human, state)
+
+
+def _stdin_task() -> str:
+    """The task piped on standard input (at most 1 MiB)."""
+    task = sys.stdin.read(1 << 20).strip()
+    if not task:
+        raise UsageError("interp: no task given on standard input (or use -e TASK).")
+    return task
+
+
+def _front_end(settings: Settings, session, task: str | None, notices, state, keys, models,
+               store, line) -> int:
+    """The interactive session, or one task printed as JSON events or as text."""
+    from interp.secrets import secrets_of
+
     if task is None:
         from interp.ui.repl import interactive
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from languages.process.sandbox import MODES as SANDBOX_MODES
 
-from interp.core.tool_choice import TOOL_MODES
+from interp.core.replies.tool_choice import TOOL_MODES
 
 ENV_PREFIX = "INTERP_"
 
@@ -49,6 +49,13 @@ class Option:
     check: Callable[[Any], Any] | None = None  # the value, normalized; Invalid if it is not
     typed: bool = True  # False: `check` alone takes any value (no type check first)
     secret: bool = False  # kept out of repr
+    # (subcommand, its default): what the setting is when neither a flag, a variable nor the
+    # file gives it, for that subcommand (`interp eval`'s shorter replies, for one)
+    command_defaults: tuple[tuple[str, Any], ...] = ()
+
+    def default_for(self, command: str | None) -> Any:
+        """The default under `command` (None: the `interp` command itself)."""
+        return dict(self.command_defaults).get(command, self.default)
 
     @property
     def env(self) -> str:
@@ -160,8 +167,10 @@ OPTIONS: tuple[Option, ...] = (
                                                                  help="Model endpoint URL.")),
     Option("api_key", str, None, "the model's key", _value("--api-key", help="Model API key."),
            secret=True),
-    Option("max_turns", int, 20, "model calls per task",
-           _value("--max-turns", help="Model calls per task."), check=at_least(1)),
+    Option("max_turns", int, 20, "model calls per task (interp eval: the benchmark's own: 4 "
+           "for HumanEval's self mode, 8 for tasks and dabench)",
+           _value("--max-turns", help="Model calls per task."), check=at_least(1),
+           command_defaults=(("eval", None),)),
     Option("timeout", float, 600.0, "seconds a block may run",
            _value("--timeout", help="Per-block limit in seconds."), check=SECONDS),
     Option("json", bool, False, "JSON Lines events on stdout (an output mode: not in the file)",
@@ -183,7 +192,8 @@ OPTIONS: tuple[Option, ...] = (
            check=SECONDS),
     Option("max_tokens", int, 8192, "cap on a reply's length; 0 sends none",
            _value("--max-tokens", metavar="N", help="Cap on the length of a reply in tokens "
-                  "(default {default}; 0: no cap)."), check=zero_or_more("no cap")),
+                  "(default {default}; 0: no cap)."), check=zero_or_more("no cap"),
+           command_defaults=(("eval", 1024),)),
     Option("sandbox", str, "off", "where code runs: " + ", ".join(SANDBOX_MODES),
            _value("--sandbox", metavar="|".join(SANDBOX_MODES),
                   help="Run code inside bubblewrap (Linux)."), check=one_of(SANDBOX_MODES)),

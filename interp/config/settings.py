@@ -203,13 +203,17 @@ def load_settings(
     cli: Mapping[str, Any] | None = None,
     environ: Mapping[str, str] | None = None,
     config_path: Path | None = None,
+    command: str | None = None,
 ) -> Settings:
-    """Merge CLI values (None = unset), INTERP_* variables, config.toml and defaults."""
+    """Merge CLI values (None = unset), INTERP_* variables, config.toml and defaults (those of
+    the subcommand `command`, where a setting declares one)."""
     env = _environ(environ)
     path = default_config_path(env) if config_path is None else Path(config_path)
-    merged, warnings = _from_file(path)
-    sources = (dict(merged), _from_env(env), _from_cli(cli or {}))
-    for values in sources[1:]:
+    from_file, warnings = _from_file(path)
+    sources = (from_file, _from_env(env), _from_cli(cli or {}))
+    merged = {option.name: option.default_for(command) for option in OPTIONS
+              if option.command_defaults}
+    for values in sources:
         merged.update(values)
     # runner choices add up per language (file, then environment, then CLI): later ones win
     merged["runners"] = tuple(entry for values in sources for entry in values.get("runners", ()))

@@ -2,12 +2,13 @@
 
 The session builds a BlockRecord for every block of a reply and keeps it on the history entry
 that reports the blocks to the model (`Entry.blocks`, interp.core.history: saved in the
-session file, never sent); the model's text is rendered from it (interp.core.report) and
+session file, never sent); the model's text is rendered from it (interp.core.replies.report) and
 exports read it (interp.storage.export), so no one parses the model's text back.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,6 +16,7 @@ from typing import Any
 from languages import CapturedOutput, Display, Result
 from languages.escapes import strip_escapes
 from languages.plots import Plot
+from languages.records import Outcome, image_paths
 
 RECORD_VERSION = 1
 RAN = frozenset({"ok", "error", "interrupted", "timeout", "died"})  # statuses of blocks that ran
@@ -45,8 +47,8 @@ class FileChanges:
         return cls(*lists, text=text if isinstance(text, str) else "")
 
 
-@dataclass(frozen=True)
-class BlockRecord:
+@dataclass(frozen=True, kw_only=True)
+class BlockRecord(Outcome):
     """A block of a reply and what became of it.
 
     `status` is how a block that ran ended ("ok", "error", "interrupted", "timeout", "died")
@@ -59,17 +61,9 @@ class BlockRecord:
     index: int
     language: str
     code: str
-    status: str
     proposed: str | None = None
     reason: str | None = None  # the user's reason, the rule, or why it was skipped
     call_id: str | None = None  # the execute tool call it answers, if any
-    exit_code: int | None = None
-    error: str | None = None
-    signal: str | None = None
-    interrupted: bool = False
-    timed_out: bool = False
-    died: bool = False
-    restarted: bool = False
     summary: str = ""  # how it ended, in one line
     output_head: str = ""
     output_tail: str = ""
@@ -106,7 +100,7 @@ class BlockRecord:
     @property
     def figures(self) -> list[str]:
         """Paths of the figures it saved."""
-        return [d.path for d in self.displays if d.kind == "image" and d.path]
+        return image_paths(self.displays)
 
     @property
     def tables(self) -> list[Display]:
@@ -220,3 +214,23 @@ def _clean(head: str, tail: str, truncated: bool) -> tuple[str, str]:
     if not truncated:  # the model's copy cleans the whole text at once
         return strip_escapes(head + tail), ""
     return strip_escapes(head), strip_escapes(tail)
+
+
+# Where a traceback names the block's own line: Python's `File "<block 3>", line 7`, Node's
+# `block-3.js:7`.
+_FAILED_LINE = re.compile(r'File "<block (\d+)>", line (\d+)|\bblock-(\d+)\.[cm]?js:(\d+)')
+LINE_CHARS = 160  # of a failing line quoted in a note
+
+
+def failing_line(code: str, output: str, index: int) -> tuple[int, str] | None:
+    """(number, text) of the line of block `index` where its traceback (the last one in
+    `output`) says it failed, or None (also when that frame is in another block)."""
+    found = [(int(a or c), int(b or d)) for a, b, c, d in _FAILED_LINE.findall(output)]
+    lines = code.splitlines()
+    if not found or found[-1][0] != index:
+        return None
+    number = found[-1][1]
+    text = lines[number - 1].strip() if 0 < number <= len(lines) else ""
+    if not text:
+        return None
+    return number, text if len(text) <= LINE_CHARS else text[:LINE_CHARS - 1] + "…"

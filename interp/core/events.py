@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
+from languages.records import Outcome
+
 from interp.core.text import clean
 
 
@@ -153,19 +155,11 @@ class BlockBackground(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
-class BlockFinished(Event):
-    """How a block ended."""
+class BlockFinished(Outcome, Event):
+    """How a block ended: its Outcome (languages/records.py), then the rest."""
 
     type: ClassVar[str] = "block.finished"
     index: int
-    status: str
-    exit_code: int | None = None
-    error: str | None = None
-    signal: str | None = None
-    interrupted: bool = False
-    timed_out: bool = False
-    died: bool = False
-    restarted: bool = False
     truncated: bool = False
     omitted_chars: int = 0
     spool_path: str | None = None

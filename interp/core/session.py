@@ -10,16 +10,16 @@ from languages import Registry, default_registry
 from interp.approval.decision import Approver, auto_approve
 from interp.core import events as ev
 from interp.core import exits
-from interp.core import turns
-from interp.core.asking import ModelAsker
-from interp.core.compaction import Compactor
-from interp.core.execution import BlockExecutor
+from interp.core.loop import turns
+from interp.core.loop.asking import ModelAsker
+from interp.core.prompt.compaction import Compactor
+from interp.core.loop.execution import BlockExecutor
 from interp.core.history import Entry, last_number
-from interp.core.instructions import with_instructions
-from interp.core.loops import LoopGuard
-from interp.core.next_task import NextTask
+from interp.core.prompt.instructions import with_instructions
+from interp.core.loop.repeats import LoopGuard
+from interp.core.files.next_task import NextTask
 from interp.core.state import SessionConfig, SessionState, Totals
-from interp.core.system_prompt import system_prompt
+from interp.core.prompt.system_prompt import system_prompt
 from interp.core.text import clean
 from interp.models.base import Model, ModelError
 
@@ -173,7 +173,7 @@ class Session:
         self._next.notes.append(note)
 
     def compact(self, focus: str | None = None, *, auto: bool = False) -> Iterator[ev.Event]:
-        """Have the model summarise the earlier conversation (interp/core/compaction.py): it is
+        """Have the model summarise the earlier conversation (interp/core/prompt/compaction.py): it is
         sent the summary, the system prompt, the current task and the last blocks from then on;
         the history is kept. Yields context.compacting and context.compacted, or a notice;
         returns True when the conversation was compacted."""

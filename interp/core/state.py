@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 from languages import Registry, RunnerConfig
 
 from interp.core.history import Entry, task_indices
-from interp.core.instructions import Instructions
+from interp.core.prompt.instructions import Instructions
 from interp.core.text import clean
 from interp.models.base import Model
 

@@ -1,17 +1,16 @@
 """What the loop benchmarks (`interp eval tasks`, `interp eval dabench`) share around their
 items: a resumable run over a worker pool, its progress bar, where records go, and the
-check that the Python running the blocks has the packages the items need."""
+check that the Python running the blocks has the packages the items need. The command that
+runs any benchmark: interp/eval/command.py."""
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
@@ -104,73 +103,3 @@ def warn_missing_packages(python: str | None, packages: Sequence[str], extra: st
     if missing:
         sys.stderr.write(f"interp eval: {executable} lacks {', '.join(missing)}; {items} whose "
                          f"solutions use them will fail there ({extra})\n")
-
-
-@dataclass(frozen=True)
-class LoopBenchmark:
-    """A benchmark run through interp's loop, as its command needs it: its flags checked (the
-    one line to print, or None), its items from the flags (DataError), a plan (with `out` and
-    `model_name`) from the flags, settings and items, the run, and how its summary prints."""
-
-    name: str
-    bad_flags: Callable[[object], str | None]
-    items: Callable[[object], Sequence]
-    plan: Callable[[object, object, Sequence], object]
-    run: Callable[[object, object, Progress | None], object]
-    table: Callable[[object], object]
-    notes: Callable[[object], list[str]]
-
-
-def run_benchmark_command(bench: LoopBenchmark, args, cli: dict) -> int:
-    """`interp eval BENCHMARK` for a loop benchmark: settings, model, the run with a progress
-    bar (Ctrl-C leaves the records to resume from), the summary; returns the exit status."""
-    from interp.config.settings import ConfigError, load_settings
-    from interp.core import exits
-    from interp.errors import UsageError
-    from interp.eval.data import DataError
-    from interp.eval.setup import LoadLines, close, eval_model, fail, with_model
-
-    problem = bench.bad_flags(args)
-    if problem:
-        return fail(problem)
-    try:
-        settings = with_model(load_settings(cli))
-        items = bench.items(args)
-    except (ConfigError, DataError) as exc:
-        return fail(str(exc))
-    if settings is None:
-        return exits.USAGE
-    if not items:
-        return fail("no item of the benchmark matches the flags")
-    lines = LoadLines()
-    try:
-        settings, model = eval_model(settings, args.temperature, args.max_tokens, lines)
-    except UsageError as exc:
-        return fail(str(exc).removeprefix("interp: "))
-    plan = bench.plan(args, settings, items)
-    try:
-        with progress_bar(bench.name, not args.json and sys.stderr.isatty()) as progress:
-            summary = bench.run(plan, model, progress)
-    except KeyboardInterrupt:
-        close(model)
-        lines.last(f"interrupted; results so far are in {plan.out} (run the same command again "
-                   "to resume)")
-        os._exit(exits.INTERRUPTED)  # worker threads may be waiting on the model: do not join them
-    finally:
-        close(model)
-    _print(bench, summary, plan, args.json)
-    return exits.OK
-
-
-def _print(bench: LoopBenchmark, summary, plan, as_json: bool) -> None:
-    if as_json:
-        sys.stdout.write(json.dumps({"benchmark": bench.name, "model": plan.model_name,
-                                     "out": str(plan.out), "summaries": [summary.to_dict()]}) + "\n")
-        return
-    from rich.console import Console
-
-    console = Console()
-    console.print(bench.table(summary))
-    for line in bench.notes(summary):
-        console.print(line, markup=False, highlight=False)
-    console.print(f"Results: {plan.out}/", markup=False, highlight=False)

@@ -142,7 +142,8 @@ def _problem(row: dict, benchmark: str, where: str) -> Problem:
 def load_problems(benchmark: str, data: str | None = None) -> list[Problem]:
     """The problems of a benchmark, in file order; MBPP and the '+' sets need `data`."""
     if benchmark not in BENCHMARKS:
-        raise DataError(f"unknown benchmark {benchmark!r}; choose one of tasks, {', '.join(BENCHMARKS)}")
+        raise DataError(f"unknown benchmark {benchmark!r}; choose one of tasks, dabench, "
+                        f"{', '.join(BENCHMARKS)}")
     if data is None and benchmark != "humaneval":
         raise DataError(f"{benchmark} is read from a local file in the EvalPlus format: "
                         f"pass --data PATH (e.g. {'MbppPlus' if 'mbpp' in benchmark else 'HumanEvalPlus'}.jsonl)")

@@ -13,7 +13,7 @@ from interp.approval.decision import RUN, Decision, Proposal, decline
 from interp.approval.policy import Policy
 from interp.approval.prefixes import prefix_rules
 from interp.approval.rules import explain
-from interp.core.fences import fence
+from interp.core.replies.fences import fence
 
 SHOWN_CODE = 4000  # characters of the block shown in the question
 _ONCE, _NO = "run", "no"

@@ -14,14 +14,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from languages import Display, Output, Result, RunnerError
-from languages.records import CapturedOutput
+from languages import Output, Result, RunnerError
+from languages.records import CapturedOutput, image_paths
 
 from interp.approval.decision import ApprovalState, Approver, Decision, Proposal
 from interp.approval.policy import Policy
-from interp.core import blocks, workspace
+from interp.core import blocks
+from interp.core.files import workspace
 from interp.core.history import Entry
-from interp.core.report import report_messages
+from interp.core.replies.report import report_messages
 from interp.mcp.config import ServerConfig
 from interp.mcp.tools import RunCode
 from interp.storage.conversations import StoreError
@@ -108,8 +109,7 @@ class ClientState:
         if result is None:
             result = _failed("the runner ended without a result")
         after = workspace.snapshot(root, skip=own)
-        changes = _without_figures(workspace.changes(before, after), root,
-                                   result.displays)
+        changes = workspace.changes(before, after).without(image_paths(result.displays), root)
         files = None
         if changes:
             files = blocks.FileChanges(tuple(changes.created), tuple(changes.modified),
@@ -255,17 +255,3 @@ class ClientState:
 def _failed(message: str) -> Result:
     """The result of a block whose runner could not run it."""
     return Result(status="error", output=CapturedOutput("", "", 0, 0, 0, None), error=message)
-
-
-def _without_figures(changes: workspace.Changes, root: str,
-                     displays: tuple[Display, ...]) -> workspace.Changes:
-    """Changes less the figures the block shows as images (each is reported once)."""
-    figures = {os.path.realpath(d.path) for d in displays if d.kind == "image" and d.path}
-    if not figures:
-        return changes
-
-    def keep(rel: str) -> bool:
-        return os.path.realpath(os.path.join(root, rel)) not in figures
-
-    return replace(changes, created=[p for p in changes.created if keep(p)],
-                   modified=[p for p in changes.modified if keep(p)])

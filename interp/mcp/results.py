@@ -9,9 +9,9 @@ from pathlib import Path
 import mcp_types as types
 
 from interp.core.blocks import BlockRecord
-from interp.core.png import is_png
-from interp.core.report import model_text
-from interp.core.vision import MAX_IMAGE_BYTES
+from interp.core.prompt.png import is_png
+from interp.core.replies.report import model_text
+from interp.core.prompt.vision import MAX_IMAGE_BYTES
 from interp.mcp.clients import Ran
 
 META_KEY = "interp/block"  # the block's typed record for the client application (not the model)

@@ -25,11 +25,11 @@ import json
 from pathlib import Path
 
 from interp.core.blocks import BlockRecord, not_run
-from interp.core.fences import fence, parse_blocks
+from interp.core.replies.fences import fence, parse_blocks
 from interp.core.history import Entry
-from interp.core.png import is_png
-from interp.core.report import missing_package_hint
-from interp.core.steps import shown_only
+from interp.core.prompt.png import is_png
+from interp.core.replies.report import missing_package_hint
+from interp.core.replies.steps import shown_only
 from interp.storage.entries import to_saved
 from interp.storage.legacy import legacy_record, split_report
 

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import quote
 
-from interp.core.png import png_size
+from interp.core.prompt.png import png_size
 
 PROTOCOLS = ("kitty", "iterm2", "sixel", "none")
 MAX_INLINE_BYTES = 5 * 1024 * 1024  # larger PNGs are shown as a link

@@ -6,8 +6,8 @@ from rich.markdown import Markdown
 from rich.panel import Panel
 from rich.syntax import Syntax
 
-from interp.core.fences import CodeBlock, fence, split_text
-from interp.core.steps import shown_only
+from interp.core.replies.fences import CodeBlock, fence, split_text
+from interp.core.replies.steps import shown_only
 from interp.ui.sanitize import safe_text, visible_spans
 
 _LEXERS = {"shell": "bash", "javascript": "javascript", "python": "python"}

@@ -13,7 +13,7 @@ from rich.text import Text
 
 from interp.checkpoints.rewind import (Rewinder, RewindError, applied_summary,
                                        conversation_cut, listing)
-from interp.core.workspace import safe_path
+from interp.core.files.workspace import safe_path
 
 _LIMIT = 12  # paths named in a question before "and N more"
 

@@ -136,7 +136,7 @@ def _compact(ctx: CommandContext, arg: str) -> None:
 
 
 def _ps(ctx: CommandContext, arg: str) -> None:
-    from interp.core.processes import running
+    from interp.core.loop.processes import running
     from interp.ui.sanitize import safe_text
 
     listed = running(ctx.session)
@@ -156,7 +156,7 @@ def _ps(ctx: CommandContext, arg: str) -> None:
 
 
 def _kill(ctx: CommandContext, arg: str) -> None:
-    from interp.core.processes import stop
+    from interp.core.loop.processes import stop
 
     if not arg.strip():
         ctx.console.print(Text("Usage: /kill N (a number from /ps, or a pid)", style="yellow"))
@@ -248,7 +248,7 @@ def _paths(arg: str) -> list[str]:
 
 
 def _file(ctx: CommandContext, arg: str) -> None:
-    from interp.core.attachments import AttachmentError, attachment_notice
+    from interp.core.files.attachments import AttachmentError, attachment_notice
 
     if not arg:
         queued = len(ctx.session.attachments)

@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from functools import cache
 from html.parser import HTMLParser
 
-from ..python.driver_source import KERNEL_SETUP, driver_module, joined
+from ..python.driver import display as driver_display
+from ..python.driver import tables as driver_tables
+from ..python.driver_source import KERNEL_SETUP, PACKAGE, bundled
 from ..records import Display
 
 TABLE_MIME = "application/vnd.interp.table+json"
@@ -63,7 +65,7 @@ class BundleReader:
         return Shown(display=display)
 
     def _add(self, display: Display) -> None:
-        if len(self.displays) < driver_module("display").MAX_DISPLAYS:
+        if len(self.displays) < driver_display.MAX_DISPLAYS:
             self.displays.append(display)
         else:
             self.omitted += 1
@@ -81,7 +83,7 @@ class BundleReader:
                 handle.write(png)
         except OSError as exc:
             return f"[interp: figure {self.figures} could not be saved: {exc.strerror or exc}]\n"
-        width, height = driver_module("display").png_size(path)
+        width, height = driver_display.png_size(path)
         return Display("image", f"[figure saved: {path}]", path,
                        {"format": "png", "mime": "image/png", "width": width, "height": height,
                         "figure": self.figures})
@@ -96,17 +98,13 @@ class BundleReader:
 
 @cache
 def setup_source() -> str:
-    """Python-kernel setup: the Python runner's display code plus the table formatter."""
-    source = joined(KERNEL_SETUP)
-    return ("def __interp_setup(source):\n"
-            "    import sys, types\n"
-            "    module = types.ModuleType('_interp_display')\n"
-            "    exec(compile(source, '<interp display>', 'exec'), module.__dict__)\n"
-            "    sys.modules['_interp_display'] = module\n"
-            "    shell = globals().get('get_ipython')\n"
-            "    module.install_formatter(shell() if shell else None)\n"
-            f"__interp_setup({source!r})\n"
-            "del __interp_setup\n")
+    """Python-kernel setup: the Python runner's display code plus the table formatter, as the
+    driver's package made in the kernel."""
+    return (bundled(KERNEL_SETUP)
+            + "import sys as __interp_sys\n"
+            f"__interp_sys.modules['{PACKAGE}.ipython_tables'].install_formatter(\n"
+            "    globals()['get_ipython']() if 'get_ipython' in globals() else None)\n"
+            "del __interp_sys\n")
 
 
 def claim(directory: str, block: int, number: int) -> str:
@@ -196,12 +194,12 @@ def html_display(html: str, plain: str = "") -> Display | None:
     data = _bounded(columns, index, values, (head[-1][0][1] if indexed and len(head) > 1 else None))
     text = plain if plain and not plain.startswith("<") else table_text(columns, index, values)
     text += f"\n[table: {len(values)} rows x {width} columns]"
-    return Display("table", driver_module("tables").cut_text(text), None, data)
+    return Display("table", driver_tables.cut_text(text), None, data)
 
 
 def _bounded(columns: list[str], index: list[str], values: list[list[str]],
              index_name: str | None) -> dict:
-    shape = driver_module("tables")
+    shape = driver_tables
     keep_rows, row_gap = shape.positions(len(values), shape.MAX_ROWS)
     keep_cols, col_gap = shape.positions(len(columns), shape.MAX_COLS)
     rows = [[shape.cell(values[r][c]) for c in keep_cols] for r in keep_rows]
@@ -212,7 +210,7 @@ def _bounded(columns: list[str], index: list[str], values: list[list[str]],
 
 def table_text(columns: list[str], index: list[str], values: list[list[str]]) -> str:
     """A plain, aligned text form of a table's first and last rows (for the model)."""
-    shape = driver_module("tables")
+    shape = driver_tables
     keep_rows, _ = shape.positions(len(values), shape.MAX_ROWS)
     keep_cols, _ = shape.positions(len(columns), shape.MAX_COLS)
     grid = [[""] + [shape.cell(columns[c]) for c in keep_cols]]

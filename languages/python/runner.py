@@ -3,21 +3,15 @@ else interp's own), kept alive between blocks."""
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import os
 import shutil
 import sys
-import tempfile
 from collections.abc import Mapping
-from functools import cache
-
-from ..cache import cache_folder
 
 from ..process.runner import ProcessRunner
 from ..protocol import RunnerConfig
 from ..process.python_shims import path_with, shim_folder
-from .driver_source import DRIVER, joined
+from .driver_source import DRIVER, PACKAGE, bundled, cached_package
 
 
 def choose_python(config: RunnerConfig, environ: Mapping[str, str]) -> tuple[str, str]:
@@ -49,40 +43,13 @@ def python_first(config: RunnerConfig) -> dict[str, str]:
     return {"PATH": path_with(folder, environ.get("PATH"))} if folder else {}
 
 
-# Runs the driver file named by the next argument from its compiled form, which Python keeps
-# beside it (compiling the driver costs about 15 ms a start) even under PYTHONDONTWRITEBYTECODE:
-# it is interp's own cache folder. sys.path[0] stays the working directory.
-_LOADER = ("import sys;from importlib.machinery import SourceFileLoader as L;"
-           "d=sys.dont_write_bytecode;sys.dont_write_bytecode=False;"
-           "c=L('__main__',sys.argv[1]).get_code('__main__');sys.dont_write_bytecode=d;exec(c)")
-
-
-@cache
-def _driver_name() -> str:
-    return f"driver-{hashlib.sha256(joined(DRIVER).encode('utf-8')).hexdigest()[:16]}.py"
-
-
-def driver_file() -> str | None:
-    """The driver saved in interp's cache folder (once per version of it), or None where that
-    folder cannot be written."""
-    folder = cache_folder() / "python-driver"
-    path = folder / _driver_name()
-    if path.is_file():
-        return os.fspath(path)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, temporary = tempfile.mkstemp(dir=folder, suffix=".tmp")
-    except OSError:
-        return None
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(joined(DRIVER).encode("utf-8"))
-        os.replace(temporary, path)
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        return None
-    return os.fspath(path)
+# Imports the driver package from the folder named by the next argument and runs it; Python
+# keeps it compiled there (compiling it costs about 15 ms a start), even under
+# PYTHONDONTWRITEBYTECODE: it is interp's own cache folder. sys.path[0] stays the working
+# directory; the driver's folder goes last, and holds nothing but `_interp_driver`.
+_LOADER = ("import sys;d=sys.dont_write_bytecode;sys.dont_write_bytecode=False;"
+           f"sys.path.append(sys.argv[1]);import {PACKAGE}.main as m;sys.dont_write_bytecode=d;"
+           "m.main()")
 
 
 def _framed(command: str) -> bytes:
@@ -105,11 +72,13 @@ class PythonRunner(ProcessRunner):
 
     def argv(self) -> list[str]:
         """python3 running the driver from -c, so sys.path[0] is the working directory: its
-        cached file where there is one, else its source."""
-        driver = driver_file()
-        if driver is None:
-            return [self.executable(), "-q", "-c", joined(DRIVER)]
-        return [self.executable(), "-q", "-c", _LOADER, driver]
+        package from the cache folder where it could be written there, else made from its
+        sources."""
+        folder = cached_package()
+        if folder is None:
+            return [self.executable(), "-q", "-c",
+                    bundled(DRIVER) + f"import sys\nsys.modules['{PACKAGE}.main'].main()\n"]
+        return [self.executable(), "-q", "-c", _LOADER, folder]
 
     def run_command(self, token: str, path: str) -> bytes:
         """Run the code file as block `self.block` (its traceback and figure names)."""

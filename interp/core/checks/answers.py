@@ -9,8 +9,8 @@ import re
 from pathlib import Path
 
 from interp.core.checks.base import Request, TaskView, listed
-from interp.core.mentions import mentioned_folders
-from interp.core.steps import HOW_TO_CALL, HOW_TO_FENCE, unrun_code_tag
+from interp.core.files.mentions import mentioned_folders
+from interp.core.replies.steps import HOW_TO_CALL, HOW_TO_FENCE, unrun_code_tag
 
 # A reply that acknowledges the output without saying anything ("ok.", "Done!").
 _ACKNOWLEDGED = re.compile(r"\W*(?:ok(?:ay)?|done|yes|sure|great|all done|got it|finished|"

@@ -10,10 +10,10 @@ from pathlib import Path
 from interp.core.checks.base import Request, TaskView
 from interp.core.checks.expectations import mismatch_note, mismatches
 from interp.core.checks.unprinted import printing, question_words, unprinted
-from interp.core.fences import fence
+from interp.core.replies.fences import fence
 from interp.core.checks.installs import after_installs
-from interp.core.mentions import mentioned_names
-from interp.core.report import long_task, output_with_displays
+from interp.core.files.mentions import mentioned_names
+from interp.core.replies.report import long_task, output_with_displays
 
 SILENT_NOTE = "Block {index} printed nothing, so no output answers the task yet."
 SILENT_UNNAMED = (" Print the values it asks for and run the code again (state only values you "

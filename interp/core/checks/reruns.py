@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from interp.core.checks.base import Request, TaskView
 from interp.core.checks.installs import installed_nothing, only_installs
-from interp.core.loops import failing_line
+from interp.core.blocks import failing_line
 
 RESAMPLE_NOTE = ("Note: your last reply proposed the code of block {index} again, which "
                  "failed{where}; it was not run. Write changed code that avoids that error.")

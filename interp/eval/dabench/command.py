@@ -1,5 +1,5 @@
-"""`interp eval dabench --data DIR`: the DABench questions through interp's loop (the shared
-command in interp/eval/batch.py), scored the benchmark's way."""
+"""`interp eval dabench --data DIR`: the DABench questions through interp's loop, scored the
+benchmark's way (the command itself: interp/eval/command.py)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from interp.eval.batch import (LoopBenchmark, Progress, results_folder, run_benchmark_command,
-                               run_resumable, warn_missing_packages)
+from interp.eval.batch import (Progress, progress_bar, results_folder, run_resumable,
+                               warn_missing_packages)
+from interp.eval.benchmark import Benchmark
 from interp.eval.dabench.attempt import run_question
 from interp.eval.dabench.data import LEVELS, Question, load_questions, select
 from interp.eval.dabench.results import BENCHMARK, DabenchSummary, QuestionStore, notes, summarize, summary_table
@@ -31,11 +32,6 @@ class DabenchPlan:
     config: LoopConfig = LoopConfig()
 
 
-def run_dabench_command(args, cli: dict) -> int:
-    """`interp eval dabench` (args: interp.eval.command.EvalArgs); returns the exit status."""
-    return run_benchmark_command(DABENCH, args, cli)
-
-
 def _bad_flags(args) -> str | None:
     """The one line to print for a flag that does not fit DABench, else None."""
     modes = {m.strip().lower() for value in args.feedback for m in value.split(",")}
@@ -45,8 +41,8 @@ def _bad_flags(args) -> str | None:
     if args.data is None:
         return ("dabench reads InfiAgent-DABench's files from a folder: pass --data DIR (holding "
                 "da-dev-questions.jsonl, da-dev-labels.jsonl and da-dev-tables/)")
-    if any(v is not None and v < 1 for v in (args.limit, args.jobs, args.turns)):
-        return "--limit, --jobs and --turns must be at least 1"
+    if any(v is not None and v < 1 for v in (args.limit, args.jobs)):
+        return "--limit and --jobs must be at least 1"
     unknown = [level for level in args.levels if level not in LEVELS]
     if unknown:
         return f"--level takes {', '.join(LEVELS)}, not {unknown[0]!r}"
@@ -69,7 +65,7 @@ def _plan(args, settings, questions: list[Question]) -> DabenchPlan:
     python = getattr(settings, "python", None)
     warn_missing_packages(python, PACKAGES, "pip install pandas scipy scikit-learn",
                           "questions")
-    config = LoopConfig(turns=args.turns or DEFAULT_TURNS, sandbox=sandbox, python=python,
+    config = LoopConfig(turns=settings.max_turns or DEFAULT_TURNS, sandbox=sandbox, python=python,
                         env_remove=runner_env_remove_for(settings), checks=settings.checks)
     return DabenchPlan(questions=tuple(questions), out=out, model_name=name, jobs=args.jobs,
                        config=config)
@@ -83,4 +79,8 @@ def run_plan(plan: DabenchPlan, model: Model, progress: Progress | None = None) 
     return summarize(plan.model_name, records)
 
 
-DABENCH = LoopBenchmark(BENCHMARK, _bad_flags, _questions, _plan, run_plan, summary_table, notes)
+DABENCH = Benchmark(BENCHMARK, _bad_flags, _questions, _plan,
+                    lambda plan, enabled: progress_bar(BENCHMARK, enabled),
+                    lambda plan, model, progress: [run_plan(plan, model, progress)],
+                    lambda summaries: summary_table(summaries[0]),
+                    lambda summaries: notes(summaries[0]))

@@ -6,8 +6,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from interp.eval.batch import (LoopBenchmark, Progress, results_folder, run_benchmark_command,
-                               run_resumable, warn_missing_packages)
+from interp.eval.batch import (Progress, progress_bar, results_folder, run_resumable,
+                               warn_missing_packages)
+from interp.eval.benchmark import Benchmark
 from interp.eval.loop import LoopConfig
 from interp.eval.tasks.attempt import run_task
 from interp.eval.tasks.catalog import TASKS
@@ -30,11 +31,6 @@ class TaskPlan:
     config: LoopConfig = LoopConfig()
 
 
-def run_tasks_command(args, cli: dict) -> int:
-    """`interp eval tasks` (args: interp.eval.command.EvalArgs); returns the exit status."""
-    return run_benchmark_command(TASKS_BENCHMARK, args, cli)
-
-
 def _bad_flags(args) -> str | None:
     """The one line to print for a flag that does not fit the task benchmark, else None."""
     modes = {m.strip().lower() for value in args.feedback for m in value.split(",")}
@@ -42,8 +38,10 @@ def _bad_flags(args) -> str | None:
         return "tasks run in interp's own loop (as --feedback self); --feedback takes only self here"
     if args.data is not None:
         return "the tasks are built in; --data does not apply to them"
-    if any(v is not None and v < 1 for v in (args.limit, args.jobs, args.turns)):
-        return "--limit, --jobs and --turns must be at least 1"
+    if args.ids or args.levels:
+        return "--ids and --level are dabench's"
+    if any(v is not None and v < 1 for v in (args.limit, args.jobs)):
+        return "--limit and --jobs must be at least 1"
     return None
 
 
@@ -58,7 +56,7 @@ def _plan(args, settings) -> TaskPlan:
                          "the sandbox (limits only)\n")
     python = getattr(settings, "python", None)
     warn_missing_packages(python, PACKAGES, "pip install 'interp[data]'", "tasks")
-    config = LoopConfig(turns=args.turns or DEFAULT_TURNS, sandbox=sandbox, python=python,
+    config = LoopConfig(turns=settings.max_turns or DEFAULT_TURNS, sandbox=sandbox, python=python,
                         env_remove=runner_env_remove_for(settings), checks=settings.checks)
     return TaskPlan(tasks=TASKS[:args.limit], out=out, model_name=name, jobs=args.jobs,
                     config=config)
@@ -72,6 +70,9 @@ def run_plan(plan: TaskPlan, model: Model, progress: Progress | None = None) -> 
     return summarize(plan.model_name, records)
 
 
-TASKS_BENCHMARK = LoopBenchmark(BENCHMARK, _bad_flags, lambda args: TASKS[:args.limit],
-                                lambda args, settings, _: _plan(args, settings), run_plan,
-                                summary_table, notes)
+TASKS_BENCHMARK = Benchmark(BENCHMARK, _bad_flags, lambda args: TASKS[:args.limit],
+                            lambda args, settings, _: _plan(args, settings),
+                            lambda plan, enabled: progress_bar(BENCHMARK, enabled),
+                            lambda plan, model, progress: [run_plan(plan, model, progress)],
+                            lambda summaries: summary_table(summaries[0]),
+                            lambda summaries: notes(summaries[0]))

@@ -19,7 +19,7 @@ from functools import cache
 from pathlib import Path
 from xml.sax.saxutils import escape
 
-from interp.core.file_formats import UnreadableWorkbook
+from interp.core.files.file_formats import UnreadableWorkbook
 from interp.eval.tasks.workbooks import MAIN_NS, PKG_NS, REL_NS, sheet_rows
 from languages.process.sandbox import Sandbox, SandboxError, check_sandbox
 

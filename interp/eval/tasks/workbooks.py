@@ -9,7 +9,7 @@ import zlib
 from pathlib import Path
 from xml.etree import ElementTree
 
-from interp.core.file_formats import UnreadableWorkbook
+from interp.core.files.file_formats import UnreadableWorkbook
 
 MAIN_NS = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
 REL_NS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"

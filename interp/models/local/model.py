@@ -83,7 +83,7 @@ class LocalModel:
         return self._inner
 
     one_block_per_reply = True  # small models make up what follows a block (see asking.py)
-    # a reply that proposes failed code again is asked for again with this (see loops.py)
+    # a reply that proposes failed code again is asked for again with this (see interp/core/checks/reruns.py)
     retry_sampling = {"temperature": 0.7}
     # a reply that ran on to the length limit inside a block, repeating lines, is asked again
     # with this: llama.cpp's DRY sampler penalises extending text already written; its default

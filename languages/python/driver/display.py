@@ -1,10 +1,10 @@
-"""Figures and rich values for the Python driver; its source is put in front of the driver's.
+"""Figures and rich values for the Python driver.
 
 Runs inside the user's python3, so it stays compatible with Python 3.8 and never imports
 matplotlib, pandas or numpy itself: it only uses them once the user's code has imported them.
 Each display is a JSON-ready dict {"kind", "text", "path", "data"} that the driver sends in its
 status line; languages.records.Display is the runner-side form. A saved figure's data holds
-what it plots (plot_summary, from plots.py, whose source comes first); a figure the
+what it plots (plot_summary, from plots.py); a figure the
 code saved itself (savefig) gives a "plot" display with no text, so the model is told nothing
 more than before and a reader of the block's record can still see what the file shows.
 """
@@ -13,9 +13,12 @@ import builtins
 import os
 import sys
 
+from .plots import plot_summary, plot_watch_axes
+from .tables import cut, rich_display
+
 MAX_DISPLAYS = 100  # displays reported per block; later figures are still saved
 MAX_PLOTS = 20  # "plot" displays (figures the code saved itself) per block, not counted above
-PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"  # interp/core/png.py's; interp cannot be imported here
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"  # interp/core/prompt/png.py's; interp cannot be imported here
 SHOW_WARNINGS = (r"(?s).*non-interactive, and thus cannot be shown",
                  r"(?s).*non-GUI backend, so cannot show the figure")
 

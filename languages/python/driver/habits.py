@@ -1,5 +1,5 @@
 """IPython habits for the Python driver: what `!cmd`, `%magic` and `display` do once
-`rewrite.py` has turned them into calls; its source comes before the driver's.
+`rewrite.py` has turned them into calls.
 
 Runs inside the user's python3, so it stays compatible with Python 3.8.
 """
@@ -8,6 +8,8 @@ import builtins
 import os
 import re
 import sys
+
+from .tables import rich_display
 
 # subprocess, shlex, shutil, time, tokenize and io are imported where used: most blocks never
 # need them, and the driver's start-up stays short.

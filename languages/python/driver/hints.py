@@ -3,9 +3,12 @@ line has, or the columns of the table, with those like the missing one. After a 
 such attribute: the names it has that are like it. After text failed to convert to a number:
 how to clean it or skip it. After a path was not found: paths.py.
 
-Runs inside the user's python3 (compatible with Python 3.8), after state.py; never imports
-pandas itself.
+Runs inside the user's python3 (compatible with Python 3.8); never imports pandas itself.
 """
+
+import sys
+
+from .state import clipped, failing_frame, failing_names, short
 
 MAX_KEYS = 20  # dict keys named in one note
 MAX_SEARCHED = 50  # columns whose values are searched for the key

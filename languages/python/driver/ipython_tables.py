@@ -1,10 +1,12 @@
-"""Runs inside a Python (IPython) kernel after `display.py`'s source, in a private module.
+"""Runs inside a Python (IPython) kernel, loaded with `tables.py` and `display.py`.
 
 Registers one more IPython display formatter: DataFrames, Series and NumPy arrays shown by a
 block also carry interp's bounded table (`rich_display`, the Python runner's own code) under
 TABLE_MIME, which the runner turns into a table Display. Never imports pandas or numpy: the
 types are matched by name once the user's code has imported them.
 """
+
+from .tables import rich_display
 
 TABLE_MIME = "application/vnd.interp.table+json"
 # pandas 3 reports its classes' module as "pandas", earlier versions as "pandas.core.*".
@@ -15,7 +17,7 @@ TABLE_TYPES = (("pandas", "DataFrame"), ("pandas.core.frame", "DataFrame"), ("pa
 def table_for(value):
     """The display dict for a DataFrame, Series or ndarray, or None (then no table is sent)."""
     try:
-        return rich_display(value)  # noqa: F821  (from display.py, run first)
+        return rich_display(value)
     except Exception:  # an odd subclass must not break the display
         return None
 

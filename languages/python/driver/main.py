@@ -14,6 +14,13 @@ import sys
 import traceback
 import types
 
+from .display import Displays
+from .habits import Habits, UsageError
+from .hints import attribute_note, key_note, number_note
+from .paths import path_note
+from .rewrite import CONSOLE_NOTE, console_paste, rewrite
+from .state import name_note, tables_note
+
 CO_COROUTINE = 0x80
 PREFIX = "__INTERP_"
 
@@ -154,8 +161,10 @@ def ended(exc):
 
 
 def summary(exc):
-    """The one-line form of an exception."""
+    """The one-line form of an exception (the driver's own without its module's name)."""
     text = traceback.format_exception_only(type(exc), exc)[-1].strip()
+    if type(exc).__module__.startswith(__package__ + "."):
+        text = text[len(type(exc).__module__) + 1:]
     if isinstance(exc, SyntaxError) and exc.lineno:
         text += " (line %d)" % exc.lineno
     return text[:500]
@@ -316,5 +325,3 @@ def main():
             flush()
             os._exit(exit_code(exc))
 
-
-main()

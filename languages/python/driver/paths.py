@@ -1,8 +1,10 @@
 """After a file or folder was not found: the part of its path that is in the working folder,
 or that the path is outside it (a small model's made-up /home/user/downloads).
 
-Runs inside the user's python3 (compatible with Python 3.8), after state.py (clipped).
+Runs inside the user's python3 (compatible with Python 3.8).
 """
+
+from .state import clipped
 
 
 def inside(path, folder):

@@ -1,5 +1,5 @@
-"""Console pastes and IPython lines in Python blocks, rewritten as Python for the driver; its
-source comes before `habits.py`'s, whose `Habits` the rewritten lines call.
+"""Console pastes and IPython lines in Python blocks, rewritten as Python for the driver; the
+rewritten lines call `habits.py`'s `Habits`.
 
 Runs inside the user's python3, so it stays compatible with Python 3.8. Blocks are rewritten
 line for line (line numbers stay those of the block): a pasted console session (`>>> ` /
@@ -9,6 +9,8 @@ lines; in a block that is not valid Python, `!cmd`, `x = !cmd`, `%magic args` an
 """
 
 import re
+
+from .paths import inside
 
 CONSOLE_FIRST = re.compile(r"^\s*(>>>|In \[\d+\]:)( |$)")
 CONSOLE_LINE = re.compile(r"^\s*(>>>|\.\.\.|In \[\d+\]:|\.\.\.:)( |$)")

@@ -5,6 +5,7 @@ a NameError, where the block assigns the name, if anywhere.
 Runs inside the user's python3 (compatible with Python 3.8); never imports pandas itself.
 """
 
+import linecache
 import sys
 
 MAX_TABLES = 4  # tables named in one note

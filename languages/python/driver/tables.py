@@ -1,5 +1,5 @@
 """Bounded tables of DataFrames, Series and NumPy arrays for the Python driver and the Python
-kernel setup; its source comes first in both.
+kernel setup.
 
 Runs inside the user's python3, so it stays compatible with Python 3.8 and never imports pandas
 or numpy itself: it only uses them once the user's code has imported them. A display is a

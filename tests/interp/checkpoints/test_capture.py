@@ -11,7 +11,7 @@ import pytest
 
 from interp.checkpoints.capture import Capturer, State, exclude_text, modes_of, user_excludes
 from interp.checkpoints.shadow import Shadow
-from interp.core import workspace
+from interp.core.files import workspace
 
 
 @pytest.mark.fast

@@ -15,7 +15,7 @@ from languages.jupyter.kernel import KernelChoice
 from interp.checkpoints.history import read_history
 from interp.checkpoints.recorder import Checkpoints
 from interp.checkpoints.shadow import Shadow
-from interp.core import workspace
+from interp.core.files import workspace
 
 
 def _git_counting(tmp_path: Path) -> tuple[str, Path]:

@@ -12,7 +12,7 @@ from checkpoint_kit import tree_of
 from interp.checkpoints.capture import Capturer, State
 from interp.checkpoints.restore import apply, make_plan, outside_paths
 from interp.checkpoints.shadow import Shadow
-from interp.core import workspace
+from interp.core.files import workspace
 
 
 def _state(place) -> State:

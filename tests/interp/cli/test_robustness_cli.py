@@ -170,6 +170,8 @@ def notices(proc) -> list[str]:
 
 
 def test_startup_and_install_hint_name_the_python_that_runs_blocks(fake_server, interp_env):
+    """The install interp proposes (and -y runs) goes to that Python too; pip finds nothing to
+    install here (no index), so the hint stays the model's way on."""
     fake_server.script([fenced("python", "import sys\nprint(sys.executable)\nimport polars"),
                         fenced("shell", "python -c 'import sys; print(sys.executable)'"),
                         "No polars here."])
@@ -181,6 +183,7 @@ def test_startup_and_install_hint_name_the_python_that_runs_blocks(fake_server, 
     told = fake_server.requests[1]["messages"][-1]["content"]
     assert f"{python}\n" in told
     assert f"`{python} -m pip install polars`" in told
+    assert "[Block 2, python]" in told and "%pip install polars" in str(proc.stdout)
     assert f"{python}\n" in fake_server.requests[2]["messages"][-1]["content"]  # the shell's
 
 

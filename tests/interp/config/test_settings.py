@@ -180,3 +180,19 @@ def test_bad_compaction_values_name_the_key(tmp_path, text, problem):
     cfg = write(tmp_path / "config.toml", text)
     with pytest.raises(ConfigError, match=re.escape(problem)):
         load_settings({}, environ={}, config_path=cfg)
+
+
+def test_a_subcommand_s_defaults_sit_under_the_variables_and_the_file(tmp_path):
+    """`interp eval` has its own defaults for the reply length and the model calls (the
+    benchmark's), declared with the settings; the flags, variables and file still win."""
+    plain = load_settings({}, environ={}, config_path=tmp_path / "none.toml")
+    scored = load_settings({}, environ={}, config_path=tmp_path / "none.toml", command="eval")
+    assert (plain.max_tokens, plain.max_turns) == (8192, 20)
+    assert (scored.max_tokens, scored.max_turns) == (1024, None)
+    (tmp_path / "c.toml").write_text("max_tokens = 2000\n")
+    filed = load_settings({}, environ={"INTERP_MAX_TURNS": "6"}, config_path=tmp_path / "c.toml",
+                          command="eval")
+    assert (filed.max_tokens, filed.max_turns) == (2000, 6)
+    flagged = load_settings({"max_tokens": 300}, environ={}, config_path=tmp_path / "c.toml",
+                            command="eval")
+    assert flagged.max_tokens == 300

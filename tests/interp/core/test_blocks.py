@@ -10,7 +10,7 @@ import pytest
 from interp.core import blocks
 from interp.core.blocks import BlockRecord, FileChanges
 from interp.core.history import Entry, plotted
-from interp.core.report import model_text, report_messages, report_text
+from interp.core.replies.report import model_text, report_messages, report_text
 from interp.storage.entries import from_saved, to_saved
 from languages import CapturedOutput, Display, Result, RunnerConfig
 from languages.python import PythonRunner

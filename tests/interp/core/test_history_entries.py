@@ -7,7 +7,7 @@ import pytest
 from interp.core import blocks
 from interp.core.history import (Compaction, Entry, last_number, provider_messages, task_indices,
                                  unretracted)
-from interp.core.report import report_messages
+from interp.core.replies.report import report_messages
 from languages import CapturedOutput, Result
 
 pytestmark = pytest.mark.fast  # pure units: no process, pty or server (see conftest.py)

@@ -20,7 +20,7 @@ from interp.core import events as ev
 from interp.core.session import Session
 from interp.approval.decision import RUN, Decision, Proposal, auto_approve, decline
 from interp.core.history import Entry
-from interp.core.context import TRIMMED
+from interp.core.prompt.context import TRIMMED
 from interp.models.reach import model_for
 from interp.models.window import KnownWindow
 from interp.storage.conversations import ConversationStore

@@ -13,8 +13,8 @@ from fake_openai import Reply
 from session_kit import of, py, run
 
 from interp.core import events as ev
-from interp.core.compaction import PREFIX
-from interp.core.context import TRIMMED
+from interp.core.prompt.compaction import PREFIX
+from interp.core.prompt.context import TRIMMED
 from interp.core.session import Session
 from interp.models.reach import model_for
 from interp.models.window import KnownWindow
@@ -150,7 +150,7 @@ def test_no_window_no_automatic_compaction():
         def context_window(self):
             return None
 
-    from interp.core.compaction import Compactor
+    from interp.core.prompt.compaction import Compactor
     from interp.core.history import Entry
     from interp.core.state import SessionConfig, SessionState
 

@@ -21,11 +21,11 @@ from fake_openai import Reply
 from session_kit import of, py, run
 
 from interp.core.history import Entry
-from interp.core.report import ANSWER_CHECK
-from interp.core.vision import MAX_IMAGES
+from interp.core.replies.report import ANSWER_CHECK
+from interp.core.prompt.vision import MAX_IMAGES
 
-from interp.core.vision import image_parts
-from interp.core.attachments import AttachmentError
+from interp.core.prompt.vision import image_parts
+from interp.core.files.attachments import AttachmentError
 from interp.storage.export import export_markdown, export_notebook
 from interp.storage.conversations import ConversationStore
 from languages import RunnerConfig
@@ -395,7 +395,8 @@ def test_tables_reach_the_model_as_text(server, make_session):
 
 
 @pytest.mark.skipif(not Path("/usr/bin/python3").exists(), reason="needs a system python3")
-def test_missing_data_package_gets_an_install_hint(server, make_session):
+def test_missing_data_package_gets_an_install_hint(server, make_session, monkeypatch):
+    monkeypatch.setenv("PIP_NO_INDEX", "1")  # the install interp proposes finds nothing here
     probe = os.popen("/usr/bin/python3 -c 'import pandas' 2>&1").read()
     if "No module named 'pandas'" not in probe:
         pytest.skip("the system python3 has pandas")
@@ -413,7 +414,7 @@ def test_result_text_with_fences_hint_and_files_survives_export():
     from languages import CapturedOutput, Display, Result
 
     from interp.core import blocks
-    from interp.core.report import report_messages
+    from interp.core.replies.report import report_messages
 
     output = "```\nnested fence\n```\nModuleNotFoundError: No module named 'openpyxl'\n"
     result = Result(status="error", output=CapturedOutput(output, "", 0, 0, len(output), None),

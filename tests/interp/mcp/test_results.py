@@ -9,7 +9,7 @@ import pytest
 from languages import CapturedOutput, Display, Result
 
 from interp.core import blocks
-from interp.core.vision import MAX_IMAGE_BYTES
+from interp.core.prompt.vision import MAX_IMAGE_BYTES
 from interp.mcp.clients import Ran
 from interp.mcp.results import block_result, text_result
 from png_kit import make_png

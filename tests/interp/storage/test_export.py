@@ -15,9 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from interp.core import blocks, report
+from interp.core import blocks
+
+from interp.core.replies import report
 from interp.core.history import Entry, last_number
-from interp.core.report import report_messages
+from interp.core.replies.report import report_messages
 from interp.storage.export import (ExportError, conversation_items, export_json, export_markdown,
                                    export_notebook, write_export)
 from interp.storage.entries import from_saved

@@ -13,7 +13,7 @@ from fake_openai import FakeOpenAI
 from session_kit import KEY, finished, of, py, run
 
 from interp.approval.decision import auto_approve
-from interp.core.compaction import PREFIX
+from interp.core.prompt.compaction import PREFIX
 from interp.core.history import Compaction, Entry
 from interp.core.session import Session, SessionConfig
 from interp.models.reach import model_for

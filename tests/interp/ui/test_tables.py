@@ -113,8 +113,7 @@ def test_series_and_ndarray_captions():
 def test_real_driver_shapes_render():
     pd = pytest.importorskip("pandas")
     np = pytest.importorskip("numpy")
-    from languages.python.driver_source import driver_module
-    driver = driver_module("tables")  # the driver source, run in a module of its own
+    from languages.python.driver import tables as driver  # the driver's module, imported
     frame = pd.DataFrame({"a": range(10000), "b": [x / 7 for x in range(10000)], "c": "x"})
     shown = [driver.frame_display(pd, frame), driver.series_display(pd, frame["b"]),
              driver.array_display(np, np.arange(600).reshape(30, 20)),

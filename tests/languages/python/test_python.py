@@ -768,10 +768,12 @@ def test_driver_runs_from_its_cached_file_compiled_once(make_runner, collect, tm
     monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")  # the user's choice for their own tree
     runner = make_runner(PythonRunner, cwd=str(tmp_path))
     folder = tmp_path / "cache" / "interp" / "python-driver"
-    assert runner.argv()[-1] == str(next(folder.glob("driver-*.py")))
-    assert list((folder / "__pycache__").glob("driver-*.pyc"))
+    (package,) = folder.glob("*/_interp_driver")
+    assert runner.argv()[-1] == str(package.parent)
     out, res = collect(runner, "import sys; print(sys.argv, repr(sys.path[0]), sys.dont_write_bytecode)")
     assert out == "[''] '' True\n" and res.ok  # the block sees what `python3 -c` would give it
+    assert list((package / "__pycache__").glob("main.*.pyc"))  # compiled, kept for the next start
+    assert sorted(p.name for p in package.parent.iterdir()) == ["_interp_driver"]
     out, res = collect(runner, "1/0")
     assert 'File "<block 2>", line 1' in out and "driver" not in out
 
@@ -781,5 +783,15 @@ def test_driver_without_a_writable_cache_runs_from_its_source(make_runner, colle
     (tmp_path / "cache").write_text("a file where the cache folder would be")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     runner = make_runner(PythonRunner, cwd=str(tmp_path))
-    assert runner.argv()[2] == "-c" and "def main" in runner.argv()[3]
+    assert runner.argv()[2] == "-c" and "def main" in runner.argv()[3]  # made from its sources
     assert collect(runner, "print(6 * 7)")[0] == "42\n"
+
+
+def test_modules_of_the_working_folder_named_like_the_drivers_import_as_the_users(
+        make_runner, collect, tmp_path):
+    for name in ("main", "state", "hints", "tables"):
+        (tmp_path / f"{name}.py").write_text(f"WHO = 'the user\\'s {name}'\n")
+    runner = make_runner(PythonRunner, cwd=str(tmp_path))
+    out, res = collect(runner, "import main, state, hints, tables\n"
+                               "print(main.WHO, state.WHO, hints.WHO, tables.WHO, sep='; ')")
+    assert res.ok and out == "the user's main; the user's state; the user's hints; the user's tables\n"

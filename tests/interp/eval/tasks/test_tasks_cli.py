@@ -71,7 +71,7 @@ def test_max_turns_bounds_the_model_calls_of_a_task(interp_env, tmp_path):
     (["--feedback", "none"], "--feedback takes only self here"),
     (["--data", "x.jsonl"], "the tasks are built in; --data does not apply"),
     (["--limit", "0"], "must be at least 1"),
-    (["--turns", "0"], "must be at least 1"),
+    (["--max-turns", "0"], "must be at least 1"),
 ])
 def test_bad_flags_are_one_clear_line(interp_env, fake_server, args, message):
     done = run_interp(["eval", "tasks", *model_args(fake_server), *args], interp_env)
@@ -131,7 +131,7 @@ class server_waits_for:
 def test_the_small_model_runs_two_tasks_and_its_server_stops(interp_env, tmp_path, smol_gguf,
                                                               own_copy):
     model = own_copy(smol_gguf)
-    done = run_interp(["eval", "tasks", "--local", str(model), "--limit", "2", "--turns", "2",
+    done = run_interp(["eval", "tasks", "--local", str(model), "--limit", "2", "--max-turns", "2",
                        "--max-tokens", "64", "--json", "--out", str(tmp_path / "out")],
                       interp_env, timeout=600)
     assert done.returncode == 0, done.stderr

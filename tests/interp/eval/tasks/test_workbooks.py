@@ -5,7 +5,7 @@ from __future__ import annotations
 import openpyxl
 import pytest
 
-from interp.core.file_formats import UnreadableWorkbook
+from interp.core.files.file_formats import UnreadableWorkbook
 from interp.eval.tasks.workbooks import sheet_rows
 
 

@@ -107,7 +107,7 @@ def _named(tmp_path, name: str):
 def test_models_measured_to_write_calls_as_text_get_fenced_blocks(tmp_path, name, fenced):
     """Qwen2.5-Coder 1.5B, offered the tool by its template, wrote every call as JSON text
     (`interp eval tasks`); it is not offered the tool, and says why, without loading."""
-    from interp.core.tool_choice import choose_tools
+    from interp.core.replies.tool_choice import choose_tools
     from interp.models.local.server import LocalConfig, LocalServer
     from interp.models.local.model import LocalModel
 

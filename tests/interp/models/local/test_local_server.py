@@ -12,7 +12,7 @@ import pytest
 
 from helpers import hang_guard
 from interp.core.history import Entry
-from interp.core.payload import build_payload
+from interp.core.prompt.payload import build_payload
 from interp.models.base import ModelError, Reply
 from interp.models.local.server import LocalConfig, LocalServer, LocalServerError
 from interp.models.local.files import read_gguf

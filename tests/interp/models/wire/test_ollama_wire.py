@@ -20,7 +20,7 @@ from ollama_server import OllamaServer
 from png_kit import make_png
 from wire_server import Turn
 
-from interp.core.vision import with_images
+from interp.core.prompt.vision import with_images
 from interp.models.wire import ollama as ollama_wire
 from interp.models.base import ModelError, Reply, Retrying
 from interp.models.stream import is_progress
@@ -371,7 +371,7 @@ def test_a_model_the_map_lacks_is_asked_about_on_the_server(listed, tools, visio
 
 
 def test_the_tools_notice_says_the_server_said_so():
-    from interp.core.tool_choice import choose_tools
+    from interp.core.replies.tool_choice import choose_tools
 
     with OllamaServer() as server:
         server.capabilities = ("completion",)
