@@ -130,7 +130,7 @@ def eval_command(
                                        help="Problems in the EvalPlus JSONL format; dabench: "
                                        "the folder of InfiAgent-DABench's files."),
     ids: Optional[list[str]] = typer.Option(None, "--ids", metavar="ID,...",
-                                            help="dabench: only these questions."),
+                                            help="tasks, dabench: only these items."),
     level: Optional[list[str]] = typer.Option(None, "--level", metavar="easy|medium|hard",
                                               help="dabench: only questions of these levels."),
     temperature: float = typer.Option(0.0, "--temperature", help="Sampling temperature."),

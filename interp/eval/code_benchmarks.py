@@ -37,7 +37,7 @@ def _bad_flags(args: EvalArgs) -> str | None:
     if args.limit is not None and args.limit < 1 or args.jobs < 1:
         return "--limit and --jobs must be at least 1"
     if args.ids or args.levels:
-        return "--ids and --level are dabench's"
+        return "--ids and --level are for tasks and dabench"
     return None
 
 

@@ -158,8 +158,9 @@ class Renderer:
         self.stop()
 
     def _on_notice(self, event: ev.Notice) -> None:
+        text = f"[{event.check}] {event.text}" if event.check else event.text  # whose request
         if self._phase == "model" and not self._stream.text and event.level == "info":
-            self.print(Text(self._clean(event.text), style="cyan"))  # e.g. the tools mode
+            self.print(Text(self._clean(text), style="cyan"))  # e.g. the tools mode
             return
         if self._phase == "model":  # a reply cut off (stop, error): keep what came
             printed, rest = self._end_model_phase()
@@ -168,7 +169,7 @@ class Renderer:
                     self.print()
                 self.print(markdown(rest))
         style = {"error": "bold red", "warning": "yellow"}.get(event.level, "cyan")
-        self.print(Text(self._clean(event.text), style=style))
+        self.print(Text(self._clean(text), style=style))
 
     def _on_compacting(self, event: ev.ContextCompacting) -> None:
         self.status.start("compacting the conversation (the model writes a summary)")

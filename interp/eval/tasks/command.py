@@ -38,8 +38,8 @@ def _bad_flags(args) -> str | None:
         return "tasks run in interp's own loop (as --feedback self); --feedback takes only self here"
     if args.data is not None:
         return "the tasks are built in; --data does not apply to them"
-    if args.ids or args.levels:
-        return "--ids and --level are dabench's"
+    if args.levels:
+        return "--level is dabench's (tasks have --ids)"
     if any(v is not None and v < 1 for v in (args.limit, args.jobs)):
         return "--limit and --jobs must be at least 1"
     return None
@@ -58,7 +58,7 @@ def _plan(args, settings) -> TaskPlan:
     warn_missing_packages(python, PACKAGES, "pip install 'interp[data]'", "tasks")
     config = LoopConfig(turns=settings.max_turns or DEFAULT_TURNS, sandbox=sandbox, python=python,
                         env_remove=runner_env_remove_for(settings), checks=settings.checks)
-    return TaskPlan(tasks=TASKS[:args.limit], out=out, model_name=name, jobs=args.jobs,
+    return TaskPlan(tasks=_tasks(args), out=out, model_name=name, jobs=args.jobs,
                     config=config)
 
 
@@ -70,7 +70,17 @@ def run_plan(plan: TaskPlan, model: Model, progress: Progress | None = None) -> 
     return summarize(plan.model_name, records)
 
 
-TASKS_BENCHMARK = Benchmark(BENCHMARK, _bad_flags, lambda args: TASKS[:args.limit],
+def _tasks(args) -> tuple[Task, ...]:
+    """The tasks `--ids` and `--limit` pick, in the catalogue's order."""
+    from interp.eval.data import DataError
+
+    unknown = [i for i in args.ids if i not in {t.id for t in TASKS}]
+    if unknown:
+        raise DataError(f"--ids: no task {', '.join(unknown)}")
+    return tuple(t for t in TASKS if not args.ids or t.id in args.ids)[:args.limit]
+
+
+TASKS_BENCHMARK = Benchmark(BENCHMARK, _bad_flags, _tasks,
                             lambda args, settings, _: _plan(args, settings),
                             lambda plan, enabled: progress_bar(BENCHMARK, enabled),
                             lambda plan, model, progress: [run_plan(plan, model, progress)],

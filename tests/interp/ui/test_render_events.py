@@ -48,3 +48,11 @@ def test_known_events_are_drawn_and_session_bounds_are_silent():
     view.handle(ev.event(ev.NOTICE, level="warning", text="careful"))
     view.handle(ev.event(ev.BLOCK_DECLINED, index=1, reason="not now"))
     assert out.getvalue() == "careful\ndeclined: not now\n"
+
+
+def test_a_notice_of_a_reply_check_names_the_check():
+    """The person sees which check sent the answer back: the name `--checks` takes."""
+    view, out = renderer()
+    view.handle(ev.Notice(level="info", text="The answer does not take the form the task asks "
+                          "for; asking the model to restate it.", check="answer-format"))
+    assert out.getvalue().startswith("[answer-format] The answer does not take the form")

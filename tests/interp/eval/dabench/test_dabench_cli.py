@@ -85,7 +85,9 @@ def test_flags_that_do_not_fit_are_one_line(interp_env, tmp_path):
             ("eval", "dabench", "--data", str(data), "--ids", "99"): "no question 99 in the data",
             ("eval", "dabench", "--data", str(tmp_path)): "No such file",
             ("eval", "dabench", "--data", str(data), "--feedback", "oracle"): "takes only self",
-            ("eval", "humaneval", "--level", "easy"): "--ids and --level are dabench's",
+            ("eval", "humaneval", "--level", "easy"): "--ids and --level are for tasks and dabench",
+            ("eval", "tasks", "--level", "easy"): "--level is dabench's",
+            ("eval", "tasks", "--ids", "nope"): "--ids: no task nope",
         }
         for args, message in cases.items():
             done = run_interp([*args, *model_args(server)], interp_env, timeout=60)

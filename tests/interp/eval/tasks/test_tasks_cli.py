@@ -159,3 +159,12 @@ def test_a_python_without_the_data_packages_is_named(interp_env, tmp_path):
     assert (f"interp eval: {bare} lacks pandas, matplotlib, openpyxl, sympy; tasks whose "
             "solutions use them will fail there (pip install 'interp[data]')") in done.stderr
     assert json.loads(done.stdout)["summaries"][0]["tasks"] == 1
+
+
+def test_ids_pick_the_tasks_to_run(interp_env, tmp_path):
+    with FakeOpenAI(default=scripted("right")) as server:
+        done = run_interp(["eval", "tasks", *model_args(server), "--ids",
+                           "node-sum-json,stats-mean-median", "--json", "--out",
+                           str(tmp_path / "o")], interp_env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert [r["task_id"] for r in records(tmp_path / "o")] == ["stats-mean-median", "node-sum-json"]
