@@ -1,8 +1,8 @@
 """`interp rewind`: list, diff or undo what a saved conversation's blocks did to its folder.
 
-Exit status: 0 done; 1 refused (files changed outside interp since the checkpoint, and no
---force: nothing was changed) or some files could not be put back (each is named); 2 a bad
-argument (no such conversation, block or checkpoint).
+Exit status: 0 done; 1 refused, nothing was changed (files changed outside interp since the
+checkpoint and no --force, or another interp has the conversation open) or some files could
+not be put back (each is named); 2 a bad argument (no such conversation, block or checkpoint).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def _fail(message: str, code: int) -> int:
 def rewind_cli(args: RewindArgs) -> int:
     """Run `interp rewind`; returns its exit status."""
     from interp.checkpoints.rewind import Rewinder, RewindError
-    from interp.cli.resume import find_session
+    from interp.cli.resume import REWIND, find_session
     from interp.config.settings import data_dir
     from interp.errors import UsageError
     from interp.storage.conversations import ConversationStore, StoreError
@@ -49,7 +49,7 @@ def rewind_cli(args: RewindArgs) -> int:
         return _fail("interp rewind: --conversation goes with --to N", exits.USAGE)
     store = ConversationStore(data_dir() / "sessions")
     try:
-        sid = find_session(store, args.session_id or "latest", os.getcwd())
+        sid = find_session(store, args.session_id or "latest", os.getcwd(), REWIND)
         messages = store.load(sid)
         rewinder = Rewinder(data_dir() / "checkpoints", store.path_for(sid), sid, messages)
     except UsageError as exc:
@@ -100,6 +100,7 @@ def _diff(rewinder, index: int) -> int:
 def _rewind(rewinder, store, sid: str, messages: list[Entry], args: RewindArgs) -> int:
     from interp.checkpoints.rewind import applied_summary, conversation_cut
     from interp.core.workspace import safe_path
+    from interp.storage.conversations import StoreError
 
     cut = conversation_cut(messages, args.to) if args.conversation else None
     if args.conversation and cut is None:
@@ -115,7 +116,10 @@ def _rewind(rewinder, store, sid: str, messages: list[Entry], args: RewindArgs) 
     if not plan:
         print(f"Nothing to put back: the folder is as it was {where}.")
         return 0
-    log = store.open(sid)
+    try:
+        log = store.open(sid)
+    except StoreError as exc:  # another interp has it open (or it cannot be locked)
+        return _fail(f"interp rewind: refused, nothing was changed: {exc}", REFUSED)
     try:
         applied, _ = rewinder.carry_out(plan, None if args.undo else args.to, log,
                                         conversation=cut is not None)

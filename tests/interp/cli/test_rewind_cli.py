@@ -10,11 +10,13 @@ import json
 import os
 import stat
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
 
-from helpers import interp_cmd, model_args, run_interp, write_config
+from fake_openai import Reply
+from helpers import HANG_GUARD, interp_cmd, model_args, run_interp, write_config
 from checkpoint_kit import tree_of
 from pty_terminal import fenced, last_user
 
@@ -125,6 +127,50 @@ def test_bad_arguments_are_one_line_and_status_2(fake_server, interp_env):
         proc = _rewind(interp_env, *args)
         assert proc.returncode == 2 and text in proc.stderr, proc.stderr
         assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+
+
+def test_with_no_conversation_it_speaks_of_rewind_and_how_to_pick_one(fake_server, interp_env):
+    none = _rewind(interp_env)
+    assert none.returncode == 2
+    assert none.stderr == "interp rewind: there is no saved conversation to rewind yet.\n"
+    _seed(interp_env["cwd"])
+    assert _three_blocks(fake_server, interp_env).returncode == 0
+    elsewhere = interp_env["cwd"] / "sub"
+    elsewhere.mkdir()
+    proc = subprocess.run(interp_cmd() + ["rewind", "--to", "1"], capture_output=True, text=True,
+                          env=interp_env["env"], cwd=elsewhere, timeout=60)
+    assert proc.returncode == 2 and proc.stderr.startswith(
+        f"interp rewind: no saved conversation was started in this directory ({elsewhere})")
+    assert "`interp rewind ID` rewinds one" in proc.stderr and "--resume" not in proc.stderr
+
+
+def test_a_conversation_open_in_another_interp_is_refused_in_one_line(fake_server, interp_env):
+    work = interp_env["cwd"]
+    _seed(work)
+    assert _three_blocks(fake_server, interp_env).returncode == 0
+    (sid,) = [p.stem for p in (interp_env["data"] / "interp" / "sessions").glob("*.jsonl")]
+    asked = len(fake_server.requests)
+    fake_server.add(Reply(text="Slow answer.", delay=60))  # the holder waits for it meanwhile
+    holder = subprocess.Popen(interp_cmd() + ["--resume", sid, "-y", "-e", "more",
+                                              *model_args(fake_server)],
+                              env=interp_env["env"], cwd=work, stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        end = time.monotonic() + HANG_GUARD
+        while len(fake_server.requests) == asked:  # the holder has the conversation open
+            assert time.monotonic() < end, "the holder never asked the model"
+            time.sleep(0.05)
+        before = tree_of(work)
+        refused = _rewind(interp_env, "--to", "1")
+    finally:
+        fake_server.stop()  # ends the slow reply: the holder finishes
+        holder.wait(timeout=60)
+    assert refused.returncode == 1, refused.stderr
+    assert refused.stderr == (f"interp rewind: refused, nothing was changed: conversation {sid} "
+                              f"is open in another interp process (pid {holder.pid}); finish "
+                              f"or quit that one first (one process writes a conversation at "
+                              f"a time)\n")
+    assert tree_of(work) == before and refused.stdout == ""
 
 
 def test_a_local_jupyter_kernels_blocks_are_checkpointed(fake_server, interp_env):
