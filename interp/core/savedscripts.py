@@ -12,6 +12,8 @@ import re
 import shlex
 from pathlib import Path
 
+from interp.core.bounded import read_at_most
+
 # `python3 NAME.py [args]`, `node NAME.js [args]`, one line, as a shell block
 _RUN_FILE = re.compile(r"^(?:python3?|node)\s+(?P<file>[^\s;&|<>]+\.(?P<ext>py|js))(?:\s[^;&|<>]*)?$")
 # How a script file of each kind is run from the shell.
@@ -19,7 +21,7 @@ RUN_WITH = {".py": "python3", ".js": "node", ".mjs": "node", ".cjs": "node", ".s
 SCRIPT_LANGUAGE = {".py": "python", ".js": "javascript", ".mjs": "javascript",
                    ".cjs": "javascript", ".sh": "shell"}  # the runner a script's code is for
 MIN_LINES = 3  # a file shorter than this is not recognised in a block
-SCRIPT_BYTES = 1024 * 1024  # a larger script is not kept to compare
+SCRIPT_BYTES = 1024 * 1024  # a larger script is not read, kept or compared
 # A task that asks to change a file it names: "Fix report.py so that...", "update clean.py".
 _FIXES = re.compile(r"\b(?:fix|repair|correct|debug|patch|edit|change|update|modify)(?:es|ed|s)?\b",
                     re.IGNORECASE)
@@ -66,8 +68,8 @@ def copied_script(code: str, names: list[str], root: str | Path,
         if not run_line(name) or name in changed:
             continue
         try:
-            text = (Path(root) / name).read_text(encoding="utf-8", errors="replace")
-        except OSError:
+            text = read_at_most(Path(root) / name, SCRIPT_BYTES).decode("utf-8", "replace")
+        except OSError:  # TooLarge too
             continue
         if _holds_most(lines, text):
             return (f"Note: this code ran in the session, and {name} itself is unchanged. If "
@@ -110,11 +112,10 @@ def scripts_to_fix(task: str, names: list[str], root: str | Path) -> dict[str, b
         return {}
     kept = {}
     for name in names:
-        path = Path(root) / name
         try:
-            if run_line(name) and path.stat().st_size <= SCRIPT_BYTES:
-                kept[name] = path.read_bytes()
-        except OSError:
+            if run_line(name):
+                kept[name] = read_at_most(Path(root) / name, SCRIPT_BYTES)
+        except OSError:  # TooLarge too
             continue
     return kept
 
@@ -124,8 +125,8 @@ def unchanged_scripts(scripts: dict[str, bytes], root: str | Path) -> list[str]:
     same = []
     for name, before in scripts.items():
         try:
-            if (Path(root) / name).read_bytes() == before:
+            if read_at_most(Path(root) / name, len(before)) == before:
                 same.append(name)
-        except OSError:
+        except OSError:  # TooLarge: it grew
             continue
     return same

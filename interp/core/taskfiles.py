@@ -12,6 +12,7 @@ import csv
 import re
 from pathlib import Path
 
+from interp.core.bounded import read_head
 from interp.core.file_formats import (UnreadableWorkbook, numbers_as_text, read_json,
                                       sheet_names, table_rows)
 from interp.core.madefrom import (SHOWN, asks_to_fill, empty_table, lost_values, miscounted,
@@ -31,7 +32,7 @@ _AS_COLUMNS = re.compile(r"\b(\w+)\s*\(columns\)|\b(\w+)\s+as\s+(?:the\s+)?colum
 _ABSOLUTE = re.compile(r"""["'](/[^"'\n]{1,200})["']""")  # a quoted absolute path
 _CSV_NAME = re.compile(r"[\w./-]+\.csv\b")
 # a key the code looks up: row["qty"], "qty" in row, row.get("qty")
-SCRIPT_CHARS = 100_000  # of a named script searched for the tables it reads
+SCRIPT_CHARS = 100_000  # bytes of a named script searched for the tables it reads
 _AS_ROWS = re.compile(r"\b(\w+)\s*\(rows\)|\b(\w+)\s+as\s+(?:the\s+)?rows\b", re.IGNORECASE)
 AGGREGATES = {"average": "mean", "mean": "mean", "total": "sum", "sum": "sum", "count": "count",
               "number of": "count", "max": "max", "highest": "max", "min": "min", "lowest": "min"}
@@ -180,7 +181,7 @@ def _tables_of(named: list[str], root: str) -> list[str]:
     for name in named:
         if Path(name).suffix.lower() in RUN_WITH:
             try:
-                text = Path(root, name).read_text(encoding="utf-8", errors="replace")[:SCRIPT_CHARS]
+                text = read_head(Path(root, name), SCRIPT_CHARS).data.decode("utf-8", "replace")
             except OSError:
                 continue
             tables += [found for found in dict.fromkeys(_CSV_NAME.findall(text))
@@ -199,9 +200,8 @@ class _Tables:
         if name not in self._read:
             path = Path(self.root, name)
             try:
-                self._read[name] = (table_rows(path) or None
-                                    if path.stat().st_size <= TABLE_BYTES else None)
-            except (OSError, csv.Error):
+                self._read[name] = table_rows(path, limit=TABLE_BYTES) or None
+            except (OSError, csv.Error):  # TooLarge too
                 self._read[name] = None
         return self._read[name]
 
