@@ -14,6 +14,7 @@ from typing import Any
 
 from languages import CapturedOutput, Display, Result
 from languages.escapes import strip_escapes
+from languages.process.background import background_note
 from languages.plots import Plot
 
 RECORD_VERSION = 1
@@ -71,6 +72,7 @@ class BlockRecord:
     died: bool = False
     restarted: bool = False
     summary: str = ""  # how it ended, in one line
+    background: str = ""  # the processes it left running, bounded (background_note), or ""
     output_head: str = ""
     output_tail: str = ""
     omitted_chars: int = 0
@@ -128,6 +130,12 @@ class BlockRecord:
         return CapturedOutput(self.output_head, self.output_tail, self.omitted_chars,
                               self.omitted_lines, self.total_chars, self.spool_path)
 
+    @property
+    def result(self) -> str:
+        """How it ended and what it left running, as the model is told ("ok; left running in
+        the background: ...")."""
+        return f"{self.summary}; {self.background}" if self.background else self.summary
+
     def output_text(self) -> str:
         """The bounded output, with a note where part was left out (as the model gets it)."""
         return self.captured().for_model()
@@ -165,7 +173,7 @@ _TYPES: dict[str, tuple[type, ...]] = {
     "proposed": (str, type(None)), "reason": (str, type(None)), "call_id": (str, type(None)),
     "exit_code": (int, type(None)), "error": (str, type(None)), "signal": (str, type(None)),
     "interrupted": (bool,), "timed_out": (bool,), "died": (bool,), "restarted": (bool,),
-    "summary": (str,), "output_head": (str,), "output_tail": (str,), "omitted_chars": (int,),
+    "summary": (str,), "background": (str,), "output_head": (str,), "output_tail": (str,), "omitted_chars": (int,),
     "omitted_lines": (int,), "total_chars": (int,), "spool_path": (str, type(None)),
     "duration": (int, float), "python": (str, type(None)),
 }
@@ -200,7 +208,9 @@ def ran(index: int, language: str, code: str, result: Result, *, proposed: str |
         index=index, language=language, code=code, status=result.status, proposed=proposed,
         call_id=call_id, exit_code=result.exit_code, error=result.error, signal=result.signal,
         interrupted=result.interrupted, timed_out=result.timed_out, died=result.died,
-        restarted=result.restarted, summary=result.summary(), output_head=head,
+        restarted=result.restarted, summary=result.summary(),
+        background=background_note(result.background) if result.background else "",
+        output_head=head,
         output_tail=tail, omitted_chars=out.omitted_chars, omitted_lines=out.omitted_lines,
         total_chars=out.total_chars, spool_path=out.spool_path, displays=result.displays,
         files=files, duration=round(result.duration, 4), python=python)

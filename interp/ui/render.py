@@ -8,6 +8,8 @@ from collections.abc import Callable, Iterable
 from rich.console import Console
 from rich.text import Text
 
+from languages.process.background import head_tail
+
 from interp.core import events as ev
 from interp.secrets import Redactor
 from interp.ui import images
@@ -21,6 +23,7 @@ from interp.ui.tables import files_line
 from interp.ui.usage import Tally, compacted_line, reply_line
 
 MAX_FILES_TEXT = 2000  # characters of a block.files line
+BACKGROUND_CHARS = 80  # of the processes a block left running, named at the head and the tail
 UNSHOWN = frozenset({ev.SessionStarted, ev.SessionFinished})  # nothing to show for these
 
 
@@ -273,11 +276,19 @@ class Renderer:
     def _on_block_background(self, event: ev.BlockBackground) -> None:
         if self._defer(event):
             return
-        for item in event.processes or ():
-            output = f"; output: {item['output']}" if item.get("output") else ""
-            line = (f"Left running: pid {item.get('pid')} {item.get('command')}{output} "
-                    f"(/ps lists, /kill stops)")
-            self.print(Text(self.scrub(safe_text(line)).replace("\n", " "), style="dim"))
+        items = [item for item in event.processes or () if isinstance(item, dict)]
+        if not items:
+            return
+        outputs = {item.get("output") for item in items}  # one, said once, when they share it
+        named = [f"pid {item.get('pid')} {item.get('command')}"
+                 + (f" (output: {item['output']})" if len(outputs) > 1 and item.get("output")
+                    else "") for item in items]
+        shared = f"; output: {items[0]['output']}" if len(outputs) == 1 and items[0].get(
+            "output") else ""
+        many = f"{len(items)} processes: " if len(items) > 1 else ""
+        line = (f"Left running: {many}{head_tail(named, BACKGROUND_CHARS, ', ')}{shared} "
+                f"(/ps lists, /kill stops)")
+        self.print(Text(self.scrub(safe_text(line)).replace("\n", " "), style="dim"))
 
     def _on_block_files(self, event: ev.BlockFiles) -> None:
         if self._defer(event):

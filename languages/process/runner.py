@@ -17,7 +17,7 @@ import pexpect
 
 from ..protocol import RunnerConfig
 from ..records import CapturedOutput, Event, Output
-from .background import Background, BackgroundProcess, background_note
+from .background import Background, BackgroundProcess
 from .command_pipe import CommandPipe
 from .limits import LimitGuard
 from .end_marker import MarkerScanner, new_token
@@ -223,8 +223,7 @@ class ProcessRunner(ProcessPlumbing):
             restarted = self._start_fresh()
         result = build_result(outcome, captured, restarted, time.monotonic() - began)
         if not restarted and (left := self._left_running(outcome.status, result.duration)):
-            result = replace(result, background=left,
-                             notes=(*result.notes, background_note(left)))
+            result = replace(result, background=left)  # told after the headline (background_note)
         notes = tuple(note for note in (lost, breach) if note)
         if notes:
             result = replace(result, restarted=restarted or bool(lost), notes=(*notes, *result.notes))

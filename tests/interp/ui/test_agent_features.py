@@ -6,6 +6,7 @@ are real."""
 from __future__ import annotations
 
 import json
+import re
 import socket
 import time
 from pathlib import Path
@@ -174,6 +175,52 @@ def test_background_processes_in_json(fake_server, interp_env):
     assert kinds.index("block.background") < kinds.index("block.finished")
     assert gone(found["processes"][0]["pid"])  # stopped when interp exited
 
+
+
+def test_many_processes_left_running_are_told_bounded_and_said_once(spawn, fake_server):
+    fake_server.script([fenced("shell", "for i in $(seq 200); do sleep 1000 & done; echo started"),
+                        "Started them."])
+    term = spawn()
+    term.task("start sleepers")
+    term.question()
+    term.send("y")
+    term.expect("Started them.")
+    told = fake_server.requests[1]["messages"][-1]["content"]
+    assert "left running in the background: 200 processes: pid " in told
+    assert re.search(r"; … \d+ more …; pid \d+ `sleep 1000`", told)
+    assert told.count("background-shell.log") == 1  # where their output goes, once
+    assert len(told) < 6000  # as a block's output is bounded: its head and tail, a count
+    shown = "\n".join(term.screen())
+    assert shown.count("Left running:") == 1 and "left running in the background" not in shown
+    assert re.search(r"Left running: 200 processes: pid \d+ sleep 1000,.* … \d+ more …, pid",
+                     shown.replace("\n", " "))
+    assert re.search(r"^✓ ok \(\d+\.\d+ s\)$", shown, re.M)  # the result line, nothing more
+    assert term.exit_status() == 0
+
+
+def test_ps_numbers_stay_the_same_for_the_session(spawn, fake_server):
+    fake_server.script([fenced("shell", "sleep 1001 &\nsleep 1002 &\nsleep 1003 &"),
+                        "Three sleepers."])
+    term = spawn()
+    term.task("start sleepers")
+    term.question()
+    term.send("y")
+    term.expect("Three sleepers.")
+    term.task("/ps")
+    first = int(term.expect(r"1\. pid (\d+), shell block 1, running \d+ s: sleep 1001").group(1))
+    second = int(term.expect(r"2\. pid (\d+), shell block 1, running \d+ s: sleep 1002").group(1))
+    term.expect(r"3\. pid \d+, shell block 1, running \d+ s: sleep 1003")
+    term.task("/kill 1")
+    term.expect(rf"Stopped pid {first} ")
+    term.task("/ps")
+    term.expect(r"2\. pid \d+, shell block 1, running \d+ s: sleep 1002")
+    term.expect(r"3\. pid \d+, shell block 1, running \d+ s: sleep 1003")
+    term.task("/kill 2")  # the number of the old listing: the same process
+    term.expect(rf"Stopped pid {second} ")
+    term.task("/kill 1")
+    term.expect("No process 1 in /ps.")
+    assert gone(first) and gone(second)
+    assert term.exit_status() == 0
 
 # -- a block waiting for keyboard input -----------------------------------------------------------
 def test_a_block_waiting_for_a_key_is_stopped_and_the_model_told(spawn, fake_server):
