@@ -6,6 +6,10 @@ two-byte escapes. A string ends at BEL or ST; like a terminal, an ESC or C1 cont
 ST aborts it. Unlike a terminal, a line end (LF or CR) also ends it, so an unterminated string
 (`printf '\\e]0;title'`, `cat` of a binary file) hides at most the rest of its own line, never
 the output that follows. `EscapeStream` does the same to a stream chunk by chunk.
+
+Code shown for approval (the terminal's question, the MCP approval form) is never altered
+that way: `visible` turns each control, invisible or look-alike-space character into a
+visible escape instead, so what is approved is what runs.
 """
 
 from __future__ import annotations
@@ -78,3 +82,66 @@ class EscapeStream:
         """Whatever is held back (the stream has ended)."""
         held, self._raw = self._raw, ""
         return held
+
+
+# Shown as escapes in code: C0 (not tab/newline), DEL, C1, spaces other than U+0020, format
+# characters (zero-width, bidi, tags, BOM, ...), invisible fillers and variation selectors,
+# and the control pictures used below to mark trailing whitespace.
+_HIDDEN = controls(extra=(
+    "\xa0\xad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891"
+    "\u08e2\u115f\u1160\u1680\u180b-\u180f\u2000-\u200f\u2028-\u202f\u205f-\u206f"
+    "\u2400-\u2426\u2800\u3000\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb"
+    "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+    "\U000e0000-\U000e0fff"))
+_TRAILING = re.compile(r"(?<=[^ \t\n])[ \t]+$", re.M)
+HIDDEN_NOTE = "hidden characters shown as \\e, \\u…, ␠"  # said under code where `visible` shows some
+_NAMED = {"\x1b": "\\e", "\r": "\\r", "\x00": "\\0", "\x08": "\\b"}
+MARKS = {" ": "\u2420", "\t": "\u2409"}  # ␠ ␉
+
+
+def _show(char: str) -> str:
+    if char in _NAMED:
+        return _NAMED[char]
+    code = ord(char)
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+def _emoji_selector(text: str, at: int) -> bool:
+    """True for U+FE0F right after a visible symbol (emoji presentation): left alone."""
+    if text[at] != "\ufe0f" or at == 0:
+        return False
+    before = text[at - 1]
+    return ord(before) >= 0x2000 and not _HIDDEN.match(before)
+
+
+def visible_spans(code: str) -> tuple[str, list[tuple[int, int]]]:
+    """`visible(code)` and the (start, end) offsets of every escape or mark in it."""
+    out: list[str] = []
+    spans: list[tuple[int, int]] = []
+    length, last = 0, 0
+    marked = {m.start() + i for m in _TRAILING.finditer(code) for i in range(len(m.group()))}
+    hidden = {m.start() for m in _HIDDEN.finditer(code) if not _emoji_selector(code, m.start())}
+    for at in sorted(marked | hidden):
+        out.append(code[last:at])
+        length += at - last
+        shown = MARKS[code[at]] if at in marked else _show(code[at])
+        out.append(shown)
+        spans.append((length, length + len(shown)))
+        length += len(shown)
+        last = at + 1
+    out.append(code[last:])
+    return "".join(out), spans
+
+
+def visible(code: str) -> str:
+    """Code with every control, invisible or odd-space character shown as an escape (\\e,
+    \\r, \\x9b, \\u202e, ...) and trailing spaces/tabs after text shown as ␠/␉; tab and
+    newline are kept."""
+    return visible_spans(code)[0]
+
+
+def has_hidden(code: str) -> bool:
+    """True when `visible` would show code differently from its raw text."""
+    return visible(code) != code
