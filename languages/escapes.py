@@ -84,6 +84,48 @@ class EscapeStream:
         return held
 
 
+# Entering and leaving the alternate screen (xterm's modes 1049, 1047 and 47), and the start
+# of such a sequence cut off by the end of a chunk.
+_SCREEN = re.compile(r"\x1b\[\?([\d;]*)([hl])")
+_SCREEN_START = re.compile(r"\x1b(?:\[(?:\?[\d;]*)?)?")
+_ALTERNATE = frozenset({"1049", "1047", "47"})
+
+
+class ScreenFilter:
+    """Drops what a full-screen program (an editor, a pager) draws on the alternate screen,
+    as a terminal does when the program leaves it; a program killed on it never leaves, and
+    the rest of the block's output is its screen. A sequence cut by the end of a chunk is
+    held back until the next one."""
+
+    def __init__(self) -> None:
+        self.alternate = False
+        self._held = ""
+
+    def feed(self, chunk: str) -> str:
+        """The output so far, less what went to the alternate screen."""
+        text, self._held = self._held + chunk, ""
+        cut = text.rfind("\x1b", max(0, len(text) - 32))
+        if cut >= 0 and _SCREEN_START.fullmatch(text, cut):
+            text, self._held = text[:cut], text[cut:]
+        if not self.alternate and "\x1b[?" not in text:
+            return text
+        shown, at = [], 0
+        for match in _SCREEN.finditer(text):
+            if _ALTERNATE.isdisjoint(match.group(1).split(";")):
+                continue
+            if not self.alternate:
+                shown.append(text[at:match.start()])
+            self.alternate, at = match.group(2) == "h", match.end()
+        if not self.alternate:
+            shown.append(text[at:])
+        return "".join(shown)
+
+    def flush(self) -> str:
+        """Whatever is held back (the output has ended)."""
+        held, self._held = self._held, ""
+        return "" if self.alternate else held
+
+
 # Shown as escapes in code: C0 (not tab/newline), DEL, C1, spaces other than U+0020, format
 # characters (zero-width, bidi, tags, BOM, ...), invisible fillers and variation selectors,
 # and the control pictures used below to mark trailing whitespace.

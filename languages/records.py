@@ -132,6 +132,11 @@ class LineFix:
         return "\n".join(lines)
 
 
+READ_EOF = ("a read of its standard input got end of input, so the value read is empty: "
+            "nothing can be typed into a block; give the input another way (a value in the "
+            "code, an argument, a file, a here-string or a pipe)")
+
+
 @dataclass(frozen=True)
 class Result:
     """The last event of every run: how the block ended."""
@@ -149,6 +154,7 @@ class Result:
     notes: tuple[str, ...] = field(default_factory=tuple)
     displays: tuple[Display, ...] = field(default_factory=tuple)
     waiting_input: bool = False  # stopped because it sat reading the terminal (process/tty_wait.py)
+    read_eof: bool = False  # a read of its standard input got end of input (nothing is typed in)
     background: tuple = ()  # background.BackgroundProcess: processes the block left running
     fix: LineFix | None = None  # the failing line as the error's note suggests it read
 
@@ -192,6 +198,8 @@ class Result:
                 return "the process died"
             how = f"killed by {self.signal}" if self.signal else f"exited with status {self.exit_code}"
             return f"the process {how}"
+        if self.read_eof:
+            return READ_EOF + (f"; exit status {self.exit_code}" if self.exit_code else "")
         if self.status == "error":
             if self.error:
                 return f"error: {self.error}"

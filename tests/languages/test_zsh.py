@@ -41,6 +41,10 @@ def test_a_zsh_block_runs_in_zsh_when_it_is_installed(make_runner, collect, tmp_
     assert out.endswith("still 1\n") and "errexit on" not in out
     out, result = collect(runner, "echo untraced")
     assert out == "untraced\n" and result.status == "ok"
+    out, result = collect(runner, 'read "x?name? "; echo "[$x]"')
+    assert out == "[]\n" and result.status == "error" and result.read_eof
+    out, result = collect(runner, "print -l a b > f; while read l; do echo $l; done < f")
+    assert out == "a\nb\n" and result.ok and not result.read_eof
 
 
 def test_without_zsh_a_zsh_block_runs_in_bash_and_says_so(make_runner, collect, tmp_path):

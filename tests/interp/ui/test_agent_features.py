@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import socket
 import time
 from pathlib import Path
+
+import pytest
 
 from helpers import hang_guard, model_args, run_interp
 from pty_terminal import fenced
@@ -235,4 +238,45 @@ def test_a_block_waiting_for_a_key_is_stopped_and_the_model_told(spawn, fake_ser
     term.expect("It needs input.")
     told = fake_server.requests[1]["messages"][-1]["content"]
     assert "waiting for keyboard input" in told and "nothing can be typed into a block" in told
+    assert term.exit_status() == 0
+
+
+def test_a_read_that_hits_end_of_input_is_not_reported_as_ok(spawn, fake_server):
+    fake_server.script([fenced("shell", 'read -p "name? " x; echo "hi $x"'), "Said hi.",
+                        fenced("shell", "read -n 1 key; echo \"key=$key\""), "Read a key."])
+    term = spawn()
+    term.task("greet me")
+    term.question()
+    term.send("y")
+    term.expect(wrapped("✗ a read of its standard input got end of input, so the value read "
+                        "is empty"))
+    term.expect("Said hi.")
+    told = fake_server.requests[1]["messages"][-1]["content"]
+    assert "hi \n" in told and "Result: a read of its standard input got end of input" in told
+    assert "give the input another way" in told and "Result: ok" not in told
+    term.task("read a key")
+    term.question()
+    term.send("y")
+    term.expect(wrapped("✗ a read of its standard input got end of input"))
+    term.expect("Read a key.")
+    assert term.exit_status() == 0
+
+
+@pytest.mark.skipif(shutil.which("vi") is None, reason="no vi on this machine")
+def test_vi_stopped_for_waiting_leaves_no_swap_file_and_no_screen_in_the_output(
+        spawn, fake_server, interp_env):
+    (interp_env["cwd"] / "notes.txt").write_text("first line\n")
+    fake_server.script([fenced("shell", "vi notes.txt"), "It needs a person."])
+    term = spawn()
+    term.task("edit the notes")
+    term.question()
+    start = term.pos
+    term.send("y")
+    term.expect(wrapped(r"✗ stopped: it was waiting for keyboard input"))
+    shown = term.since(start)
+    term.expect("It needs a person.")
+    told = fake_server.requests[1]["messages"][-1]["content"]
+    for screen in (shown, told):  # vi's screen went with it, as in a terminal
+        assert "first line" not in screen and "~\n" not in screen and ":qa" not in screen
+    assert sorted(p.name for p in interp_env["cwd"].iterdir()) == ["notes.txt"]  # no .swp
     assert term.exit_status() == 0
