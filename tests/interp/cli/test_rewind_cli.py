@@ -262,3 +262,24 @@ def test_interp_run_where_its_data_lies_records_and_rewinds_only_the_users_files
     assert back.returncode == 0, back.stderr
     assert not (work / "a.txt").exists() and not (work / "b.txt").exists()
     assert log.read_text().startswith(before)  # nothing lost: the rewind is added to it
+
+
+def test_the_files_line_names_a_chmod_and_leaves_out_interps_own_output(fake_server, interp_env):
+    work = interp_env["cwd"]
+    _seed(work)
+    fake_server.script([fenced("shell", "chmod 700 run.sh && echo hi > made.txt && echo made it"),
+                        "Done."])  # its output goes to out.json while it runs
+    with open(work / "out.json", "w") as out, open(work / "err.log", "w") as err:
+        proc = subprocess.run(interp_cmd() + model_args(fake_server) + ["-y", "--json", "-e",
+                                                                         "make it private"],
+                              stdout=out, stderr=err, stdin=subprocess.DEVNULL,
+                              env=interp_env["env"], cwd=work, timeout=120)
+    assert proc.returncode == 0, (work / "err.log").read_text()
+    told = fake_server.requests[1]["messages"][-1]["content"]
+    assert "Files created: made.txt (3 B); modified: run.sh (18 B)\n" in told
+    events = [json.loads(line) for line in (work / "out.json").read_text().splitlines()]
+    files = next(e for e in events if e["type"] == "block.files")
+    assert (files["created"], files["modified"]) == (["made.txt"], ["run.sh"])
+    assert "out.json" not in told and "err.log" not in told
+    listed = _rewind(interp_env, "--list")
+    assert "out.json" not in listed.stdout and "err.log" not in listed.stdout
