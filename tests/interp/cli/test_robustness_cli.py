@@ -293,3 +293,17 @@ def test_files_a_task_names_or_a_block_writes_are_read_only_as_far_as_they_are_u
     assert "File: " + str(work / "report.py") in sent and "notes.txt" not in sent.split(task)[1]
     told = fake_server.requests[1]["messages"][-1]["content"]
     assert "Files created: inventory.json (1.0 GiB)" in told
+
+
+def test_the_python_flags_help_says_which_python_runs_blocks(fake_server, interp_env):
+    said = "(default: the active virtualenv's Python, else the one interp runs in)"
+    for command in ([], ["mcp"]):
+        shown = run_interp([*command, "--help"], interp_env)
+        assert shown.returncode == 0, shown.stderr
+        text = " ".join(shown.stdout.replace("│", " ").split())
+        assert f"--python PATH Python interpreter for python blocks {said}" in text
+        assert "python3 on PATH" not in text
+    fake_server.script([fenced("python", "import sys\nprint(sys.executable)"), "ok"])
+    proc = run_interp(["-y", "-e", "which python?", *model_args(fake_server)], interp_env)
+    assert proc.returncode == 0 and "VIRTUAL_ENV" not in interp_env["env"]
+    assert f"{interp_python()}\n" in fake_server.requests[1]["messages"][-1]["content"]
