@@ -31,8 +31,17 @@ class RewindArgs:
 
 
 def _fail(message: str, code: int) -> int:
-    sys.stderr.write(message.rstrip("\n") + "\n")
+    from interp.ui.wrap import for_terminal
+
+    sys.stderr.write(for_terminal(message.rstrip("\n"), sys.stderr) + "\n")
     return code
+
+
+def _say(text: str, hang: int | None = None) -> None:
+    """A line on standard output, wrapped at word boundaries on a terminal."""
+    from interp.ui.wrap import for_terminal
+
+    print(for_terminal(text, sys.stdout, hang))
 
 
 def rewind_cli(args: RewindArgs) -> int:
@@ -69,23 +78,23 @@ def rewind_cli(args: RewindArgs) -> int:
 
 
 def _list(rewinder, sid: str) -> int:
-    from interp.checkpoints.rewind import listing
+    from interp.checkpoints.rewind import LISTED_CHANGES, listing
 
     points = rewinder.points()
     if not points:
-        print(f"Conversation {sid} has no block with a checkpoint.")
+        _say(f"Conversation {sid} has no block with a checkpoint.")
         return 0
-    print(f"Blocks of conversation {sid} in {rewinder.root} (interp rewind --to N puts the "
-          f"folder back as it was before block N):")
+    _say(f"Blocks of conversation {sid} in {rewinder.root} (interp rewind --to N puts the "
+         f"folder back as it was before block N):")
     for line in listing(points, rewinder.history.rewinds):
-        print(line)
+        _say(line, LISTED_CHANGES)
     return 0
 
 
 def _diff(rewinder, index: int) -> int:
     text = rewinder.diff(index)
     if not text:
-        print(f"Block {index} changed no file.")
+        _say(f"Block {index} changed no file.")
         return 0
     if sys.stdout.isatty():
         from interp.ui.sanitize import visible
@@ -114,7 +123,7 @@ def _rewind(rewinder, store, sid: str, messages: list[Entry], args: RewindArgs) 
                      f"interp since then and would be overwritten: {named}. Run again with "
                      f"--force to put them back too.", REFUSED)
     if not plan:
-        print(f"Nothing to put back: the folder is as it was {where}.")
+        _say(f"Nothing to put back: the folder is as it was {where}.")
         return 0
     try:
         log = store.open(sid)
@@ -127,13 +136,13 @@ def _rewind(rewinder, store, sid: str, messages: list[Entry], args: RewindArgs) 
             log.append_undo(len(messages) - cut)
     finally:
         log.close()
-    print(f"The folder is back as it was {where}: {applied_summary(applied)}.")
+    _say(f"The folder is back as it was {where}: {applied_summary(applied)}.")
     if plan.uncovered:
-        print("Not covered (over the size bound when recorded): "
-              + ", ".join(safe_path(p) for p in plan.uncovered))
+        _say("Not covered (over the size bound when recorded): "
+             + ", ".join(safe_path(p) for p in plan.uncovered))
     if cut is not None:
-        print(f"The conversation went back to before block {args.to}'s reply.")
-    print("interp rewind --undo puts it back as it was.")
+        _say(f"The conversation went back to before block {args.to}'s reply.")
+    _say("interp rewind --undo puts it back as it was.")
     for problem in applied.problems:
-        sys.stderr.write(f"interp rewind: {safe_path(problem)}\n")
+        _fail(f"interp rewind: {safe_path(problem)}", REFUSED)
     return REFUSED if applied.problems else 0

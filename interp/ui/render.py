@@ -21,6 +21,7 @@ from interp.ui.status import StatusLine, fit
 from interp.ui.stream import ReplyStream
 from interp.ui.tables import files_line
 from interp.ui.usage import Tally, compacted_line, reply_line
+from interp.ui.wrap import wrapped
 
 MAX_FILES_TEXT = 2000  # characters of a block.files line
 BACKGROUND_CHARS = 80  # of the processes a block left running, named at the head and the tail
@@ -237,7 +238,8 @@ class Renderer:
             return False
         if collapsed.left_out:
             line = self.scrub(safe_text(left_out_line(collapsed.left_out, spool_path)))
-            self.print(Text(line, style="dim"), soft_wrap=True)  # a path is never cut by a newline
+            line = wrapped(line, self.console.width)  # at words; a path is never cut by a newline
+            self.print(Text(line, style="dim"), soft_wrap=True)
         if collapsed.tail:
             self._write_output("".join(line + "\n" for line in collapsed.tail))
         return bool(collapsed.left_out and spool_path)

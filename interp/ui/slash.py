@@ -140,6 +140,7 @@ def _compact(ctx: CommandContext, arg: str) -> None:
 def _ps(ctx: CommandContext, arg: str) -> None:
     from interp.core.processes import running
     from interp.ui.sanitize import safe_text
+    from interp.ui.wrap import wrapped
 
     listed = running(ctx.session, ctx.processes)
     if not listed:
@@ -149,9 +150,9 @@ def _ps(ctx: CommandContext, arg: str) -> None:
         process = item.process
         where = (f"output: {process.output}" if process.output else
                  "output discarded" if process.discarded else "output not captured")
-        ctx.console.print(Text(safe_text(f"{item.number}. pid {process.pid}, {process.language} "
-                                         f"block {process.block}, running {item.running}: "
-                                         f"{process.command} ({where})")))
+        line = safe_text(f"{item.number}. pid {process.pid}, {process.language} block "
+                         f"{process.block}, running {item.running}: {process.command} ({where})")
+        ctx.console.print(Text(wrapped(line, ctx.console.width, 3)), soft_wrap=True)
         for line in item.tail:
             ctx.console.print(Text(safe_text(f"     {line}")[:300], style="dim"))
     ctx.console.print(Text("/kill N stops one.", style="dim"))
