@@ -136,7 +136,7 @@ _HIDDEN = controls(extra=(
     "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
     "\U000e0000-\U000e0fff"))
 _TRAILING = re.compile(r"(?<=[^ \t\n])[ \t]+$", re.M)
-HIDDEN_NOTE = "hidden characters shown as \\e, \\u…, ␠"  # said under code where `visible` shows some
+HIDDEN_NOTE = "hidden characters shown as \\e, \\u…, ␠"  # under code `visible` changed
 _NAMED = {"\x1b": "\\e", "\r": "\\r", "\x00": "\\0", "\x08": "\\b"}
 MARKS = {" ": "\u2420", "\t": "\u2409"}  # ␠ ␉
 

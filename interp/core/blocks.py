@@ -142,7 +142,8 @@ class BlockRecord:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form stored in the session file (with derived flags for other readers)."""
-        data = {"v": RECORD_VERSION, **{k: getattr(self, k) for k in _SCALARS}}
+        data = {"v": RECORD_VERSION, **{k: getattr(self, k) for k in _SCALARS
+                                         if k not in _UNSET_LEFT_OUT or getattr(self, k)}}
         data.update(displays=[d.to_dict() for d in self.displays],
                     files=self.files.to_dict() if self.files else None,
                     figures=self.figures, edited=self.edited, declined=self.declined,
@@ -173,11 +174,13 @@ _TYPES: dict[str, tuple[type, ...]] = {
     "proposed": (str, type(None)), "reason": (str, type(None)), "call_id": (str, type(None)),
     "exit_code": (int, type(None)), "error": (str, type(None)), "signal": (str, type(None)),
     "interrupted": (bool,), "timed_out": (bool,), "died": (bool,), "restarted": (bool,),
-    "summary": (str,), "background": (str,), "output_head": (str,), "output_tail": (str,), "omitted_chars": (int,),
+    "summary": (str,), "background": (str,), "output_head": (str,), "output_tail": (str,),
+    "omitted_chars": (int,),
     "omitted_lines": (int,), "total_chars": (int,), "spool_path": (str, type(None)),
     "duration": (int, float), "python": (str, type(None)),
 }
 _SCALARS = tuple(_TYPES)
+_UNSET_LEFT_OUT = frozenset({"background"})  # saved only when set: records keep their old shape
 _KNOWN = frozenset({*_SCALARS, "v", "displays", "files", "figures", "edited", "declined",
                     "denied"})
 
