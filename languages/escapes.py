@@ -89,20 +89,26 @@ class EscapeStream:
 _SCREEN = re.compile(r"\x1b\[\?([\d;]*)([hl])")
 _SCREEN_START = re.compile(r"\x1b(?:\[(?:\?[\d;]*)?)?")
 _ALTERNATE = frozenset({"1049", "1047", "47"})
+SCREEN_HOLD = 64 * 1024  # characters of an alternate screen held back; past that it is output
+SCREEN_NOTE = ("[left out: what a full-screen program drew on the terminal's alternate screen, "
+               "which it closed]\n")
 
 
 class ScreenFilter:
-    """Drops what a full-screen program (an editor, a pager) draws on the alternate screen,
-    as a terminal does when the program leaves it; a program killed on it never leaves, and
-    the rest of the block's output is its screen. A sequence cut by the end of a chunk is
-    held back until the next one."""
+    """What a full-screen program (an editor, a pager) draws on the alternate screen is held
+    back; when the program leaves that screen, as a terminal drops it, one line says it was
+    left out (nothing is dropped unsaid). A screen never left, or past SCREEN_HOLD, is output
+    as it came. A sequence cut by the end of a chunk is held until the next one."""
 
     def __init__(self) -> None:
         self.alternate = False
-        self._held = ""
+        self._held = ""  # the start of a sequence, cut off
+        self._screen: list[str] = []  # what was drawn on the alternate screen so far
+        self._size = 0
+        self._spilled = False  # the screen grew past SCREEN_HOLD: it is passed on
 
     def feed(self, chunk: str) -> str:
-        """The output so far, less what went to the alternate screen."""
+        """The output so far, less what waits on the alternate screen."""
         text, self._held = self._held + chunk, ""
         cut = text.rfind("\x1b", max(0, len(text) - 32))
         if cut >= 0 and _SCREEN_START.fullmatch(text, cut):
@@ -113,17 +119,38 @@ class ScreenFilter:
         for match in _SCREEN.finditer(text):
             if _ALTERNATE.isdisjoint(match.group(1).split(";")):
                 continue
-            if not self.alternate:
-                shown.append(text[at:match.start()])
-            self.alternate, at = match.group(2) == "h", match.end()
-        if not self.alternate:
-            shown.append(text[at:])
+            shown.append(self._part(text[at:match.start()]))
+            shown.append(self._switch(match.group(2) == "h"))
+            at = match.end()
+        shown.append(self._part(text[at:]))
         return "".join(shown)
 
     def flush(self) -> str:
-        """Whatever is held back (the output has ended)."""
+        """Whatever is held back (the output has ended): a screen never left is output."""
         held, self._held = self._held, ""
-        return "" if self.alternate else held
+        screen, self._screen, self._size = "".join(self._screen), [], 0
+        return screen + held
+
+    def _part(self, text: str) -> str:
+        if not self.alternate or self._spilled:
+            return text
+        self._screen.append(text)
+        self._size += len(text)
+        if self._size <= SCREEN_HOLD:
+            return ""
+        self._spilled = True
+        screen, self._screen, self._size = "".join(self._screen), [], 0
+        return screen
+
+    def _switch(self, on: bool) -> str:
+        """Enter (`on`) or leave the alternate screen; leaving drops what it held, said."""
+        if on == self.alternate:
+            return ""
+        self.alternate, spilled, self._spilled = on, self._spilled, False
+        if on:
+            return ""
+        screen, self._screen, self._size = "".join(self._screen), [], 0
+        return SCREEN_NOTE if strip_escapes(screen).strip() and not spilled else ""
 
 
 # Shown as escapes in code: C0 (not tab/newline), DEL, C1, spaces other than U+0020, format

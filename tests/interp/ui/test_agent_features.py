@@ -272,7 +272,8 @@ def test_vi_stopped_for_waiting_leaves_no_swap_file_and_no_screen_in_the_output(
     shown = term.since(start)
     term.expect("It needs a person.")
     told = fake_server.requests[1]["messages"][-1]["content"]
-    for screen in (shown, told):  # vi's screen went with it, as in a terminal
+    for screen in (shown, told):  # vi's screen went with it, as in a terminal, said so
         assert "first line" not in screen and "~\n" not in screen and ":qa" not in screen
+        assert "[left out: what a full-screen program drew" in " ".join(screen.split())
     assert sorted(p.name for p in interp_env["cwd"].iterdir()) == ["notes.txt"]  # no .swp
     assert term.exit_status() == 0
