@@ -96,6 +96,11 @@ def image_paths(displays) -> list[str]:
     return [d.path for d in displays if d.kind == "image" and d.path]
 
 
+READ_EOF = ("a read of its standard input got end of input, so the value read is empty: "
+            "nothing can be typed into a block; give the input another way (a value in the "
+            "code, an argument, a file, a here-string or a pipe)")
+
+
 def parse_displays(status: Mapping[str, Any] | None) -> tuple[Display, ...]:
     """The well-formed displays listed in a driver's status line."""
     raw = status.get("displays") if isinstance(status, Mapping) else None
@@ -128,6 +133,7 @@ class Result(Outcome):
     notes: tuple[str, ...] = field(default_factory=tuple)
     displays: tuple[Display, ...] = field(default_factory=tuple)
     waiting_input: bool = False  # stopped because it sat reading the terminal (process/tty_wait.py)
+    read_eof: bool = False  # a read of its standard input got end of input (nothing is typed in)
     background: tuple = ()  # background.BackgroundProcess: processes the block left running
 
     @property
@@ -170,6 +176,8 @@ class Result(Outcome):
                 return "the process died"
             how = f"killed by {self.signal}" if self.signal else f"exited with status {self.exit_code}"
             return f"the process {how}"
+        if self.read_eof:
+            return READ_EOF + (f"; exit status {self.exit_code}" if self.exit_code else "")
         if self.status == "error":
             if self.error:
                 return f"error: {self.error}"

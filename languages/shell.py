@@ -38,9 +38,16 @@ __interp_err() {
 __interp_end() {
   set +xv
   [[ $SHELLOPTS == "${__interp_base-}" ]] || __interp_restore
-  printf '__INTERP_%s__{"exit_code":%d,"bg":%d%s%s}\n' "$1" "${__interp_st:-0}" "${!:-0}" \
-    "${__interp_stop:+,\"stopped\":true}" "${__interp_reset-}"
-  __interp_st= __interp_stop= __interp_reset=
+  printf '__INTERP_%s__{"exit_code":%d,"bg":%d%s%s%s}\n' "$1" "${__interp_st:-0}" "${!:-0}" \
+    "${__interp_stop:+,\"stopped\":true}" "${__interp_reset-}" "${__interp_eof:+,\"eof\":true}"
+  __interp_st= __interp_stop= __interp_reset= __interp_eof=
+}
+read() { builtin read "$@" || { __interp_read_end $? "$@"; return; } 2>&-; }
+__interp_read_end() {
+  local OPTIND=1 OPTARG __o __s=$1; shift
+  while getopts :ersa:d:i:n:N:p:t:u: __o; do [[ $__o == u ]] && return "$__s"; done
+  (( __s != 1 )) || [[ ! ( /dev/stdin -ef /dev/null || -t 0 ) ]] || __interp_eof=1
+  return "$__s"
 }
 __interp_restore() {
   local IFS=: __o; __interp_reset=
@@ -52,7 +59,7 @@ __interp_restore() {
   done
   [[ -z $__interp_reset ]] || __interp_reset=",\"reset\":[${__interp_reset%,}]"
 }
-set -E; __interp_base=$SHELLOPTS __interp_st= __interp_stop= __interp_reset=
+set -E; __interp_base=$SHELLOPTS __interp_st= __interp_stop= __interp_reset= __interp_eof=
 """
 _SETUP = (
     "PS1=; PS2=; PS0=; PROMPT_COMMAND=; unset HISTFILE; set +m +H +o history; history -c; "

@@ -29,9 +29,16 @@ __interp_err() {
 }
 __interp_end() {
   __interp_restore
-  printf '__INTERP_%s__{"exit_code":%d,"bg":%d%s%s}\n' "$2" "$1" "${!:-0}" \
-    "${__interp_stop:+,\"stopped\":true}" "${__interp_reset-}"
-  __interp_stop= __interp_reset= __interp_erred=
+  printf '__INTERP_%s__{"exit_code":%d,"bg":%d%s%s%s}\n' "$2" "$1" "${!:-0}" \
+    "${__interp_stop:+,\"stopped\":true}" "${__interp_reset-}" "${__interp_eof:+,\"eof\":true}"
+  __interp_stop= __interp_reset= __interp_erred= __interp_eof=
+}
+read() { builtin read "$@" || { __interp_read_end $? "$@"; return; } 2>/dev/null; }
+__interp_read_end() {
+  local __s=$1 __a; shift
+  for __a in "$@"; do [[ $__a == -* ]] || break; [[ $__a == *[upzcl]* ]] && return $__s; done
+  (( __s != 1 )) || [[ ! ( /dev/stdin -ef /dev/null || -t 0 ) ]] || __interp_eof=1
+  return $__s
 }
 __interp_restore() {
   local __o; __interp_reset=${__interp_erred:+'"errexit",'}
@@ -43,7 +50,7 @@ __interp_restore() {
   [[ -z $__interp_reset ]] || __interp_reset=",\"reset\":[${__interp_reset%,}]"
 }
 __interp_unwind='{ if (( ${#funcstack} )); then return $__interp_stop; fi; trap - DEBUG; } 2>/dev/null'
-typeset -gA __interp_base; __interp_base=("${(@kv)options}"); __interp_stop= __interp_reset= __interp_erred=
+typeset -gA __interp_base; __interp_base=("${(@kv)options}"); __interp_stop= __interp_reset= __interp_erred= __interp_eof=
 """
 _SETUP = ("PS1=; PS2=; PS3=; PS4='+ '; RPS1=; RPS2=; PROMPT_EOL_MARK=; unset HISTFILE; "
           "HISTSIZE=0; SAVEHIST=0; unsetopt prompt_cr prompt_sp beep notify check_jobs "

@@ -204,6 +204,8 @@ def exclude_text(folder: str, base: Path, sizes, max_bytes: int) -> tuple[str, t
     lines += sorted(f"{name}/" for name in workspace.SKIP_DIRS if name != ".git")
     lines += user_excludes(Path(folder))
     lines += [_anchored(rel) + "/" for rel in sorted(own_inside(folder, base))]
+    lines += [_anchored(rel) for rel in sorted(workspace.folders_inside(folder,
+                                                                        workspace.own_streams()))]
     skipped = tuple(sorted(p for p, (size, _) in sizes if size > max_bytes and "\n" not in p))
     lines += [_anchored(p) for p in skipped]
     return "\n".join(lines) + "\n", skipped

@@ -233,8 +233,12 @@ def change_summary(changes: tuple[Change, ...] | None, limit: int = 6) -> str:
     return "; ".join(parts)
 
 
+LISTED_CHANGES = 60  # the column where a listed block's changes start (wrapped lines go under it)
+
+
 def listing(points: list[BlockPoint], rewinds: list[RewindMark]) -> list[str]:
-    """The lines that list a conversation's blocks (and its rewinds) for the person."""
+    """The lines that list a conversation's blocks (and its rewinds) for the person; each
+    block's changes start at column LISTED_CHANGES."""
     lines = []
     for point in points:
         first = _telling_line(point.code)

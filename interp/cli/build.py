@@ -49,7 +49,8 @@ def build_session(settings: Settings, request: Request, approver, store: Convers
                            tools=settings.tools, runner=runner_config(settings),
                            instructions=instructions, compact_at=settings.compact_at / 100,
                            mentions=settings.mentions, checks=settings.checks,
-                           unwatched=workspace.own_folders(store.root.parent))
+                           unwatched=(*workspace.own_folders(store.root.parent),
+                                      *workspace.own_streams()))
     notices, warnings = startup_notices(config.runner), []
     if instructions is not None and (said := instructions.notice()):
         notices.append(said)

@@ -24,17 +24,33 @@ class Resumed:
     skipped: list[str] = field(default_factory=list)  # saved lines that could not be used
 
 
-def find_session(store: ConversationStore, which: str, cwd: str) -> str:
-    """The id to resume: "latest" is the latest conversation started in `cwd`."""
+@dataclass(frozen=True)
+class Purpose:
+    """What a conversation is looked up for, in the words of the command that looks."""
+
+    command: str  # "interp" or "interp rewind"
+    verb: str  # "resume"
+    pick: str  # how to name another one: "`--resume ID` continues one"
+
+
+RESUME = Purpose("interp", "resume", "`--resume ID` continues one")
+REWIND = Purpose("interp rewind", "rewind", "`interp rewind ID` rewinds one")
+
+
+def find_session(store: ConversationStore, which: str, cwd: str,
+                 purpose: Purpose = RESUME) -> str:
+    """The id to resume (or rewind, as `purpose` says): "latest" is the latest conversation
+    started in `cwd`."""
     if which != "latest":
         return store.resolve(which)
     sid = store.latest_id(cwd=cwd)
     if sid is not None:
         return sid
     if store.latest_id() is None:
-        raise UsageError("interp: there is no saved conversation to resume yet.")
-    raise UsageError(f"interp: no saved conversation was started in this directory ({cwd}); "
-                     f"`interp sessions --all` lists the others, `--resume ID` continues one.")
+        raise UsageError(f"{purpose.command}: there is no saved conversation to "
+                         f"{purpose.verb} yet.")
+    raise UsageError(f"{purpose.command}: no saved conversation was started in this directory "
+                     f"({cwd}); `interp sessions --all` lists the others, {purpose.pick}.")
 
 
 def resume(store: ConversationStore, which: str, cwd: str, secrets: Iterable[str | None] = ()

@@ -1,8 +1,8 @@
 """`interp rewind`: list, diff or undo what a saved conversation's blocks did to its folder.
 
-Exit status: 0 done; 1 refused (files changed outside interp since the checkpoint, and no
---force: nothing was changed) or some files could not be put back (each is named); 2 a bad
-argument (no such conversation, block or checkpoint).
+Exit status: 0 done; 1 refused, nothing was changed (files changed outside interp since the
+checkpoint and no --force, or another interp has the conversation open) or some files could
+not be put back (each is named); 2 a bad argument (no such conversation, block or checkpoint).
 """
 
 from __future__ import annotations
@@ -31,14 +31,23 @@ class RewindArgs:
 
 
 def _fail(message: str, code: int) -> int:
-    sys.stderr.write(message.rstrip("\n") + "\n")
+    from interp.ui.wrap import for_terminal
+
+    sys.stderr.write(for_terminal(message.rstrip("\n"), sys.stderr) + "\n")
     return code
+
+
+def _say(text: str, hang: int | None = None) -> None:
+    """A line on standard output, wrapped at word boundaries on a terminal."""
+    from interp.ui.wrap import for_terminal
+
+    print(for_terminal(text, sys.stdout, hang))
 
 
 def rewind_cli(args: RewindArgs) -> int:
     """Run `interp rewind`; returns its exit status."""
     from interp.checkpoints.rewind import Rewinder, RewindError
-    from interp.cli.resume import find_session
+    from interp.cli.resume import REWIND, find_session
     from interp.config.settings import data_dir
     from interp.errors import UsageError
     from interp.storage.conversations import ConversationStore, StoreError
@@ -49,7 +58,7 @@ def rewind_cli(args: RewindArgs) -> int:
         return _fail("interp rewind: --conversation goes with --to N", exits.USAGE)
     store = ConversationStore(data_dir() / "sessions")
     try:
-        sid = find_session(store, args.session_id or "latest", os.getcwd())
+        sid = find_session(store, args.session_id or "latest", os.getcwd(), REWIND)
         messages = store.load(sid)
         rewinder = Rewinder(data_dir() / "checkpoints", store.path_for(sid), sid, messages)
     except UsageError as exc:
@@ -69,23 +78,23 @@ def rewind_cli(args: RewindArgs) -> int:
 
 
 def _list(rewinder, sid: str) -> int:
-    from interp.checkpoints.rewind import listing
+    from interp.checkpoints.rewind import LISTED_CHANGES, listing
 
     points = rewinder.points()
     if not points:
-        print(f"Conversation {sid} has no block with a checkpoint.")
+        _say(f"Conversation {sid} has no block with a checkpoint.")
         return 0
-    print(f"Blocks of conversation {sid} in {rewinder.root} (interp rewind --to N puts the "
-          f"folder back as it was before block N):")
+    _say(f"Blocks of conversation {sid} in {rewinder.root} (interp rewind --to N puts the "
+         f"folder back as it was before block N):")
     for line in listing(points, rewinder.history.rewinds):
-        print(line)
+        _say(line, LISTED_CHANGES)
     return 0
 
 
 def _diff(rewinder, index: int) -> int:
     text = rewinder.diff(index)
     if not text:
-        print(f"Block {index} changed no file.")
+        _say(f"Block {index} changed no file.")
         return 0
     if sys.stdout.isatty():
         from interp.ui.sanitize import visible
@@ -100,6 +109,7 @@ def _diff(rewinder, index: int) -> int:
 def _rewind(rewinder, store, sid: str, messages: list[Entry], args: RewindArgs) -> int:
     from interp.checkpoints.rewind import applied_summary, conversation_cut
     from interp.core.files.workspace import safe_path
+    from interp.storage.conversations import StoreError
 
     cut = conversation_cut(messages, args.to) if args.conversation else None
     if args.conversation and cut is None:
@@ -113,9 +123,12 @@ def _rewind(rewinder, store, sid: str, messages: list[Entry], args: RewindArgs) 
                      f"interp since then and would be overwritten: {named}. Run again with "
                      f"--force to put them back too.", REFUSED)
     if not plan:
-        print(f"Nothing to put back: the folder is as it was {where}.")
+        _say(f"Nothing to put back: the folder is as it was {where}.")
         return 0
-    log = store.open(sid)
+    try:
+        log = store.open(sid)
+    except StoreError as exc:  # another interp has it open (or it cannot be locked)
+        return _fail(f"interp rewind: refused, nothing was changed: {exc}", REFUSED)
     try:
         applied, _ = rewinder.carry_out(plan, None if args.undo else args.to, log,
                                         conversation=cut is not None)
@@ -123,13 +136,13 @@ def _rewind(rewinder, store, sid: str, messages: list[Entry], args: RewindArgs) 
             log.append_undo(len(messages) - cut)
     finally:
         log.close()
-    print(f"The folder is back as it was {where}: {applied_summary(applied)}.")
+    _say(f"The folder is back as it was {where}: {applied_summary(applied)}.")
     if plan.uncovered:
-        print("Not covered (over the size bound when recorded): "
-              + ", ".join(safe_path(p) for p in plan.uncovered))
+        _say("Not covered (over the size bound when recorded): "
+             + ", ".join(safe_path(p) for p in plan.uncovered))
     if cut is not None:
-        print(f"The conversation went back to before block {args.to}'s reply.")
-    print("interp rewind --undo puts it back as it was.")
+        _say(f"The conversation went back to before block {args.to}'s reply.")
+    _say("interp rewind --undo puts it back as it was.")
     for problem in applied.problems:
-        sys.stderr.write(f"interp rewind: {safe_path(problem)}\n")
+        _fail(f"interp rewind: {safe_path(problem)}", REFUSED)
     return REFUSED if applied.problems else 0

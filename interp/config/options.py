@@ -204,7 +204,8 @@ OPTIONS: tuple[Option, ...] = (
                   "it holds the model's key (repeatable).")),
     Option("python", str, None, "the interpreter of Python blocks",
            _value("--python", metavar="PATH",
-                  help="Python interpreter for python blocks (default: python3 on PATH).")),
+                  help="Python interpreter for python blocks (default: the active "
+                  "virtualenv's Python, else the one interp runs in).")),
     Option("output_dir", str, None, "where figures are saved; None = ./interp-output",
            _value("--output-dir", metavar="PATH",
                   help="Folder for saved figures (default ./interp-output).")),

@@ -15,6 +15,7 @@ from typing import Any
 
 from languages import CapturedOutput, Display, Result
 from languages.escapes import strip_escapes
+from languages.process.background import background_note
 from languages.plots import Plot
 from languages.records import Outcome, image_paths
 
@@ -65,6 +66,7 @@ class BlockRecord(Outcome):
     reason: str | None = None  # the user's reason, the rule, or why it was skipped
     call_id: str | None = None  # the execute tool call it answers, if any
     summary: str = ""  # how it ended, in one line
+    background: str = ""  # the processes it left running, bounded (background_note), or ""
     output_head: str = ""
     output_tail: str = ""
     omitted_chars: int = 0
@@ -122,13 +124,20 @@ class BlockRecord(Outcome):
         return CapturedOutput(self.output_head, self.output_tail, self.omitted_chars,
                               self.omitted_lines, self.total_chars, self.spool_path)
 
+    @property
+    def result(self) -> str:
+        """How it ended and what it left running, as the model is told ("ok; left running in
+        the background: ...")."""
+        return f"{self.summary}; {self.background}" if self.background else self.summary
+
     def output_text(self) -> str:
         """The bounded output, with a note where part was left out (as the model gets it)."""
         return self.captured().for_model()
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form stored in the session file (with derived flags for other readers)."""
-        data = {"v": RECORD_VERSION, **{k: getattr(self, k) for k in _SCALARS}}
+        data = {"v": RECORD_VERSION, **{k: getattr(self, k) for k in _SCALARS
+                                         if k not in _UNSET_LEFT_OUT or getattr(self, k)}}
         data.update(displays=[d.to_dict() for d in self.displays],
                     files=self.files.to_dict() if self.files else None,
                     figures=self.figures, edited=self.edited, declined=self.declined,
@@ -159,11 +168,13 @@ _TYPES: dict[str, tuple[type, ...]] = {
     "proposed": (str, type(None)), "reason": (str, type(None)), "call_id": (str, type(None)),
     "exit_code": (int, type(None)), "error": (str, type(None)), "signal": (str, type(None)),
     "interrupted": (bool,), "timed_out": (bool,), "died": (bool,), "restarted": (bool,),
-    "summary": (str,), "output_head": (str,), "output_tail": (str,), "omitted_chars": (int,),
+    "summary": (str,), "background": (str,), "output_head": (str,), "output_tail": (str,),
+    "omitted_chars": (int,),
     "omitted_lines": (int,), "total_chars": (int,), "spool_path": (str, type(None)),
     "duration": (int, float), "python": (str, type(None)),
 }
 _SCALARS = tuple(_TYPES)
+_UNSET_LEFT_OUT = frozenset({"background"})  # saved only when set: records keep their old shape
 _KNOWN = frozenset({*_SCALARS, "v", "displays", "files", "figures", "edited", "declined",
                     "denied"})
 
@@ -194,7 +205,9 @@ def ran(index: int, language: str, code: str, result: Result, *, proposed: str |
         index=index, language=language, code=code, status=result.status, proposed=proposed,
         call_id=call_id, exit_code=result.exit_code, error=result.error, signal=result.signal,
         interrupted=result.interrupted, timed_out=result.timed_out, died=result.died,
-        restarted=result.restarted, summary=result.summary(), output_head=head,
+        restarted=result.restarted, summary=result.summary(),
+        background=background_note(result.background) if result.background else "",
+        output_head=head,
         output_tail=tail, omitted_chars=out.omitted_chars, omitted_lines=out.omitted_lines,
         total_chars=out.total_chars, spool_path=out.spool_path, displays=result.displays,
         files=files, duration=round(result.duration, 4), python=python)

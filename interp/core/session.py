@@ -19,7 +19,7 @@ from interp.core.prompt.instructions import with_instructions
 from interp.core.loop.repeats import LoopGuard
 from interp.core.files.next_task import NextTask
 from interp.core.state import SessionConfig, SessionState, Totals
-from interp.core.prompt.system_prompt import system_prompt
+from interp.core.prompt.system_prompt import shell_of, system_prompt
 from interp.core.text import clean
 from interp.models.base import Model, ModelError
 
@@ -48,8 +48,8 @@ class Session:
             session_id or (log.id if log is not None else None))
         if not state.messages or state.messages[0].role != "system":
             state.add(Entry({"role": "system", "content": with_instructions(system_prompt(
-                registry.names(), config.runner.cwd, registry.model_notes()),
-                config.instructions)}, prompt=True))
+                registry.names(), config.runner.cwd, registry.model_notes(),
+                shell=shell_of(registry)), config.instructions)}, prompt=True))
         state.block = last_number(state.messages)
         self._loops = LoopGuard()
         self._checks = turns.TurnChecks(state)

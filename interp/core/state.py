@@ -26,7 +26,7 @@ class SessionConfig:
     instructions: Instructions | None = None  # AGENTS.md files, appended to the system prompt
     compact_at: float | None = 0.7  # share of the context window that starts a compaction
     mentions: bool = True  # describe the working folder's files a task names (as /file does)
-    unwatched: tuple[str, ...] = ()  # interp's own folders (data, cache): never a block's changes
+    unwatched: tuple[str, ...] = ()  # interp's own folders and output files: not a block's doing
     checks: str | tuple[str, ...] = "auto"  # the reply checks: auto | on | off | their names
 
 

@@ -9,6 +9,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from languages.escapes import HIDDEN_NOTE, has_hidden, visible
+
 from interp.approval.decision import RUN, Decision, Proposal, decline
 from interp.approval.policy import Policy
 from interp.approval.prefixes import prefix_rules
@@ -49,17 +51,18 @@ class Question:
 def question(proposal: Proposal, policy: Policy, client: str) -> Question:
     """The form that asks whether to run a block: run once, run and allow rules for the
     session (as the terminal's "always"), or do not run (with a reason for the model)."""
-    code = proposal.code
-    if len(code) > SHOWN_CODE:
-        code = code[:SHOWN_CODE] + f"\n… ({len(proposal.code) - SHOWN_CODE:,} more characters)"
-    why = f"\n\nAsked because {proposal.why}." if proposal.why else ""
-    message = (f"{client} wants to run this {proposal.language} block on this machine:\n\n"
-               f"{fence(code, proposal.language)}{why}")
+    code = visible(proposal.code[:SHOWN_CODE])  # as the terminal shows it: nothing hidden
+    if len(proposal.code) > SHOWN_CODE:
+        code += f"\n… ({len(proposal.code) - SHOWN_CODE:,} more characters)"
+    hidden = f"\n({HIDDEN_NOTE})" if has_hidden(proposal.code) else ""
+    why = f"\n\nAsked because {visible(proposal.why)}." if proposal.why else ""
+    message = (f"{visible(client)} wants to run this {visible(proposal.language)} block on this "
+               f"machine:\n\n{fence(code, proposal.language)}{hidden}{why}")
     choices: dict[str, Decision] = {_ONCE: RUN}
     options = [{"const": _ONCE, "title": "Run it once"}]
     prefixes = tuple(rule.entry for rule in prefix_rules(proposal.language, proposal.code,
                                                          policy.resolve) if rule.pattern)
-    targets = ([(" and ".join(f"`{entry}`" for entry in prefixes), prefixes)] if prefixes
+    targets = ([(" and ".join(f"`{visible(entry)}`" for entry in prefixes), prefixes)] if prefixes
                else []) + [(f"all {proposal.language} code", proposal.language)]
     for n, (shown, entry) in enumerate(targets, 1):
         const = f"allow-{n}"
@@ -78,18 +81,34 @@ def question(proposal: Proposal, policy: Policy, client: str) -> Question:
 
 
 def decision(asked: Question, reply: Reply) -> Decision:
-    """What the person's answer means; anything but a known choice runs nothing."""
-    content = reply.content or {}
+    """What the person's answer means; anything but a known choice runs nothing, and a
+    malformed answer is declined with what was wrong with it."""
+    content = reply.content if isinstance(reply.content, dict) else {}
     reason = content.get("reason")
     reason = reason.strip() if isinstance(reason, str) and reason.strip() else None
     if reply.action == "decline":
         return decline(reason or "The user declined it.")
     if reply.action != "accept":
         return decline(reason or "The user dismissed the question without answering.")
-    chosen = asked.choices.get(content.get("answer"))  # type: ignore[arg-type]
+    answer = content.get("answer")
+    chosen = asked.choices.get(answer) if isinstance(answer, str) else None
     if chosen is None:
-        return decline(f"The answer {content.get('answer')!r} is not one of the choices.")
+        return decline(_not_a_choice(asked, reply.content))
     return chosen if chosen.run else decline(reason)
+
+
+def _not_a_choice(asked: Question, content: object) -> str:
+    """What was wrong with an answer that names none of the choices."""
+    choices = ", ".join(asked.choices)
+    if not isinstance(content, dict) or "answer" not in content:
+        return f"The form came back without an answer (the choices: {choices}); nothing ran."
+    answer = content["answer"]
+    shown = repr(answer) if len(repr(answer)) <= 80 else repr(answer)[:79] + "…"
+    if isinstance(answer, str):
+        return f"The answer {shown} is not one of the choices ({choices}); nothing ran."
+    kind = {list: "a list", dict: "an object", bool: "a boolean", int: "a number",
+            float: "a number", type(None): "null"}.get(type(answer), type(answer).__name__)
+    return f"The answer is {kind} ({shown}), not one of the choices ({choices}); nothing ran."
 
 
 def refusal(proposal: Proposal, policy: Policy) -> Decision:

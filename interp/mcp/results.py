@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import base64
-import os
-from pathlib import Path
 
 import mcp_types as types
 
+from interp.core.files.bounded import TooLarge, read_at_most
 from interp.core.blocks import BlockRecord
 from interp.core.prompt.png import is_png
 from interp.core.replies.report import model_text
@@ -48,11 +47,12 @@ def _failed(record: BlockRecord) -> bool:
 def _image(path: str) -> types.ImageContent | types.TextContent:
     """A figure as a PNG image part, or a line saying why it is not sent."""
     try:
-        size = os.stat(path).st_size
-        data = Path(path).read_bytes() if size <= MAX_IMAGE_BYTES else b""
+        data, large = read_at_most(path, MAX_IMAGE_BYTES), False
+    except TooLarge:
+        data, large = b"", True
     except OSError:
         return types.TextContent(text=f"(figure {path} no longer exists)")
-    if size > MAX_IMAGE_BYTES:
+    if large:
         return types.TextContent(text=f"(figure {path} is larger than "
                                       f"{MAX_IMAGE_BYTES // (1024 * 1024)} MB; not sent)")
     if not is_png(data):

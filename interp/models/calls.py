@@ -83,8 +83,9 @@ class StreamedModel:
                     raise self._error(kind, exc, retries + 1, acc, received) from exc
                 retries += 1
                 waited += delay
-                yield Retrying(retries, self.retry.max_retries, round(delay, 2), kind,
-                               describe(kind, retries, self.retry.max_retries, delay, midstream),
+                limit = self.retry.limit(kind, midstream)  # announced as it will be tried
+                yield Retrying(retries, limit, round(delay, 2), kind,
+                               describe(kind, retries, limit, delay, midstream),
                                restart=bool(acc.parts))
                 time.sleep(delay)
                 continue

@@ -21,15 +21,19 @@ class RetryPolicy:
     max_retries: int = 5
     budget: float = 30.0
 
+    def limit(self, kind: str, midstream: bool = False) -> int:
+        """How many retries a failure of this kind gets: a connection that cannot be made is
+        tried once more only (the server is not running); the others `max_retries`."""
+        return min(1, self.max_retries) if kind == "connection" and not midstream else \
+            self.max_retries
+
     def delay(self, kind: str, exc: BaseException, retries: int, waited: float,
               midstream: bool = False) -> float | None:
         """Seconds to wait before retry number `retries + 1`, or None to give up.
 
         A connection that cannot be made is tried once more only (the server is not running);
         one lost in the middle of a reply is retried like a server error."""
-        if kind not in RETRYABLE or retries >= self.max_retries:
-            return None
-        if kind == "connection" and not midstream and retries >= 1:
+        if kind not in RETRYABLE or retries >= self.limit(kind, midstream):
             return None
         if kind == "connection" and retries == 0:
             delay = _FIRST_CONNECTION_DELAY

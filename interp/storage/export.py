@@ -258,7 +258,7 @@ def _block_markdown(block: BlockRecord) -> str:
     if output := _output(block):
         parts.append("Output:\n\n" + fence(output))
     parts += [f"*{line}*" for note in _notes(block) for line in note.splitlines() if line.strip()]
-    parts.append(f"*Result: {block.summary}.*")
+    parts.append(f"*Result: {block.result}.*")
     parts += [f"![figure]({path})" for path in block.figures]
     return "\n\n".join(parts)
 

@@ -6,12 +6,13 @@ from rich.markdown import Markdown
 from rich.panel import Panel
 from rich.syntax import Syntax
 
+from languages.escapes import HIDDEN_NOTE
+
 from interp.core.replies.fences import CodeBlock, fence, split_text
 from interp.core.replies.steps import shown_only
 from interp.ui.sanitize import safe_text, visible_spans
 
 _LEXERS = {"shell": "bash", "javascript": "javascript", "python": "python"}
-HIDDEN_NOTE = "hidden characters shown as \\e, \\u…, ␠"
 
 
 def markdown(text: str) -> Markdown:

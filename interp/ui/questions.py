@@ -24,6 +24,7 @@ from interp.approval.prefixes import prefix_rules
 from interp.ui.keys import Keys
 from interp.ui.sanitize import visible
 from interp.ui.status import SPINNER, elapsed
+from interp.ui.wrap import for_terminal
 
 _SUFFIX = {"python": ".py", "shell": ".sh", "javascript": ".js"}
 _QUESTION = "Run this {language} block? [y]es / [n]o / [e]dit / [a]lways: "
@@ -87,7 +88,7 @@ class TerminalApprover:
                     self._say(_KEYS_HELP)
 
     def _say(self, text: str) -> None:
-        self._out.write(text + "\n")
+        self._out.write(for_terminal(text, self._out) + "\n")  # at word boundaries
         self._out.flush()
 
     def _key(self, question: str, esc_stops: bool = True) -> str:

@@ -8,6 +8,8 @@ from collections.abc import Callable, Iterable
 from rich.console import Console
 from rich.text import Text
 
+from languages.process.background import head_tail
+
 from interp.core import events as ev
 from interp.secrets import Redactor
 from interp.ui import images
@@ -19,8 +21,10 @@ from interp.ui.status import StatusLine, fit
 from interp.ui.stream import ReplyStream
 from interp.ui.tables import files_line
 from interp.ui.usage import Tally, compacted_line, reply_line
+from interp.ui.wrap import wrapped
 
 MAX_FILES_TEXT = 2000  # characters of a block.files line
+BACKGROUND_CHARS = 80  # of the processes a block left running, named at the head and the tail
 UNSHOWN = frozenset({ev.SessionStarted, ev.SessionFinished})  # nothing to show for these
 
 
@@ -235,7 +239,8 @@ class Renderer:
             return False
         if collapsed.left_out:
             line = self.scrub(safe_text(left_out_line(collapsed.left_out, spool_path)))
-            self.print(Text(line, style="dim"), soft_wrap=True)  # a path is never cut by a newline
+            line = wrapped(line, self.console.width)  # at words; a path is never cut by a newline
+            self.print(Text(line, style="dim"), soft_wrap=True)
         if collapsed.tail:
             self._write_output("".join(line + "\n" for line in collapsed.tail))
         return bool(collapsed.left_out and spool_path)
@@ -274,11 +279,19 @@ class Renderer:
     def _on_block_background(self, event: ev.BlockBackground) -> None:
         if self._defer(event):
             return
-        for item in event.processes or ():
-            output = f"; output: {item['output']}" if item.get("output") else ""
-            line = (f"Left running: pid {item.get('pid')} {item.get('command')}{output} "
-                    f"(/ps lists, /kill stops)")
-            self.print(Text(self.scrub(safe_text(line)).replace("\n", " "), style="dim"))
+        items = [item for item in event.processes or () if isinstance(item, dict)]
+        if not items:
+            return
+        outputs = {item.get("output") for item in items}  # one, said once, when they share it
+        named = [f"pid {item.get('pid')} {item.get('command')}"
+                 + (f" (output: {item['output']})" if len(outputs) > 1 and item.get("output")
+                    else "") for item in items]
+        shared = f"; output: {items[0]['output']}" if len(outputs) == 1 and items[0].get(
+            "output") else ""
+        many = f"{len(items)} processes: " if len(items) > 1 else ""
+        line = (f"Left running: {many}{head_tail(named, BACKGROUND_CHARS, ', ')}{shared} "
+                f"(/ps lists, /kill stops)")
+        self.print(Text(self.scrub(safe_text(line)).replace("\n", " "), style="dim"))
 
     def _on_block_files(self, event: ev.BlockFiles) -> None:
         if self._defer(event):

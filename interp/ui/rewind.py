@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from interp.checkpoints.rewind import (Rewinder, RewindError, applied_summary,
+from interp.checkpoints.rewind import (LISTED_CHANGES, Rewinder, RewindError, applied_summary,
                                        conversation_cut, listing)
 from interp.core.files.workspace import safe_path
+from interp.ui.wrap import wrapped
 
 _LIMIT = 12  # paths named in a question before "and N more"
 
@@ -108,8 +109,8 @@ def _choose(ctx, rewinder: Rewinder) -> int:
         raise RewindError("no block of this conversation has a checkpoint yet")
     ctx.console.print("Blocks of this conversation (the folder can go back to how it was "
                       "before any of them):")
-    for line in listing(points, rewinder.history.rewinds):
-        ctx.console.print(Text(line))
+    for line in listing(points, rewinder.history.rewinds):  # wrapped under the changes
+        ctx.console.print(Text(wrapped(line, ctx.console.width, LISTED_CHANGES)), soft_wrap=True)
     first, last = points[0].index, points[-1].index
     shown = f"{first}" if first == last else f"{first}-{last}"
     answer = _line(ctx, f"Rewind to before which block? [{shown}, Enter cancels]: ")

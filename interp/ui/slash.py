@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from rich.console import Console
 from rich.text import Text
 
+from interp.core.loop.processes import ProcessNumbers
 from interp.core.session import Session
 from interp.approval.decision import ApprovalState
 
@@ -45,6 +46,7 @@ class CommandContext:
     make_model: Callable[[str], tuple[object, str | None]]  # the model and what was reset
     new_log: Callable[[], object] | None = None
     keys: object | None = None  # the terminal's Keys (interp.ui.keys), for questions
+    processes: ProcessNumbers = field(default_factory=ProcessNumbers)  # /ps numbers, kept
 
 
 def command_names() -> list[str]:
@@ -138,8 +140,9 @@ def _compact(ctx: CommandContext, arg: str) -> None:
 def _ps(ctx: CommandContext, arg: str) -> None:
     from interp.core.loop.processes import running
     from interp.ui.sanitize import safe_text
+    from interp.ui.wrap import wrapped
 
-    listed = running(ctx.session)
+    listed = running(ctx.session, ctx.processes)
     if not listed:
         ctx.console.print("No processes left running by blocks.")
         return
@@ -147,9 +150,9 @@ def _ps(ctx: CommandContext, arg: str) -> None:
         process = item.process
         where = (f"output: {process.output}" if process.output else
                  "output discarded" if process.discarded else "output not captured")
-        ctx.console.print(Text(safe_text(f"{item.number}. pid {process.pid}, {process.language} "
-                                         f"block {process.block}, running {item.running}: "
-                                         f"{process.command} ({where})")))
+        line = safe_text(f"{item.number}. pid {process.pid}, {process.language} block "
+                         f"{process.block}, running {item.running}: {process.command} ({where})")
+        ctx.console.print(Text(wrapped(line, ctx.console.width, 3)), soft_wrap=True)
         for line in item.tail:
             ctx.console.print(Text(safe_text(f"     {line}")[:300], style="dim"))
     ctx.console.print(Text("/kill N stops one.", style="dim"))
@@ -162,7 +165,7 @@ def _kill(ctx: CommandContext, arg: str) -> None:
         ctx.console.print(Text("Usage: /kill N (a number from /ps, or a pid)", style="yellow"))
         return
     try:
-        process = stop(ctx.session, arg)
+        process = stop(ctx.session, ctx.processes, arg)
     except ProcessLookupError as exc:
         ctx.console.print(Text(f"Could not stop it: {exc}.", style="yellow"))
         return

@@ -34,6 +34,7 @@ SUBSHELL = "(a background subshell)"  # a copy of the interpreter: `( ... ) &` i
 _SETTLE = 0.5  # seconds, at most, for a process just started to become what it will be
 _EXEC = 3.0  # seconds, at most, for one in the middle of its exec (long on a loaded machine)
 LOG_LIMIT = 8 << 20  # bytes of a runner's background log kept (the newest half when it is full)
+NOTE_CHARS = 2000  # of the list the model is told: its head, and as much of its tail
 
 
 @dataclass(frozen=True)
@@ -64,17 +65,49 @@ class BackgroundProcess:
         """The last lines of its output file, escape sequences removed ([] without one)."""
         return tail_lines(self.output, lines) if self.output else []
 
-    def note(self) -> str:
-        """How the model is told about it."""
-        where = (f"its output: {self.output}" if self.output else
-                 "its output is discarded" if self.discarded else "its output is not captured")
-        return f"pid {self.pid} `{self.command}` ({where})"
+    def note(self, output: bool = True) -> str:
+        """How the model is told about it (`output`: with where its output goes)."""
+        return f"pid {self.pid} `{self.command}`" + (f" ({self.where('its')})" if output else "")
+
+    def where(self, whose: str) -> str:
+        """Where its output goes: "its output: PATH", "its output is discarded", ..."""
+        return (f"{whose} output: {self.output}" if self.output else
+                f"{whose} output is discarded" if self.discarded else
+                f"{whose} output is not captured")
 
 
 def background_note(processes: Iterable[BackgroundProcess]) -> str:
-    """The Result note for the processes a block left running."""
-    listed = "; ".join(p.note() for p in processes)
-    return f"left running in the background: {listed}, until interp exits or the user stops it"
+    """What the model is told of the processes a block left running: the list bounded as a
+    block's output is (its head and tail, and how many were left out between), and where
+    their output goes said once when they share it."""
+    processes = list(processes)
+    if len(processes) == 1:
+        return (f"left running in the background: {processes[0].note()}, until interp exits "
+                f"or the user stops it")
+    shared = len({(p.output, p.discarded) for p in processes}) == 1
+    listed = head_tail([p.note(output=not shared) for p in processes], NOTE_CHARS, "; ")
+    where = f" ({processes[0].where('their')})" if shared else ""
+    return (f"left running in the background: {len(processes)} processes: {listed}{where}, "
+            f"until interp exits or the user stops them")
+
+
+def head_tail(items: list[str], chars: int, separator: str) -> str:
+    """`items` joined, or, when they are longer than 2 x `chars`, the first and the last of
+    them up to `chars` each, with "… N more …" between (one item at either end at least)."""
+    if sum(len(item) + len(separator) for item in items) <= 2 * chars:
+        return separator.join(items)
+    head, used = 1, len(items[0])
+    while head < len(items) and used + len(items[head]) + len(separator) <= chars:
+        used += len(items[head]) + len(separator)
+        head += 1
+    tail, used = len(items) - 1, len(items[-1])
+    while tail > head and used + len(items[tail - 1]) + len(separator) <= chars:
+        tail -= 1
+        used += len(items[tail]) + len(separator)
+    marker = f"… {tail - head} more …"
+    if sum(len(item) + len(separator) for item in items[head:tail]) <= len(marker):
+        return separator.join(items)  # the count would be no shorter than what it stands for
+    return separator.join([*items[:head], marker, *items[tail:]])
 
 
 class Background:

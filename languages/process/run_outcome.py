@@ -24,7 +24,7 @@ class Outcome:
     signal: str | None = None
     fakes: int = 0  # copies of the run's marker that the block printed itself
     waiting: tuple = ()  # ttywait.Reader: processes stopped for waiting on terminal input
-    readers_killed: bool = False  # those that ignored Ctrl-C were killed
+    readers_signalled: int = 0  # signals sent to those that ignored Ctrl-C (SIGTERM, SIGKILL)
 
 
 def build_result(outcome: Outcome, captured: CapturedOutput, restarted: bool,
@@ -39,15 +39,15 @@ def build_result(outcome: Outcome, captured: CapturedOutput, restarted: bool,
         state = "timeout"
     elif outcome.interrupted or kind == "interrupted":
         state = "interrupted"
-    elif kind == "error" or (isinstance(code, int) and code != 0):
-        state = "error"
+    elif kind == "error" or (isinstance(code, int) and code != 0) or status.get("eof") is True:
+        state = "error"  # a value read at end of input is no value: the block did not do its job
     else:
         state = "ok"
     return Result(status=state, output=captured, exit_code=code, error=status.get("error"),
                   signal=outcome.signal, interrupted=outcome.interrupted or kind == "interrupted",
                   timed_out=outcome.timed_out, died=outcome.died, restarted=restarted,
                   duration=duration, notes=_notes(outcome, status),
-                  waiting_input=bool(outcome.waiting),
+                  waiting_input=bool(outcome.waiting), read_eof=status.get("eof") is True,
                   displays=parse_displays(status))
 
 

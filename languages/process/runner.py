@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import tempfile
 import threading
 import time
@@ -15,9 +16,10 @@ from typing import ClassVar
 
 import pexpect
 
+from ..escapes import ScreenFilter
 from ..protocol import RunnerConfig
 from ..records import CapturedOutput, Event, Output
-from .background import Background, BackgroundProcess, background_note
+from .background import Background, BackgroundProcess
 from .command_pipe import CommandPipe
 from .limits import LimitGuard
 from .end_marker import MarkerScanner, new_token
@@ -35,6 +37,7 @@ __all__ = ["ProcessRunner"]
 
 
 _TICK = 0.25
+_STOP_SIGNALS = (signal.SIGTERM, signal.SIGKILL)  # to a program waiting for input after Ctrl-C
 
 
 @cache
@@ -223,8 +226,7 @@ class ProcessRunner(ProcessPlumbing):
             restarted = self._start_fresh()
         result = build_result(outcome, captured, restarted, time.monotonic() - began)
         if not restarted and (left := self._left_running(outcome.status, result.duration)):
-            result = replace(result, background=left,
-                             notes=(*result.notes, background_note(left)))
+            result = replace(result, background=left)  # told after the headline (background_note)
         notes = tuple(note for note in (lost, breach) if note)
         if notes:
             result = replace(result, restarted=restarted or bool(lost), notes=(*notes, *result.notes))
@@ -248,13 +250,13 @@ class ProcessRunner(ProcessPlumbing):
                  limit: float | None) -> Iterator[Output]:
         """Stream output until the run's last sync marker (end_marker.py); Ctrl-C and the
         deadline add a ping, which the run then waits for, at most `grace` seconds."""
-        decoder = StreamDecoder()
+        decoder, screen = StreamDecoder(), ScreenFilter()  # an editor's screen is not output
         deadline = time.monotonic() + limit if limit else None
         outcome, pinged = Outcome(), False
         watch = self._input_watch()
         data, self._leftover = self._leftover, b""
         while True:
-            if text := decoder.feed(scanner.feed(data)):
+            if text := screen.feed(decoder.feed(scanner.feed(data))):
                 capture.feed(text)
                 yield Output(text)
             if scanner.done:
@@ -281,7 +283,7 @@ class ProcessRunner(ProcessPlumbing):
             except TerminalClosed:
                 outcome.died = True
                 break
-        if tail := decoder.feed(scanner.flush(), final=True):
+        if tail := screen.feed(decoder.feed(scanner.flush(), final=True)) + screen.flush():
             capture.feed(tail)
             yield Output(tail)
         outcome.status, outcome.fakes = self.read_status(scanner.status), scanner.fakes
@@ -316,11 +318,16 @@ class ProcessRunner(ProcessPlumbing):
             self.interrupt()
 
     def _kill_readers(self, watch: InputWatch | None, outcome: Outcome) -> bool:
-        """Once: kill the waiting programs that ignored Ctrl-C (never the interpreter) and
-        give the block another grace period to end; False when there are none."""
-        if watch is None or outcome.readers_killed or not watch.kill_strays(outcome.waiting):
+        """Stop the waiting programs that ignored Ctrl-C (never the interpreter): SIGTERM,
+        which lets them clean up (vi removes its swap file), then, if they are still there,
+        SIGKILL; each time the block gets another grace period to end. False when none is
+        left to signal."""
+        if watch is None or outcome.readers_signalled >= len(_STOP_SIGNALS):
             return False
-        outcome.readers_killed = True
+        signum = _STOP_SIGNALS[outcome.readers_signalled]
+        outcome.readers_signalled += 1
+        if not watch.signal_strays(outcome.waiting, signum):
+            return False
         self._interrupt_at = time.monotonic()
         return True
 

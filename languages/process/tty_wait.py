@@ -86,16 +86,18 @@ class InputWatch:
         return tuple(Reader(r.pid, "" if r.pid in self.own else r.command)
                      for r in found if r.pid in confirmed)
 
-    def kill_strays(self, readers: Iterable[Reader]) -> bool:
-        """SIGKILL the waiting programs that are not the interpreter's own processes (they
-        ignored Ctrl-C); True if there were any."""
-        strays = [r.pid for r in readers if r.pid not in self.own]
-        for pid in strays:
+    def signal_strays(self, readers: Iterable[Reader], signum: int) -> bool:
+        """Send `signum` to the waiting programs that are not the interpreter's own processes
+        (they ignored Ctrl-C: SIGTERM first, so that an editor removes its swap file, then
+        SIGKILL); True if any is still there to signal."""
+        sent = False
+        for pid in (r.pid for r in readers if r.pid not in self.own):
             try:
-                os.kill(pid, signal.SIGKILL)
+                os.kill(pid, signum)
+                sent = True
             except (ProcessLookupError, PermissionError):
                 pass
-        return bool(strays)
+        return sent
 
     def _terminal_device(self) -> int | None:
         if self._terminal is None:

@@ -10,7 +10,7 @@ import threading
 import pytest
 
 from languages.protocol import Runner, RunnerConfig
-from languages.records import Output, Result
+from languages.records import READ_EOF, Output, Result
 from languages.shell import ShellRunner
 
 pytestmark = pytest.mark.usefixtures("no_leaked_processes")
@@ -193,11 +193,22 @@ def test_random_marker_lines_do_not_end_the_run(sh, collect):
 
 # -- stdin ----------------------------------------------------------------------------------
 
-def test_read_gets_end_of_file(sh, collect):
-    out, res = collect(sh, 'read x; echo "status $? [$x]"')
-    assert out == "status 1 []\n" and res.ok
+def test_read_gets_end_of_file_and_the_result_says_so(sh, collect):
+    out, res = collect(sh, 'read -p "name? " x; echo "status $? [$x]"')
+    assert out == "status 1 []\n" and res.status == "error" and res.exit_code == 0
+    assert res.read_eof and res.summary() == READ_EOF
     out, res = collect(sh, "read x")
-    assert res.exit_code != 0 and res.status == "error"
+    assert res.exit_code != 0 and res.status == "error" and res.read_eof
+    out, res = collect(sh, "read -n 1 k; echo \"[$k]\"")
+    assert out == "[]\n" and res.read_eof
+    out, res = collect(sh, "read t < /dev/tty; echo \"[$t]\"")  # the terminal: nobody types
+    assert out == "[]\n" and res.read_eof
+    # reads that were not of the block's empty input: a file, a pipe, another descriptor
+    out, res = collect(sh, "printf 'a\\nb\\n' > f; while read l; do echo $l; done < f; "
+                           "echo q | { read y; echo $y; }; read -u 3 z 3< /dev/null; echo end")
+    assert out == "a\nb\nq\nend\n" and res.ok and not res.read_eof
+    out, res = collect(sh, "echo next")
+    assert res.ok and not res.read_eof  # said for one block only
 
 
 def test_cat_without_arguments_finishes(sh, collect):

@@ -41,6 +41,10 @@ def test_a_zsh_block_runs_in_zsh_when_it_is_installed(make_runner, collect, tmp_
     assert out.endswith("still 1\n") and "errexit on" not in out
     out, result = collect(runner, "echo untraced")
     assert out == "untraced\n" and result.status == "ok"
+    out, result = collect(runner, 'read "x?name? "; echo "[$x]"')
+    assert out == "[]\n" and result.status == "error" and result.read_eof
+    out, result = collect(runner, "print -l a b > f; while read l; do echo $l; done < f")
+    assert out == "a\nb\n" and result.ok and not result.read_eof
 
 
 def test_without_zsh_a_zsh_block_runs_in_bash_and_says_so(make_runner, collect, tmp_path):
@@ -54,3 +58,24 @@ def test_without_zsh_a_zsh_block_runs_in_bash_and_says_so(make_runner, collect, 
     assert STAND_IN_NOTE in result.summary()
     out, result = collect(runner, "echo $x; false")
     assert out == "5\n" and result.exit_code == 1 and STAND_IN_NOTE in result.notes
+
+
+def test_the_model_is_told_that_bash_runs_its_shell_blocks(fake_server, interp_env, tmp_path):
+    from helpers import model_args, run_interp
+
+    only_bash = tmp_path / "bin"  # no zsh on PATH, though it is the login shell
+    only_bash.mkdir()
+    os.symlink(shutil.which("bash"), only_bash / "bash")
+    env = dict(interp_env, env=dict(interp_env["env"], SHELL="/usr/bin/zsh", PATH=str(only_bash)))
+    fake_server.script([f"```zsh\n{WHICH}\n```", "Done."])
+    proc = run_interp(["-y", "-e", "which shell runs this?", *model_args(fake_server)], env)
+    assert proc.returncode == 0, proc.stderr
+    prompt = fake_server.requests[0]["messages"][0]["content"]
+    assert "\n- Shell: bash runs shell blocks (the user's own login shell is /usr/bin/zsh)\n" \
+        in prompt and "Shell: /usr/bin/zsh" not in prompt
+    told = fake_server.requests[1]["messages"][-1]["content"]
+    assert "bash\n" in told and STAND_IN_NOTE in told
+    fake_server.script(["Done."])
+    env["env"]["SHELL"] = shutil.which("bash")
+    assert run_interp(["-y", "-e", "hi", *model_args(fake_server)], env).returncode == 0
+    assert "\n- Shell: bash runs shell blocks\n" in fake_server.requests[-1]["messages"][0]["content"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from interp.core.checks.base import Request, TaskView
+from interp.core.files.bounded import read_at_most
 from interp.core.checks.expectations import mismatch_note, mismatches
 from interp.core.checks.unprinted import printing, question_words, unprinted
 from interp.core.replies.fences import fence
@@ -98,11 +99,10 @@ def _lines(text: str) -> set[str]:
 
 
 def _holds_most(code: str, script: Path) -> bool:
-    """Whether a block holds most lines of `script` (one of at least MIN_LINES)."""
+    """Whether a block holds most lines of `script` (one of at least MIN_LINES, of at most
+    SCRIPT_BYTES: a larger one is not read)."""
     try:
-        if script.stat().st_size > SCRIPT_BYTES:
-            return False
-        wanted = _lines(script.read_text(encoding="utf-8", errors="replace"))
+        wanted = _lines(read_at_most(script, SCRIPT_BYTES).decode("utf-8", "replace"))
     except OSError:
         return False
     return len(wanted) >= MIN_LINES and len(wanted & _lines(code)) * 2 >= len(wanted)

@@ -17,6 +17,7 @@ from pathlib import Path
 from languages.escapes import controls
 
 from interp.core.prompt import png
+from interp.core.files.bounded import read_head
 from interp.core.replies.fences import fence
 from interp.core.files.file_formats import (HEAD_BYTES, PREVIEW_LINES, csv_summary, cut, first_lines, json_summary,
                                       line_count, pdf_summary, xlsx_summary)
@@ -64,10 +65,9 @@ def describe_file(path: Path | str, *, max_preview_chars: int = 2000) -> str:
     if problem:
         return f"File {_clean(str(resolved))}: cannot attach: {problem}."
     try:
-        size = resolved.stat().st_size
-        with resolved.open("rb") as handle:
-            head = handle.read(HEAD_BYTES)
-        kind, details, preview = _describe(resolved, size, head)
+        head = read_head(resolved, HEAD_BYTES)  # never more: a FIFO or a growing file is safe
+        size = head.size
+        kind, details, preview = _describe(resolved, size, head.data)
     except (OSError, ValueError, csv.Error, zipfile.BadZipFile, RecursionError) as exc:
         return f"File {_clean(str(resolved))}: cannot attach: {_reason(exc)}."
     shown = format_size(size) + (f" ({size:,} bytes)" if size >= 1024 else "")
@@ -162,8 +162,7 @@ def _problem(path: Path) -> tuple[str | None, Path]:
     if not stat.S_ISREG(mode):
         return "not a regular file", resolved
     try:
-        with resolved.open("rb"):
-            pass
+        read_head(resolved, 0)  # it opens (without waiting on a FIFO put there meanwhile)
     except OSError as exc:
         return _reason(exc), resolved
     return None, resolved

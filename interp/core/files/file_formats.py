@@ -11,6 +11,8 @@ import zlib
 from pathlib import Path
 from xml.etree import ElementTree
 
+from interp.core.files.bounded import TooLarge, chunks, read_at_most
+
 HEAD_BYTES = 64 * 1024  # what is read of a file to sniff and preview it
 PREVIEW_LINES = 40
 COUNT_LIMIT = 10 * 1024 * 1024
@@ -101,10 +103,10 @@ def _with_empty(shape: str, header: list[str], body: list[list[str]]) -> str:
     return shape
 
 
-def table_rows(path: Path, suffix: str = ".csv") -> list[list[str]]:
-    """The non-empty rows of a CSV or TSV file, its delimiter sniffed; OSError or csv.Error
-    when it cannot be read."""
-    text = path.read_bytes().decode("utf-8", errors="replace")
+def table_rows(path: Path, suffix: str = ".csv", limit: int = SHAPE_LIMIT) -> list[list[str]]:
+    """The non-empty rows of a CSV or TSV file of at most `limit` bytes, its delimiter sniffed;
+    OSError (TooLarge for a larger one) or csv.Error when it cannot be read."""
+    text = read_at_most(path, limit).decode("utf-8", errors="replace")
     delimiter = "\t" if suffix == ".tsv" else ","
     try:
         delimiter = csv.Sniffer().sniff(text[:8192], delimiters=",;\t|").delimiter
@@ -120,8 +122,10 @@ def json_summary(path: Path, size: int, text: str, note: str) -> tuple[str, list
         top = {"{": "object", "[": "array"}.get(text.lstrip()[:1], "value")
         return kind, [f"Structure: top-level {top}; large file, not parsed"], preview
     try:
-        data = json.loads(path.read_bytes().decode("utf-8", errors="replace").lstrip("\ufeff"))
-    except RecursionError:
+        data = read_json(path, JSON_LIMIT)
+    except TooLarge:  # it grew since it was measured
+        return kind, ["Structure: large file, not parsed"], preview
+    except TooDeep:
         return kind, ["Structure: nested too deeply to parse"], preview
     except ValueError as exc:
         return kind, [f"Structure: not valid JSON ({cut(str(exc), 120)})"], preview
@@ -133,6 +137,8 @@ def json_shape(path: Path) -> str:
     ("quantity": "437") in a list of objects; "" when it cannot be read."""
     try:
         data = read_json(path)
+    except TooLarge:  # it grew since it was measured
+        return ""
     except (OSError, ValueError):
         return "not valid JSON"
     shape = _shape(data)
@@ -149,12 +155,18 @@ def numbers_as_text(data: object) -> list[str]:
                               if isinstance(value, str) and _NUMBER.fullmatch(value.strip())))
 
 
-def read_json(path: Path) -> object:
-    """A JSON file's value; ValueError when it is not JSON, OSError when it cannot be read."""
+class TooDeep(ValueError):
+    """A JSON value nested too deeply to parse."""
+
+
+def read_json(path: Path, limit: int = SHAPE_LIMIT) -> object:
+    """The value of a JSON file of at most `limit` bytes; ValueError when it is not JSON,
+    OSError when it cannot be read (TooLarge when it is larger)."""
+    text = read_at_most(path, limit).decode("utf-8", errors="replace").lstrip("\ufeff")
     try:
-        return json.loads(path.read_bytes().decode("utf-8", errors="replace").lstrip("\ufeff"))
+        return json.loads(text)
     except RecursionError:
-        raise ValueError("nested too deeply") from None
+        raise TooDeep("nested too deeply") from None
 
 
 def _shape(data: object) -> str:
@@ -250,10 +262,9 @@ def line_count(path: Path, size: int, what: str = "lines") -> list[str]:
     if size >= COUNT_LIMIT:
         return [f"{what.capitalize()}: not counted (large file)"]
     count, last = 0, b"\n"
-    with path.open("rb") as handle:
-        for chunk in iter(lambda: handle.read(1024 * 1024), b""):
-            count += chunk.count(b"\n")
-            last = chunk[-1:]
+    for chunk in chunks(path, size):  # the lines it had when measured, however it grows
+        count += chunk.count(b"\n")
+        last = chunk[-1:]
     count += last != b"\n"
     extra = " (line count, including any header)" if what == "rows" else ""
     return [f"{what.capitalize()}: {count:,}{extra}"]

@@ -112,7 +112,8 @@ def _list_dir(path: str, rel: str, budget: int, files: dict[str, tuple[int, int]
 def snapshot(root: Path, *, max_entries: int = 20000, max_depth: int = 6,
              skip: tuple[str, ...] = ()) -> Snapshot:
     """Files under root, breadth-first, at most max_entries entries and max_depth levels down;
-    the folders in `skip` (absolute paths, such as interp's own data) are left out."""
+    the folders and files in `skip` (absolute paths, such as interp's own data and output)
+    are left out."""
     left_out = folders_inside(root, skip)
     files: dict[str, tuple[int, int]] = {}
     stamps: dict[str, int] = {}
@@ -139,7 +140,23 @@ def snapshot(root: Path, *, max_entries: int = 20000, max_depth: int = 6,
             complete = False
             continue
         queue.extend((sub, depth + 1) for sub in subdirs)
+    for rel in left_out:  # files among them (interp's own output, own_streams) too
+        files.pop(rel, None)
+        stamps.pop(rel, None)
     return Snapshot(Path(root), files, complete, frozenset(listed), frozenset(seen), stamps)
+
+
+def own_streams() -> tuple[str, ...]:
+    """The files interp's own standard output and error are written to, when they are files
+    (`interp -e ... > out.json`): what interp writes there is never the code's change."""
+    found = []
+    for fd in (1, 2):
+        try:
+            if stat.S_ISREG(os.fstat(fd).st_mode):
+                found.append(os.readlink(f"/proc/self/fd/{fd}"))  # Linux; elsewhere none
+        except OSError:
+            continue
+    return tuple(dict.fromkeys(found))
 
 
 def own_folders(data: Path | None) -> tuple[str, ...]:
@@ -171,7 +188,8 @@ def _covered(snap: Snapshot, rel: str) -> bool:
 
 
 def changes(before: Snapshot, after: Snapshot) -> Changes:
-    """What changed between two snapshots of the same root; unseen areas are left out."""
+    """What changed between two snapshots of the same root (contents, size or mode bits);
+    unseen areas are left out."""
     old, new = before.files, after.files
     if before.complete and after.complete:
         created = [p for p in new if p not in old]
@@ -179,9 +197,16 @@ def changes(before: Snapshot, after: Snapshot) -> Changes:
     else:
         created = [p for p in new if p not in old and _covered(before, p)]
         deleted = [p for p in old if p not in new and _covered(after, p)]
-    modified = [p for p in new if p in old and new[p] != old[p]]
+    modified = [p for p in new if p in old
+                and (new[p] != old[p] or _mode(before, p) != _mode(after, p))]
     return Changes(sorted(created), sorted(modified), sorted(deleted),
                    before.complete and after.complete)
+
+
+def _mode(snap: Snapshot, rel: str) -> int:
+    """A file's mode bits in a snapshot (a chmod changes them alone), or -1 if not recorded."""
+    stamp = snap.stamps.get(rel)
+    return -1 if stamp is None else stamp & 0xFFFF
 
 
 def format_size(size: int) -> str:

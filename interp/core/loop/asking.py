@@ -14,7 +14,7 @@ from interp.core.history import Entry, unretracted
 from interp.core.prompt.payload import build_payload, has_images
 from interp.core.state import SessionState
 from interp.core.replies.steps import EXECUTE_TOOL, first_block_end
-from interp.core.prompt.system_prompt import system_prompt
+from interp.core.prompt.system_prompt import shell_of, system_prompt
 from interp.core.text import clean_reply
 from interp.core.replies.textcalls import valid_arguments
 from interp.core.loop.turns import TurnChecks
@@ -125,7 +125,8 @@ class ModelAsker:
                 not state.messages[0].prompt:
             return messages
         prompt = system_prompt(state.registry.names(), state.config.runner.cwd,
-                               state.registry.model_notes(), tools=True)
+                               state.registry.model_notes(), tools=True,
+                               shell=shell_of(state.registry))
         return [dict(messages[0], content=prompt), *messages[1:]]
 
 

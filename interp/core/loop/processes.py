@@ -15,28 +15,44 @@ from languages.process.tree import kill_tree, running_for
 class Listed:
     """A running background process as /ps shows it."""
 
-    number: int  # its number in the list, for /kill N
+    number: int  # its number for the session, for /kill N
     process: BackgroundProcess
     running: str  # how long it has run
     tail: tuple[str, ...]  # its last lines of output
 
 
-def running(session, lines: int = 5) -> list[Listed]:
-    """The background processes of every runner of the session, oldest first."""
+class ProcessNumbers:
+    """The numbers /ps gives processes: each keeps its own for the session (a process that
+    ends leaves a gap), so /kill N from an old listing never stops another process."""
+
+    def __init__(self) -> None:
+        self._numbers: dict[tuple[int, int], int] = {}  # (pid, start ticks) -> number
+
+    def of(self, process: BackgroundProcess) -> int:
+        """The process's number, given the next one when it has none yet."""
+        key = (process.pid, process.ticks)
+        if key not in self._numbers:
+            self._numbers[key] = len(self._numbers) + 1
+        return self._numbers[key]
+
+
+def running(session, numbers: ProcessNumbers, lines: int = 5) -> list[Listed]:
+    """The background processes of every runner of the session, oldest first, numbered."""
     found = []
     for runner in session.runners():
         background = getattr(runner, "background", None)
         if background is not None:
             found += background.processes()
     found.sort(key=lambda p: (p.started, p.pid))
-    return [Listed(n, p, running_for(p.started), tuple(p.tail(lines))) for n, p in enumerate(found, 1)]
+    return [Listed(numbers.of(p), p, running_for(p.started), tuple(p.tail(lines)))
+            for p in found]
 
 
-def stop(session, which: str) -> BackgroundProcess | None:
-    """Stop the process numbered `which` in running() (or with that pid) and everything it
-    started; returns it, or None when there is no such process. Raises ProcessLookupError when
-    it would not stop."""
-    listed = running(session, lines=0)
+def stop(session, numbers: ProcessNumbers, which: str) -> BackgroundProcess | None:
+    """Stop the process numbered `which` (or with that pid) and everything it started;
+    returns it, or None when there is no such process. Raises ProcessLookupError when it
+    would not stop."""
+    listed = running(session, numbers, lines=0)
     if not which.strip().isdigit():
         return None
     number = int(which)

@@ -6,6 +6,7 @@ folder alone) down to the working folder, so the closest comes last and takes pr
 each folder the first of AGENTS.override.md, AGENTS.md, then CLAUDE.md (only where there is no
 AGENTS.md) is used. Empty files are skipped; together they are read up to MAX_BYTES: the file
 that crosses the limit is cut at a line, later ones are left out, and the start-up notice says so.
+Only that much of each file is read (bounded.py), however large it is or grows.
 """
 
 from __future__ import annotations
@@ -14,7 +15,10 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from interp.core.files.bounded import read_head
+
 MAX_BYTES = 32 * 1024
+PROBE_BYTES = 4096  # read of a file past the limit, to tell an empty one from one left out
 NAMES = ("AGENTS.override.md", "AGENTS.md", "CLAUDE.md")  # the first found in a folder is read
 PROJECT_MARKERS = (".git",)
 
@@ -111,19 +115,19 @@ def load_instructions(cwd: str | os.PathLike, user_dir: str | os.PathLike | None
     files, left_out, unreadable = [], [], []
     left = limit
     for path in candidate_files(cwd, user_dir):
-        try:
-            data = path.read_bytes()
+        try:  # only what can be used: a 2 GB file, or a link to a growing log, costs no more
+            head = read_head(path, max(left, PROBE_BYTES))
         except OSError as exc:
             unreadable.append(f"{path}: {exc.strerror or exc}")
             continue
-        if not data.strip():
+        if not head.data.strip():
             continue
-        used = _cut(data, left) if left > 0 else b""
+        used = _cut(head.data, left, head.whole) if left > 0 else b""
         if not used:
             left_out.append(str(path))
             continue
         left -= len(used)
-        files.append(InstructionFile(str(path), len(data), len(used),
+        files.append(InstructionFile(str(path), max(head.size, len(used)), len(used),
                                      used.decode("utf-8", "replace")))
     return Instructions(tuple(files), tuple(left_out), tuple(unreadable))
 
@@ -136,9 +140,10 @@ def _first_in(folder: Path) -> Path | None:
     return None
 
 
-def _cut(data: bytes, limit: int) -> bytes:
-    """At most `limit` bytes of `data`, ending at a line break when there is one."""
-    if len(data) <= limit:
+def _cut(data: bytes, limit: int, whole: bool) -> bytes:
+    """At most `limit` bytes of `data` (the file's first bytes; `whole`: all of it), ending at
+    a line break when the file is longer."""
+    if whole and len(data) <= limit:
         return data
     head = data[:limit]
     end = head.rfind(b"\n")
@@ -146,7 +151,14 @@ def _cut(data: bytes, limit: int) -> bytes:
 
 
 def _size(n: int) -> str:
-    return f"{n} bytes" if n < 1024 else f"{n / 1024:.1f} KB"
+    if n < 1024:
+        return f"{n} bytes"
+    value = n / 1024
+    for unit in ("KB", "MB"):
+        if value < 1024:
+            return f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} GB"
 
 
 def _shower(home: str | None):

@@ -42,15 +42,35 @@ approved code runs on the user's machine and you receive its output as the call'
 
 
 def system_prompt(languages: Sequence[str], cwd: str | None = None, extra: str = "", *,
-                  tools: bool = False) -> str:
-    """The system message for a session; `tools`: code runs through the execute tool."""
+                  tools: bool = False, shell: str | None = None) -> str:
+    """The system message for a session; `tools`: code runs through the execute tool;
+    `shell`: the program that runs shell blocks (shell_of), None without a shell runner."""
     text = _TEMPLATE.format(
         how=_TOOL if tools else _FENCED,
         done=" and no tool call" if tools else " and no code block",
         languages=", ".join(languages),
         os=f"{platform.system()} {platform.release()} ({platform.machine()})",
-        shell=os.environ.get("SHELL", "bash (interp runs shell blocks with bash)"),
+        shell=shell_line(shell, os.environ.get("SHELL")),
         cwd=cwd or os.getcwd(),
         python=sys.version.split()[0],
     )
     return f"{text}\n{extra}" if extra else text
+
+
+def shell_of(registry) -> str | None:
+    """The program that runs shell blocks (the shell runner's dialect: bash), or None when
+    no runner takes them."""
+    if "shell" not in registry:
+        return None
+    runner = registry.resolve("shell")
+    return getattr(getattr(runner, "dialect", None), "program", None) or runner.name
+
+
+def shell_line(program: str | None, login: str | None) -> str:
+    """The machine's "Shell:" line: the program that runs shell blocks, and the user's login
+    shell ($SHELL) where it is another one, which does not run them."""
+    if program is None:
+        return login or "none (no runner for shell blocks)"
+    if login and os.path.basename(login) != program:
+        return f"{program} runs shell blocks (the user's own login shell is {login})"
+    return f"{program} runs shell blocks"

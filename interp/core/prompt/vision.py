@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import base64
-import os
-from pathlib import Path
 
+from interp.core.files.bounded import TooLarge, read_at_most
 from interp.core.prompt.context import TRIMMED
 from interp.core.prompt.png import is_png
 
@@ -19,12 +18,13 @@ def image_parts(paths: list[str], left_out: int = 0) -> list[dict]:
     parts: list[dict] = []
     for path in paths:
         try:
-            size = os.stat(path).st_size
-            data = b"" if size > MAX_IMAGE_BYTES else Path(path).read_bytes()
+            data, large = read_at_most(path, MAX_IMAGE_BYTES), False
+        except TooLarge:
+            data, large = b"", True
         except OSError:
             parts.append(_text_part(f"(image omitted: {path} no longer exists)"))
             continue
-        if size > MAX_IMAGE_BYTES:
+        if large:
             parts.append(_text_part(f"(image omitted: {path} is larger than "
                                     f"{MAX_IMAGE_BYTES // (1024 * 1024)} MB)"))
         elif not is_png(data):

@@ -37,7 +37,7 @@ def model_text(record: BlockRecord, plots: bool = False) -> str:
         parts += [plot_text(path, plot) for path, plot in record.plots.items()]
     if record.files is not None and record.files.text:
         parts.append(record.files.text)
-    parts.append(f"Result: {record.summary}.")
+    parts.append(f"Result: {record.result}.")
     return "\n".join(parts)
 
 

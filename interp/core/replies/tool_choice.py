@@ -21,7 +21,8 @@ def tool_mode(setting: bool | str) -> str:
 
 @dataclass(frozen=True)
 class ToolChoice:
-    """Whether the execute tool is sent, and a notice on why not (once, when it matters)."""
+    """Whether the execute tool is sent, and a notice on why not (once, when it matters: one
+    short line, code then runs from fenced blocks)."""
 
     send: bool
     notice: str | None = None
@@ -37,12 +38,7 @@ def choose_tools(setting: bool | str, model) -> ToolChoice:
     if support:
         return ToolChoice(True)
     measured = getattr(model, "tool_note", None)  # why a model that could take it is not sent it
-    if measured:
-        return ToolChoice(False, f"tools: off ({measured}; code runs from fenced blocks; "
-                                 f"--tools on to send the tool anyway)")
-    why = ("does not know whether" if support is None else "says")
-    what = (f"{model.name} supports function calling" if support is None
-            else f"{model.name} does not support function calling")
     source = getattr(model, "tool_source", "litellm")
-    return ToolChoice(False, f"tools: off ({source} {why} {what}; code runs from fenced blocks; "
-                             f"--tools on to send the tool anyway)")
+    why = (measured if measured else f"tool support unknown to {source}" if support is None
+           else f"no tool support, says {source}")
+    return ToolChoice(False, f"tools: off for {model.name} ({why}; --tools on)")  # one short line

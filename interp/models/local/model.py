@@ -154,8 +154,7 @@ class LocalModel:
         """Why the tool is not offered to a model whose template takes it, or None."""
         if not writes_calls_as_text(self._model_name or self.server.config.model.name):
             return None
-        return (f"{self._model_name or 'this model'} writes its tool calls as text "
-                f"(measured with interp's task benchmark)")
+        return "it writes tool calls as text, measured with interp's task benchmark"
 
     def supports_vision(self) -> bool:
         """Whether llama.cpp loaded a vision projector (never, as interp starts it)."""

@@ -130,14 +130,26 @@ def unreachable(server, env):
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    return {"proc": run_interp(["-y", "-e", "hello", "--model", "openai/fake-model", "--api-base",
-                                f"http://127.0.0.1:{port}/v1", "--api-key", KEY], env)}
+    args = ["-y", "-e", "hello", "--model", "openai/fake-model", "--api-base",
+            f"http://127.0.0.1:{port}/v1", "--api-key", KEY]
+    return {"proc": run_interp(args, env), "json": run_interp([*args, "--json"], env)}
 
 
 def test_unreachable(outcome):
     proc = outcome("unreachable")["proc"]
     assert proc.returncode == 1
     assert "Could not reach" in proc.stderr and "Traceback" not in proc.stderr
+    assert "retry 1 of 5" not in proc.stderr  # announced as it is tried: once more
+
+
+def test_a_refused_connection_is_retried_as_announced(outcome):
+    proc = outcome("unreachable")["json"]
+    events = [json.loads(line) for line in proc.stdout.splitlines()]
+    retries = [e for e in events if e["type"] == "model.retry"]
+    assert [(e["attempt"], e["max_attempts"], e["reason"]) for e in retries] == [
+        (1, 1, "connection")]
+    assert retries[0]["text"] == "connection failed, retry 1 of 1"
+    assert proc.returncode == 1
 
 
 @pytest.mark.parametrize("flags, needle", [

@@ -85,7 +85,9 @@ def auto_says_tools_off(server, env):
 def test_auto_says_tools_off(outcome):
     got = outcome("auto_says_tools_off")
     assert got["proc"].returncode == 0
-    assert "tools: off (litellm does not know whether openai/fake-model" in flat(got["proc"].stderr)
+    said = [line for line in got["proc"].stderr.splitlines() if line.startswith("tools:")]
+    assert said == ["tools: off for openai/fake-model (tool support unknown to litellm; --tools "
+                    "on)"]  # one short line, not two
     assert got["requests"][0]["max_tokens"] == 100 and "tools" not in got["requests"][0]
 
 

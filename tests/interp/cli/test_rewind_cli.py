@@ -10,11 +10,13 @@ import json
 import os
 import stat
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
 
-from helpers import interp_cmd, model_args, run_interp, write_config
+from fake_openai import Reply
+from helpers import HANG_GUARD, interp_cmd, model_args, run_interp, write_config
 from checkpoint_kit import tree_of
 from pty_terminal import fenced, last_user
 
@@ -127,6 +129,50 @@ def test_bad_arguments_are_one_line_and_status_2(fake_server, interp_env):
         assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
 
 
+def test_with_no_conversation_it_speaks_of_rewind_and_how_to_pick_one(fake_server, interp_env):
+    none = _rewind(interp_env)
+    assert none.returncode == 2
+    assert none.stderr == "interp rewind: there is no saved conversation to rewind yet.\n"
+    _seed(interp_env["cwd"])
+    assert _three_blocks(fake_server, interp_env).returncode == 0
+    elsewhere = interp_env["cwd"] / "sub"
+    elsewhere.mkdir()
+    proc = subprocess.run(interp_cmd() + ["rewind", "--to", "1"], capture_output=True, text=True,
+                          env=interp_env["env"], cwd=elsewhere, timeout=60)
+    assert proc.returncode == 2 and proc.stderr.startswith(
+        f"interp rewind: no saved conversation was started in this directory ({elsewhere})")
+    assert "`interp rewind ID` rewinds one" in proc.stderr and "--resume" not in proc.stderr
+
+
+def test_a_conversation_open_in_another_interp_is_refused_in_one_line(fake_server, interp_env):
+    work = interp_env["cwd"]
+    _seed(work)
+    assert _three_blocks(fake_server, interp_env).returncode == 0
+    (sid,) = [p.stem for p in (interp_env["data"] / "interp" / "sessions").glob("*.jsonl")]
+    asked = len(fake_server.requests)
+    fake_server.add(Reply(text="Slow answer.", delay=60))  # the holder waits for it meanwhile
+    holder = subprocess.Popen(interp_cmd() + ["--resume", sid, "-y", "-e", "more",
+                                              *model_args(fake_server)],
+                              env=interp_env["env"], cwd=work, stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        end = time.monotonic() + HANG_GUARD
+        while len(fake_server.requests) == asked:  # the holder has the conversation open
+            assert time.monotonic() < end, "the holder never asked the model"
+            time.sleep(0.05)
+        before = tree_of(work)
+        refused = _rewind(interp_env, "--to", "1")
+    finally:
+        fake_server.stop()  # ends the slow reply: the holder finishes
+        holder.wait(timeout=60)
+    assert refused.returncode == 1, refused.stderr
+    assert refused.stderr == (f"interp rewind: refused, nothing was changed: conversation {sid} "
+                              f"is open in another interp process (pid {holder.pid}); finish "
+                              f"or quit that one first (one process writes a conversation at "
+                              f"a time)\n")
+    assert tree_of(work) == before and refused.stdout == ""
+
+
 def test_a_local_jupyter_kernels_blocks_are_checkpointed(fake_server, interp_env):
     pytest.importorskip("jupyter_client")
     work = interp_env["cwd"]
@@ -216,3 +262,24 @@ def test_interp_run_where_its_data_lies_records_and_rewinds_only_the_users_files
     assert back.returncode == 0, back.stderr
     assert not (work / "a.txt").exists() and not (work / "b.txt").exists()
     assert log.read_text().startswith(before)  # nothing lost: the rewind is added to it
+
+
+def test_the_files_line_names_a_chmod_and_leaves_out_interps_own_output(fake_server, interp_env):
+    work = interp_env["cwd"]
+    _seed(work)
+    fake_server.script([fenced("shell", "chmod 700 run.sh && echo hi > made.txt && echo made it"),
+                        "Done."])  # its output goes to out.json while it runs
+    with open(work / "out.json", "w") as out, open(work / "err.log", "w") as err:
+        proc = subprocess.run(interp_cmd() + model_args(fake_server) + ["-y", "--json", "-e",
+                                                                         "make it private"],
+                              stdout=out, stderr=err, stdin=subprocess.DEVNULL,
+                              env=interp_env["env"], cwd=work, timeout=120)
+    assert proc.returncode == 0, (work / "err.log").read_text()
+    told = fake_server.requests[1]["messages"][-1]["content"]
+    assert "Files created: made.txt (3 B); modified: run.sh (18 B)\n" in told
+    events = [json.loads(line) for line in (work / "out.json").read_text().splitlines()]
+    files = next(e for e in events if e["type"] == "block.files")
+    assert (files["created"], files["modified"]) == (["made.txt"], ["run.sh"])
+    assert "out.json" not in told and "err.log" not in told
+    listed = _rewind(interp_env, "--list")
+    assert "out.json" not in listed.stdout and "err.log" not in listed.stdout

@@ -3,7 +3,9 @@
 Lone surrogates from the model and undecodable bytes in the task are stored and shown;
 saved lines of the wrong shape are skipped with a warning; SIGTERM and SIGHUP end interp
 with every runner process gone and the conversation kept; install hints name the Python
-that runs the blocks."""
+that runs the blocks. Files read for context (AGENTS.md, files a task names, files a block
+wrote) are read only as far as they are used: huge sparse files, a link to a growing log
+and a FIFO neither hang interp nor cost it more than a few megabytes (issue 46)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -208,3 +211,102 @@ def test_virtualenv_python_is_used_and_named_unless_one_is_chosen(fake_server, i
                                    "(chosen with --python, INTERP_PYTHON or config.toml); "
                                    "python and pip in shell blocks are the same one.")
     assert f"{sys.prefix}\n" in fake_server.requests[-1]["messages"][-1]["content"]
+
+
+# -- files read for context, read only as far as they are used (issue 46) ----------------------
+
+GIB = 1 << 30
+READ_BOUND = 100 << 20  # bytes interp itself reads in one of these runs (about 11 MB by itself)
+
+
+def _sparse(path, text: str, size: int) -> None:
+    """A file that starts with `text` and holds `size` bytes (the rest a hole)."""
+    with open(path, "wb") as handle:
+        handle.write(text.encode())
+        handle.truncate(size)
+
+
+def _bytes_read(args: list[str], interp_env) -> tuple[subprocess.CompletedProcess, int]:
+    """Run the real `interp` to its end, and the bytes it read itself (/proc/PID/io's rchar,
+    read before the process is reaped)."""
+    proc = subprocess.Popen(interp_cmd() + args, env=interp_env["env"], cwd=interp_env["cwd"],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(lambda: os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT),
+                 "end of interp")
+        with open(f"/proc/{proc.pid}/io") as handle:
+            read = int(handle.readline().split()[1])  # rchar
+        out, err = proc.communicate(timeout=GUARD)
+    finally:
+        proc.kill()
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err), read
+
+
+def test_huge_and_growing_agents_md_files_are_read_only_as_far_as_they_are_used(
+        fake_server, interp_env, tmp_path):
+    root = interp_env["cwd"]
+    (root / ".git").mkdir()
+    work = root / "app"
+    work.mkdir()
+    _sparse(root / "AGENTS.md", "Use uv, not pip.\n", 2 * GIB)
+    user = Path(interp_env["env"]["XDG_CONFIG_HOME"]) / "interp"
+    user.mkdir(parents=True)
+    _sparse(user / "AGENTS.md", "Answer in French.\n", 50 << 20)
+    log = tmp_path / "growing.log"  # a log that grows while interp starts
+    writer = subprocess.Popen([sys.executable, "-c", (
+        "import time\nwith open(%r, 'ab', buffering=0) as f:\n"
+        "    while True:\n        f.write(b'log line\\n' * 400); time.sleep(0.01)") % str(log)])
+    try:
+        wait_for(lambda: log.exists() and log.stat().st_size > 0, "log line")
+        (work / "AGENTS.md").symlink_to(log)
+        fake_server.script(["Bonjour."])
+        env = dict(interp_env, cwd=work)
+        proc, read = _bytes_read(["-y", "--json", "-e", "hi", *model_args(fake_server)], env)
+    finally:
+        writer.kill()
+        writer.wait()
+    assert proc.returncode == 0, proc.stderr
+    assert read < READ_BOUND, f"interp read {read:,} bytes"
+    said = " ".join(notices(proc))
+    assert "Instructions read from" in said and "(cut to " in said and "of 2.0 GB)" in said
+    prompt = fake_server.requests[0]["messages"][0]["content"]
+    assert "Answer in French." in prompt and "Use uv, not pip." in prompt
+
+
+def test_files_a_task_names_or_a_block_writes_are_read_only_as_far_as_they_are_used(
+        fake_server, interp_env):
+    work = interp_env["cwd"]
+    _sparse(work / "report.py", "import csv\nrows = list(csv.reader(open('sales.csv')))\n"
+            "print(len(rows))\n", GIB)
+    (work / "sales.csv").write_text("item,units\npen,3\ncup,4\n")
+    os.mkfifo(work / "notes.txt")  # named in the task: never opened for reading
+    code = ("import csv\nrows = list(csv.reader(open('sales.csv')))\n"
+            "open('totals.csv', 'w').write('units\\n7\\n')\n"
+            "with open('inventory.json', 'wb') as f:\n    f.write(b'[')\n    f.truncate(2**30)\n"
+            "print(len(rows))")
+    fake_server.script([fenced("python", code), "Done: 7 units."])
+    task = ("fix report.py so that it writes totals.csv from sales.csv, save inventory.json "
+            "with the units as numbers, and read notes.txt")
+    proc, read = _bytes_read(["-y", "--json", "-e", task, *model_args(fake_server)],
+                             interp_env)
+    assert proc.returncode == 0, proc.stderr
+    assert read < READ_BOUND, f"interp read {read:,} bytes"
+    sent = fake_server.requests[0]["messages"][-1]["content"]
+    assert "File: " + str(work / "report.py") in sent and "notes.txt" not in sent.split(task)[1]
+    told = fake_server.requests[1]["messages"][-1]["content"]
+    assert "Files created: inventory.json (1.0 GiB)" in told
+
+
+def test_the_python_flags_help_says_which_python_runs_blocks(fake_server, interp_env):
+    said = "(default: the active virtualenv's Python, else the one interp runs in)"
+    for command in ([], ["mcp"]):
+        shown = run_interp([*command, "--help"], interp_env)
+        assert shown.returncode == 0, shown.stderr
+        text = " ".join(shown.stdout.replace("│", " ").split())
+        assert f"--python PATH Python interpreter for python blocks {said}" in text
+        assert "python3 on PATH" not in text
+    fake_server.script([fenced("python", "import sys\nprint(sys.executable)"), "ok"])
+    proc = run_interp(["-y", "-e", "which python?", *model_args(fake_server)], interp_env)
+    assert proc.returncode == 0 and "VIRTUAL_ENV" not in interp_env["env"]
+    assert f"{interp_python()}\n" in fake_server.requests[1]["messages"][-1]["content"]

@@ -41,7 +41,7 @@ def test_blocks_run_in_order_outputs_go_back_and_task_ends_without_code(server, 
     events = run(session, "compute 42 twice")
 
     assert [e.type for e in events][:4] == ["session.started", "model.request", "notice", "message"]
-    assert of(events, "notice")[0]["text"].startswith("tools: off (litellm does not know")
+    assert of(events, "notice")[0]["text"].startswith("tools: off for openai/")
     proposed = of(events, "block.proposed")
     assert [(p["index"], p["language"]) for p in proposed] == [(1, "python"), (2, "shell")]
     done = of(events, "block.finished")

@@ -49,9 +49,8 @@ def test_auto_says_once_why_no_tool_is_sent(server, make_session):
     server.script(["first answer", "second answer"])
     session = make_session(server, model="qwen2.5-coder-1.5b")
     first, second = run(session, "one"), run(session, "two")
-    assert notices(first) == ["tools: off (litellm does not know whether "
-                              "openai/qwen2.5-coder-1.5b supports function calling; code runs "
-                              "from fenced blocks; --tools on to send the tool anyway)"]
+    assert notices(first) == ["tools: off for openai/qwen2.5-coder-1.5b (tool support unknown "
+                              "to litellm; --tools on)"]
     assert notices(second) == []
     assert all("tools" not in r for r in server.requests)
     assert "fenced code block" in server.requests[0]["messages"][0]["content"]

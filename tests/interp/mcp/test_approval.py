@@ -43,8 +43,13 @@ def test_a_long_block_is_shortened_in_the_question():
     (Reply("decline"), False, "The user declined it."),
     (Reply("cancel"), False, "The user dismissed the question without answering."),
     (Reply("accept", {"answer": "yes please"}), False, "The answer 'yes please' is not one of "
-                                                       "the choices."),
-    (Reply("accept", None), False, "The answer None is not one of the choices."),
+                                                       "the choices (run, allow-1, no); nothing ran."),
+    (Reply("accept", None), False, "The form came back without an answer (the choices: run, "
+                                   "allow-1, no); nothing ran."),
+    (Reply("accept", {"answer": ["run"]}), False, "The answer is a list (['run']), not one of "
+                                                  "the choices (run, allow-1, no); nothing ran."),
+    (Reply("accept", {"answer": {"x": 1}}), False, "The answer is an object ({'x': 1}), not one "
+                                                   "of the choices (run, allow-1, no); nothing ran."),
 ])
 def test_what_an_answer_means(reply, runs, reason):
     got = decision(question(Proposal(1, "python", "1"), policy(), "c"), reply)

@@ -122,6 +122,31 @@ def test_a_block_the_rules_ask_about_is_asked_through_elicitation(interp_env):
     assert "*Not run: declined by the user (The user declined it.)*" in exported
 
 
+
+def test_the_approval_form_shows_hidden_characters_and_names_a_malformed_answer(interp_env):
+    # conceal (ESC [8m), a carriage return, a right-to-left override and a zero-width space:
+    # a form that rendered them raw would show code other than what runs
+    code = "echo tidy\x1b[8m; touch owned\x1b[0m\r# ok \u202etxt.exe\u200b"
+    asked: list = []
+
+    async def elicit(context, params):
+        asked.append(params)
+        return types.ElicitResult(action="accept", content={"answer": ["run"]})
+
+    async def body():
+        async with stdio_client(interp_env, elicitation_callback=elicit) as client:
+            return await client.call_tool("run_code", {"language": "shell", "code": code})
+
+    result = converse(body)
+    message = asked[0].message
+    assert not any(ch in message for ch in "\x1b\r\u202e\u200b")
+    assert "echo tidy\\e[8m; touch owned\\e[0m\\r# ok \\u202etxt.exe\\u200b" in message
+    assert "(hidden characters shown as \\e, \\u…, ␠)" in message
+    assert result.is_error and not (interp_env["cwd"] / "owned").exists()
+    assert text(result) == ("The block was declined by the user and did not run. Reason: The "
+                            "answer is a list (['run']), not one of the choices (run, allow-1, "
+                            "allow-2, no); nothing ran.")
+
 def test_without_elicitation_a_block_is_refused_with_the_rule_to_add(interp_env):
     write_config(interp_env, '[approval]\nallow = ["python"]\n')
 

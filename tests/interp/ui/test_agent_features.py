@@ -6,9 +6,13 @@ are real."""
 from __future__ import annotations
 
 import json
+import re
+import shutil
 import socket
 import time
 from pathlib import Path
+
+import pytest
 
 from helpers import hang_guard, model_args, run_interp
 from pty_terminal import fenced
@@ -175,6 +179,53 @@ def test_background_processes_in_json(fake_server, interp_env):
     assert gone(found["processes"][0]["pid"])  # stopped when interp exited
 
 
+
+def _approved(spawn, fake_server, code: str, answer: str):
+    """interp in a pty that runs one shell block, approved, before the model's `answer`."""
+    fake_server.script([fenced("shell", code), answer])
+    term = spawn()
+    term.task("go on")
+    term.question()
+    term.send("y")
+    term.expect(re.escape(answer))
+    return term
+
+
+def test_many_processes_left_running_are_told_bounded_and_said_once(spawn, fake_server):
+    term = _approved(spawn, fake_server, "for i in $(seq 200); do sleep 1000 & done; echo started",
+                     "Started them.")
+    told = fake_server.requests[1]["messages"][-1]["content"]
+    assert "left running in the background: 200 processes: pid " in told
+    assert re.search(r"; … \d+ more …; pid \d+ `sleep 1000`", told)
+    assert told.count("background-shell.log") == 1  # where their output goes, once
+    assert len(told) < 6000  # as a block's output is bounded: its head and tail, a count
+    shown = "\n".join(term.screen())
+    assert shown.count("Left running:") == 1 and "left running in the background" not in shown
+    assert re.search(r"Left running: 200 processes: pid \d+ sleep 1000,.* … \d+ more …, pid",
+                     shown.replace("\n", " "))
+    assert re.search(r"^✓ ok \(\d+\.\d+ s\)$", shown, re.M)  # the result line, nothing more
+    assert term.exit_status() == 0
+
+
+def test_ps_numbers_stay_the_same_for_the_session(spawn, fake_server):
+    term = _approved(spawn, fake_server, "sleep 1001 &\nsleep 1002 &\nsleep 1003 &",
+                     "Three sleepers.")
+    term.task("/ps")
+    first = int(term.expect(r"1\. pid (\d+), shell block 1, running \d+ s: sleep 1001").group(1))
+    second = int(term.expect(r"2\. pid (\d+), shell block 1, running \d+ s: sleep 1002").group(1))
+    term.expect(r"3\. pid \d+, shell block 1, running \d+ s: sleep 1003")
+    term.task("/kill 1")
+    term.expect(rf"Stopped pid {first} ")
+    term.task("/ps")
+    term.expect(r"2\. pid \d+, shell block 1, running \d+ s: sleep 1002")
+    term.expect(r"3\. pid \d+, shell block 1, running \d+ s: sleep 1003")
+    term.task("/kill 2")  # the number of the old listing: the same process
+    term.expect(rf"Stopped pid {second} ")
+    term.task("/kill 1")
+    term.expect("No process 1 in /ps.")
+    assert gone(first) and gone(second)
+    assert term.exit_status() == 0
+
 # -- a block waiting for keyboard input -----------------------------------------------------------
 def test_a_block_waiting_for_a_key_is_stopped_and_the_model_told(spawn, fake_server):
     fake_server.script([fenced("shell", "read -n 1 -p 'Continue? [y/n] ' answer < /dev/tty"),
@@ -188,4 +239,41 @@ def test_a_block_waiting_for_a_key_is_stopped_and_the_model_told(spawn, fake_ser
     term.expect("It needs input.")
     told = fake_server.requests[1]["messages"][-1]["content"]
     assert "waiting for keyboard input" in told and "nothing can be typed into a block" in told
+    assert term.exit_status() == 0
+
+
+def test_a_read_that_hits_end_of_input_is_not_reported_as_ok(spawn, fake_server):
+    term = _approved(spawn, fake_server, 'read -p "name? " x; echo "hi $x"', "Said hi.")
+    told = fake_server.requests[1]["messages"][-1]["content"]
+    assert "hi \n" in told and "Result: a read of its standard input got end of input" in told
+    assert "give the input another way" in told and "Result: ok" not in told
+    fake_server.script([fenced("shell", "read -n 1 key; echo \"key=$key\""), "Read a key."])
+    term.task("read a key")
+    term.question()
+    term.send("y")
+    term.expect("Read a key.")
+    shown = " ".join(" ".join(term.screen()).split())
+    assert shown.count("✗ a read of its standard input got end of input, so the value read is "
+                       "empty") == 2 and "✓ ok" not in shown
+    assert term.exit_status() == 0
+
+
+@pytest.mark.skipif(shutil.which("vi") is None, reason="no vi on this machine")
+def test_vi_stopped_for_waiting_leaves_no_swap_file_and_no_screen_in_the_output(
+        spawn, fake_server, interp_env):
+    (interp_env["cwd"] / "notes.txt").write_text("first line\n")
+    fake_server.script([fenced("shell", "vi notes.txt"), "It needs a person."])
+    term = spawn()
+    term.task("edit the notes")
+    term.question()
+    start = term.pos
+    term.send("y")
+    term.expect(wrapped(r"✗ stopped: it was waiting for keyboard input"))
+    shown = term.since(start)
+    term.expect("It needs a person.")
+    told = fake_server.requests[1]["messages"][-1]["content"]
+    for screen in (shown, told):  # vi's screen went with it, as in a terminal, said so
+        assert "first line" not in screen and "~\n" not in screen and ":qa" not in screen
+        assert "[left out: what a full-screen program drew" in " ".join(screen.split())
+    assert sorted(p.name for p in interp_env["cwd"].iterdir()) == ["notes.txt"]  # no .swp
     assert term.exit_status() == 0

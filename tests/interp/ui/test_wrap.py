@@ -9,7 +9,7 @@ import termios
 
 import pytest
 
-from interp.ui.wrap import for_terminal
+from interp.ui.wrap import for_terminal, wrapped
 
 pytestmark = pytest.mark.fast
 
@@ -50,3 +50,14 @@ def test_indented_lines_keep_their_indent():
         stream.close()
         os.close(main)
     assert all(line.startswith("  ") for line in text.split("\n"))
+
+
+def test_a_hanging_indent_where_the_words_fit_else_a_little_deeper_than_the_line():
+    row = "    1  python     open('a.csv')                  created a.csv, b.csv, c.csv, d.csv"
+    lines = wrapped(row, 60, hang=50).split("\n")
+    assert lines[0].startswith("    1  python") and all(line.startswith(" " * 50)
+                                                         for line in lines[1:])
+    long_names = row.replace("a.csv", "quarterly-revenue-by-region.csv")
+    lines = wrapped(long_names, 60, hang=50).split("\n")
+    assert all(line.startswith(" " * 8) and not line.startswith(" " * 9) for line in lines[1:])
+    assert " ".join(" ".join(lines).split()) == " ".join(long_names.split())  # words whole

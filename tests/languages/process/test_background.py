@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from helpers import hang_guard
+from languages.process.background import BackgroundProcess, background_note, head_tail
 from languages.process.tree import kill_tree
 from languages.node import NodeRunner
 from languages.python import PythonRunner
@@ -40,8 +41,10 @@ def test_a_server_started_with_an_ampersand_is_reported_and_stops_with_the_runne
     server = result.background[0]
     assert f"-m http.server {port}" in server.command and server.alive
     assert server.output == str(tmp_path / "spool" / "background-shell.log")
-    assert f"pid {server.pid}" in result.summary() and "left running in the background" in \
-        result.summary()
+    note = background_note(result.background)
+    assert note == (f"left running in the background: pid {server.pid} `{server.command}` (its "
+                    f"output: {server.output}), until interp exits or the user stops it")
+    assert result.summary() == "ok"  # the headline; the note is told after it (BlockRecord.result)
     assert [p.pid for p in sh.background.processes()] == [server.pid]
     sh.stop()
     assert pid_gone(server.pid)
@@ -116,3 +119,30 @@ def _children_of(pid: int) -> list[int]:
         return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
     except OSError:
         return []
+
+
+@pytest.mark.fast
+def test_a_long_list_is_told_bounded_as_output_is_with_a_shared_log_named_once():
+    many = [BackgroundProcess(1000 + n, f"sleep {n}", "shell", 1, 0.0, "/data/bg.log")
+            for n in range(600)]
+    note = background_note(many)
+    assert note.startswith("left running in the background: 600 processes: pid 1000 `sleep 0`; ")
+    assert note.endswith("; pid 1599 `sleep 599` (their output: /data/bg.log), until interp "
+                         "exits or the user stops them")
+    shown = note.count("pid ")
+    assert f"… {600 - shown} more …" in note and note.count("/data/bg.log") == 1
+    assert len(note) < 2 * 2000 + 200
+    mixed = [BackgroundProcess(7, "server", "shell", 2, 0.0, "web.log"),
+             BackgroundProcess(8, "worker", "shell", 2, 0.0, None, discarded=True)]
+    assert background_note(mixed) == (
+        "left running in the background: 2 processes: pid 7 `server` (its output: web.log); "
+        "pid 8 `worker` (its output is discarded), until interp exits or the user stops them")
+
+
+@pytest.mark.fast
+def test_head_tail_keeps_both_ends_and_counts_what_is_left_out():
+    items = [f"item{n}" for n in range(100)]
+    assert head_tail(items[:3], 10, ", ") == "item0, item1, item2"
+    cut = head_tail(items, 20, ", ")
+    assert cut == "item0, item1, item2, … 95 more …, item98, item99"  # 20 characters or fewer each
+    assert head_tail(["x" * 50, "y" * 50, "z" * 50], 10, "; ") == "x" * 50 + "; … 1 more …; " + "z" * 50

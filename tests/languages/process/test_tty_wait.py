@@ -53,7 +53,7 @@ def test_a_program_that_ignores_ctrl_c_is_killed_not_the_shell(make_runner, coll
 def test_a_plain_read_of_the_terminal_ends_at_once(make_runner, collect, tmp_path):
     sh = make_runner(ShellRunner, cwd=str(tmp_path), timeout=LONG)
     out, result = collect(sh, "read x < /dev/tty; echo status $?; read y; echo status $?")
-    assert out == "status 1\nstatus 1\n" and result.ok and not result.waiting_input
+    assert out == "status 1\nstatus 1\n" and result.read_eof and not result.waiting_input
 
 
 @pytest.mark.parametrize("code", [

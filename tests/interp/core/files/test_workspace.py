@@ -301,3 +301,19 @@ def test_a_table_of_numbers_without_a_header_row_is_described_so(tmp_path):
                                          "empty cells: column 2 1")
     path.write_text("2023,2024\n100,200\n")  # years as column names stay a header
     assert table_shape(path, ".csv") == "1 row × 2 columns: 2023, 2024"
+
+
+@pytest.mark.fast
+def test_a_permission_only_change_is_a_modification(tmp_path):
+    (tmp_path / "run.sh").write_text("echo hi\n")
+    before = snapshot(tmp_path)
+    os.chmod(tmp_path / "run.sh", 0o700)
+    assert changes(before, snapshot(tmp_path)).modified == ["run.sh"]
+
+
+@pytest.mark.fast
+def test_files_to_skip_are_left_out_like_folders(tmp_path):
+    (tmp_path / "out.json").write_text("{")
+    (tmp_path / "kept.txt").write_text("k")
+    snap = snapshot(tmp_path, skip=(str(tmp_path / "out.json"),))
+    assert list(snap.files) == ["kept.txt"] and "out.json" not in snap.stamps

@@ -116,6 +116,6 @@ def test_models_measured_to_write_calls_as_text_get_fenced_blocks(tmp_path, name
         model = LocalModel(LocalServer(LocalConfig(_named(tmp_path, name), threads=1)))
         choice = choose_tools("auto", model)
         assert not choice.send and choice.notice == (
-            f"tools: off ({name} writes its tool calls as text (measured with interp's task "
-            f"benchmark); code runs from fenced blocks; --tools on to send the tool anyway)")
+            f"tools: off for {model.name} (it writes tool calls as text, measured with interp's "
+            f"task benchmark; --tools on)")
         assert model.server.info is None  # nothing was loaded to decide

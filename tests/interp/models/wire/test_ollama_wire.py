@@ -377,8 +377,8 @@ def test_the_tools_notice_says_the_server_said_so():
         server.capabilities = ("completion",)
         choice = choose_tools("auto", model_for("ollama/qwen3:8b", api_base=server.api_base))
     assert not choice.send
-    assert choice.notice.startswith("tools: off (the Ollama server says ollama/qwen3:8b does not "
-                                    "support function calling")
+    assert choice.notice == ("tools: off for ollama/qwen3:8b (no tool support, says the Ollama "
+                             "server; --tools on)")
 
 
 def test_no_server_means_no_word_on_capabilities():
