@@ -212,6 +212,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("instructions", bool, True, "read AGENTS.md files into the system prompt",
            (Flag(("--no-instructions",), "Read no AGENTS.md files (also "
                  "INTERP_INSTRUCTIONS=0, instructions = false).", sets=False),)),
+    Option("skills", bool, True, "list the skills (.agents/skills folders) in the system prompt",
+           (Flag(("--no-skills",), "Read no skills (also INTERP_SKILLS=0, skills = false).",
+                 sets=False),)),
     Option("checks", str, "auto", "the reply checks: auto (all for models run here, those that "
            "cannot misfire for others) | on | off | names, comma-separated",
            _value("--checks", metavar="auto|on|off|NAME,...",

@@ -15,7 +15,6 @@ from interp.core.asking import ModelAsker
 from interp.core.compaction import Compactor
 from interp.core.execution import BlockExecutor
 from interp.core.history import Entry, last_number
-from interp.core.instructions import with_instructions
 from interp.core.loops import LoopGuard
 from interp.core.next_task import NextTask
 from interp.core.state import SessionConfig, SessionState, Totals
@@ -47,9 +46,8 @@ class Session:
             model, config, registry, list(history or []), log,
             session_id or (log.id if log is not None else None))
         if not state.messages or state.messages[0].role != "system":
-            state.add(Entry({"role": "system", "content": with_instructions(system_prompt(
-                registry.names(), config.runner.cwd, registry.model_notes()),
-                config.instructions)}, prompt=True))
+            state.add(Entry({"role": "system", "content": config.extend_prompt(system_prompt(
+                registry.names(), config.runner.cwd, registry.model_notes()))}, prompt=True))
         state.block = last_number(state.messages)
         self._loops = LoopGuard()
         self._checks = turns.TurnChecks(state)
