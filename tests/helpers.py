@@ -83,6 +83,17 @@ def run_interp(args: list[str], interp_env: dict, *, input: str | None = None,
                           env=interp_env["env"], cwd=interp_env["cwd"], timeout=timeout)
 
 
+def run_main(args: list[str], interp_env: dict, *, before: str = "",
+             after: str = "") -> subprocess.CompletedProcess:
+    """interp's `main(args)` in a fresh Python, with its exit status: `before` runs first (to
+    hide a module, say), `after` once main has ended (to print what it imported, say)."""
+    code = (f"import sys\n{before}\nfrom interp.cli.main import main\nstatus = 0\ntry:\n"
+            f"    main(sys.argv[1:])\nexcept SystemExit as exc:\n    status = exc.code\n"
+            f"{after}\nsys.exit(status)")
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
+                          env=interp_env["env"], cwd=interp_env["cwd"], timeout=60)
+
+
 class Scenarios:
     """Slow `interp` runs, registered per test module and played once, concurrently.
 
