@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -81,6 +82,23 @@ def run_interp(args: list[str], interp_env: dict, *, input: str | None = None,
     """Run the real `interp` to completion with stdin not a terminal."""
     return subprocess.run(interp_cmd() + args, input=input or "", capture_output=True, text=True,
                           env=interp_env["env"], cwd=interp_env["cwd"], timeout=timeout)
+
+
+def alive(pid: int) -> bool:
+    """Whether the process exists and is not a zombie."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rfind(")") + 2:].split()[0] != "Z"
+
+
+def wait_gone(pids: list[int], seconds: float = 30.0) -> list[int]:
+    """The processes still alive after waiting up to `seconds` for all of them to end."""
+    deadline = time.monotonic() + seconds
+    while (left := [pid for pid in pids if alive(pid)]) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return left
 
 
 def run_main(args: list[str], interp_env: dict, *, before: str = "",
