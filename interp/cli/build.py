@@ -61,12 +61,14 @@ def session_config(settings: Settings, cwd: str, store: ConversationStore, *,
 
 
 def build_session(settings: Settings, request: Request, approver, store: ConversationStore,
-                  registry=None, model=None) -> tuple[Session, list[str], list[str]]:
-    """The session (with `model`, default make_model(settings)), resumed if asked; also
-    returns notices to show first and warnings."""
-    config, notices, warnings = session_config(settings, os.getcwd(), store,
+                  registry=None, model=None, cwd: str | None = None
+                  ) -> tuple[Session, list[str], list[str]]:
+    """The session (with `model`, default make_model(settings)), its blocks run in `cwd`
+    (default: here), resumed if asked; also returns notices to show first and warnings."""
+    cwd = cwd or os.getcwd()
+    config, notices, warnings = session_config(settings, cwd, store,
                                                resumed=bool(request.resume))
-    resumed = (resume(store, request.resume, os.getcwd(), secrets_of(settings))
+    resumed = (resume(store, request.resume, cwd, secrets_of(settings))
                if request.resume else None)
     session = Session(model or make_model(settings), approver, config=config, registry=registry,
                       history=resumed.messages if resumed else None,
@@ -75,8 +77,7 @@ def build_session(settings: Settings, request: Request, approver, store: Convers
     if settings.checkpoints:
         from interp.checkpoints.recorder import Checkpoints
 
-        session.checkpoints = Checkpoints(store.root.parent / "checkpoints",
-                                          config.runner.cwd or os.getcwd(), store.root)
+        session.checkpoints = Checkpoints(store.root.parent / "checkpoints", cwd, store.root)
     if resumed is not None:
         notices.append(resumed.notice)
         warnings += [resumed.warning] if resumed.warning else []
@@ -144,8 +145,9 @@ def startup_notices(config: RunnerConfig) -> list[str]:
     return notices
 
 
-def new_log(settings: Settings, store: ConversationStore):
-    """A new session file."""
-    return store.create({"model": settings.model, "cwd": os.getcwd()}, secrets_of(settings))
+def new_log(settings: Settings, store: ConversationStore, cwd: str | None = None):
+    """A new session file, for a conversation in `cwd` (default: here)."""
+    return store.create({"model": settings.model, "cwd": cwd or os.getcwd()},
+                        secrets_of(settings))
 
 

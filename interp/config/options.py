@@ -240,6 +240,8 @@ OPTIONS: tuple[Option, ...] = (
            "does)"),
     Option("compact_at", int, 70, "compact the conversation at this % of the context window; "
            "0: never", check=between(0, 95, "must be a percentage from {low} (never) to {high}")),
+    Option("models", tuple, (), "more models an editor's model picker offers (interp acp), "
+           "after `model`"),
     Option("context_window", int, None, "tokens, for a model interp cannot ask (None: asked)",
            check=at_least(1)),
 )
