@@ -5,7 +5,7 @@ What the client sends that is not a message gets one clear answer and one line o
 never a traceback or a hang: a line that is not JSON (-32700), a batch, a value that is not an
 object or an object that is neither a request nor a response (-32600), a line over MAX_LINE
 bytes (its bytes are dropped as they come, never held). Writes wait on the loop when the client
-is slow to read, one message at a time."""
+is slow to read, one message at a time, and at most WRITE_WAIT seconds for it to read."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from typing import Any
 from interp.secrets import Redactor
 
 MAX_LINE = 64 * 1024 * 1024  # bytes of one message (the SDK's own limit is 50 MiB)
+WRITE_WAIT = 120.0  # seconds a message waits for the client to read what was sent before
 CHUNK = 1 << 16
 WRITE_STEP = select.PIPE_BUF  # written at once to a pipe that polls writable, never blocking
 PARSE_ERROR, INVALID_REQUEST = -32700, -32600
@@ -61,7 +62,12 @@ class LineWire:
         async with self._writing:
             while data:
                 if not self._poll.poll(0):
-                    await self._ready(self._out, writing=True)
+                    try:
+                        await asyncio.wait_for(self._ready(self._out, writing=True), WRITE_WAIT)
+                    except TimeoutError:
+                        self._say(f"the client has read nothing for {WRITE_WAIT:g} s; a message "
+                                  f"to it was given up")
+                        raise ConnectionError("the client does not read its input") from None
                 data = data[os.write(self._out, data[:WRITE_STEP]):]
 
     async def close(self) -> None:
