@@ -14,7 +14,7 @@ import sys
 import traceback
 from collections.abc import Callable
 
-from acp import PROTOCOL_VERSION, RequestError
+from acp import PROTOCOL_VERSION, RequestError, update_agent_message_text
 from acp.schema import (AgentCapabilities, Implementation, InitializeResponse,
                         ListSessionsResponse, LoadSessionResponse, NewSessionResponse,
                         PromptCapabilities, PromptResponse, SessionCapabilities, SessionInfo,
@@ -27,7 +27,7 @@ from interp.acp.history import replayed
 from interp.acp.prompts import BadPrompt, task_text
 from interp.acp.sessions import MODE, MODEL, AcpSession
 from interp.acp.turn import Turn
-from interp.acp.updates import stop_reason
+from interp.acp.updates import notice_text, stop_reason
 from interp.errors import UsageError
 from interp.secrets import Redactor
 from interp.storage.conversations import StoreError
@@ -161,9 +161,13 @@ class InterpAgent:
             task = task_text(prompt)
         except BadPrompt as exc:
             raise RequestError(-32602, str(exc)) from None
-        held.turn = turn = Turn(held.session, held.cwd, self._sender(session_id),
-                                self._asker(session_id), held.policy.resolve,
-                                self.config.approval_wait, self.config.stop_wait)
+        send = self._sender(session_id)
+        for warning in held.untold:  # the editor's log may go unread: said in the thread once
+            await send(update_agent_message_text(notice_text(f"Warning: {warning}")))
+        held.untold = []
+        held.turn = turn = Turn(held.session, held.cwd, send, self._asker(session_id),
+                                held.policy.resolve, self.config.approval_wait,
+                                self.config.stop_wait)
         ended = await turn.run(task)
         if ended.error is not None:
             raise RequestError(ERROR, self.scrub(ended.error))
@@ -193,6 +197,7 @@ class InterpAgent:
         except (UsageError, StoreError, ValueError) as exc:
             raise RequestError(ERROR, self.scrub(str(exc).removeprefix("interp: "))) from None
         held.session, held.cwd = opened.session, opened.session.config.runner.cwd or os.getcwd()
+        held.untold = list(opened.warnings)
         self.sessions[key or held.id] = held
         for line in (*opened.notices, *(f"warning: {w}" for w in opened.warnings)):
             self.say(f"{held.id}: {line}")

@@ -29,6 +29,7 @@ class AcpSession:
         self.session: Session | None = None
         self.cwd = ""
         self.turn: Turn | None = None
+        self.untold: list[str] = []  # warnings of the start, said with the first prompt
 
     @property
     def id(self) -> str | None:

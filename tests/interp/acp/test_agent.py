@@ -27,6 +27,11 @@ def converse(body):
 
 def test_a_turn_streams_its_reply_and_each_block_as_a_tool_call_with_its_output(
         interp_env, fake_server):
+    skills = interp_env["cwd"] / ".agents" / "skills"
+    for name, front in (("csv-report", "name: csv-report\ndescription: Summarise a CSV.\n"),
+                        ("broken", "name: broken\n")):
+        (skills / name).mkdir(parents=True)
+        (skills / name / "SKILL.md").write_text(f"---\n{front}---\nSteps.\n")
     fake_server.script([fenced("python", "x = 6 * 7\nfor i in range(3):\n    print(x + i)"),
                         "The answer is 42."])
     client = EditorClient(answers=["run-once"])
@@ -64,6 +69,11 @@ def test_a_turn_streams_its_reply_and_each_block_as_a_tool_call_with_its_output(
     assert "Traceback" not in said
     listed = run_interp(["sessions"], interp_env)
     assert session.session_id in listed.stdout and "compute 6*7" in listed.stdout
+    assert "- csv-report: Summarise a CSV." in fake_server.requests[0]["messages"][0]["content"]
+    assert client.message().startswith(f"\n\n> Warning: skill skipped: "
+                                       f"{skills / 'broken' / 'SKILL.md'}: its front matter has "
+                                       f"no description")
+    assert "skill skipped" in said  # and in the editor's log of the agent
 
 
 def test_always_allow_a_prefix_then_reject_which_ends_the_turn(interp_env, fake_server):
