@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -82,6 +83,34 @@ def run_interp(args: list[str], interp_env: dict, *, input: str | None = None,
     """Run the real `interp` to completion with stdin not a terminal."""
     return subprocess.run(interp_cmd() + args, input=input or "", capture_output=True, text=True,
                           env=interp_env["env"], cwd=interp_env["cwd"], timeout=timeout)
+
+
+def alive(pid: int) -> bool:
+    """Whether the process exists and is not a zombie."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rfind(")") + 2:].split()[0] != "Z"
+
+
+def wait_gone(pids: list[int], seconds: float = 30.0) -> list[int]:
+    """The processes still alive after waiting up to `seconds` for all of them to end."""
+    deadline = time.monotonic() + seconds
+    while (left := [pid for pid in pids if alive(pid)]) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return left
+
+
+def run_main(args: list[str], interp_env: dict, *, before: str = "",
+             after: str = "") -> subprocess.CompletedProcess:
+    """interp's `main(args)` in a fresh Python, with its exit status: `before` runs first (to
+    hide a module, say), `after` once main has ended (to print what it imported, say)."""
+    code = (f"import sys\n{before}\nfrom interp.cli.main import main\nstatus = 0\ntry:\n"
+            f"    main(sys.argv[1:])\nexcept SystemExit as exc:\n    status = exc.code\n"
+            f"{after}\nsys.exit(status)")
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
+                          env=interp_env["env"], cwd=interp_env["cwd"], timeout=60)
 
 
 class Scenarios:

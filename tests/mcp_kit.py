@@ -16,7 +16,7 @@ import httpx2
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
-from helpers import interp_cmd
+from helpers import alive, interp_cmd, wait_gone  # noqa: F401  (used by the MCP tests)
 
 START_GUARD = 60.0  # seconds for a server to say where it listens (a hang guard only)
 
@@ -95,23 +95,6 @@ async def http_client(server: HttpServer, token: str | None = None,
 def text(result) -> str:
     """The text parts of a tool result, joined."""
     return "\n".join(part.text for part in result.content if part.type == "text")
-
-
-def alive(pid: int) -> bool:
-    """Whether the process exists and is not a zombie."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat[stat.rfind(")") + 2:].split()[0] != "Z"
-
-
-def wait_gone(pids: list[int], seconds: float = 30.0) -> list[int]:
-    """The processes still alive after waiting up to `seconds` for all of them to end."""
-    deadline = time.monotonic() + seconds
-    while (left := [pid for pid in pids if alive(pid)]) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    return left
 
 
 def kill_all(pids: list[int]) -> None:

@@ -8,6 +8,8 @@ from __future__ import annotations
 import os
 import re
 
+from languages.escapes import visible
+
 from interp.approval.rules import SHELL, Resolve, Rule
 from interp.approval.shellsplit import ShellParseError, parse_commands
 
@@ -66,6 +68,17 @@ def prefix_rules(language: str, code: str, resolve: Resolve) -> list[Rule]:
         if rule not in rules:
             rules.append(rule)
     return rules or [Rule(lang, None, tag)]
+
+
+def always_choices(language: str, code: str, resolve: Resolve
+                   ) -> list[tuple[str, str | tuple[str, ...]]]:
+    """What an "always allow" answer may allow for a block, narrowest first: the prefixes of
+    its commands (a shell block's: `shell: git status *`), then all code in its language;
+    each as (what it allows, in words; the rule entry or entries to add)."""
+    prefixes = tuple(rule.entry for rule in prefix_rules(language, code, resolve)
+                     if rule.pattern)
+    shown = " and ".join(f"`{visible(entry)}`" for entry in prefixes)  # nothing hidden in it
+    return ([(shown, prefixes)] if prefixes else []) + [(f"all {language} code", language)]
 
 
 def _runs_other_code(words: tuple[str, ...]) -> bool:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from languages import Limits, RunnerConfig, Sandbox, SandboxError, check_sandbox
 from languages.process.limits import DEFAULT_MEMORY_MB, DEFAULT_PROCESSES
@@ -18,6 +18,7 @@ from interp.core.prompt.instructions import load_instructions
 from interp.core.session import Session, SessionConfig
 from interp.errors import UsageError
 from interp.secrets import gateway_token_env, runner_env_remove_for, secrets_of
+from interp.skills import load_skills
 from interp.storage.conversations import ConversationStore
 
 
@@ -39,22 +40,36 @@ class Request:
     files: tuple[str, ...] = ()  # --file: attached to the task (the first one, interactively)
 
 
-def build_session(settings: Settings, request: Request, approver, store: ConversationStore,
-                  registry=None, model=None) -> tuple[Session, list[str], list[str]]:
-    """The session (with `model`, default make_model(settings)), resumed if asked; also
-    returns notices to show first and warnings."""
-    instructions = (load_instructions(os.getcwd(), config_dir())
-                    if settings.instructions and not request.resume else None)
+def session_config(settings: Settings, cwd: str, store: ConversationStore, *,
+                   resumed: bool = False) -> tuple[SessionConfig, list[str], list[str]]:
+    """The settings of a conversation in `cwd`, with the notices and warnings to show first.
+    A resumed conversation keeps the prompt it started with: no AGENTS.md files or skills are
+    read for it."""
+    instructions = (load_instructions(cwd, config_dir())
+                    if settings.instructions and not resumed else None)
+    skills = load_skills(cwd, config_dir()) if settings.skills and not resumed else None
     config = SessionConfig(max_turns=settings.max_turns, timeout=settings.timeout,
-                           tools=settings.tools, runner=runner_config(settings),
+                           tools=settings.tools, runner=replace(runner_config(settings), cwd=cwd),
                            instructions=instructions, compact_at=settings.compact_at / 100,
                            mentions=settings.mentions, checks=settings.checks,
                            unwatched=(*workspace.own_folders(store.root.parent),
-                                      *workspace.own_streams()))
-    notices, warnings = startup_notices(config.runner), []
-    if instructions is not None and (said := instructions.notice()):
-        notices.append(said)
-    resumed = (resume(store, request.resume, os.getcwd(), secrets_of(settings))
+                                      *workspace.own_streams()), skills=skills)
+    notices = startup_notices(config.runner)
+    said = [instructions.notice() if instructions is not None else None,
+            skills.notice() if skills is not None else None]
+    notices += [line for line in said if line]
+    return config, notices, skills.warnings() if skills is not None else []
+
+
+def build_session(settings: Settings, request: Request, approver, store: ConversationStore,
+                  registry=None, model=None, cwd: str | None = None
+                  ) -> tuple[Session, list[str], list[str]]:
+    """The session (with `model`, default make_model(settings)), its blocks run in `cwd`
+    (default: here), resumed if asked; also returns notices to show first and warnings."""
+    cwd = cwd or os.getcwd()
+    config, notices, warnings = session_config(settings, cwd, store,
+                                               resumed=bool(request.resume))
+    resumed = (resume(store, request.resume, cwd, secrets_of(settings))
                if request.resume else None)
     session = Session(model or make_model(settings), approver, config=config, registry=registry,
                       history=resumed.messages if resumed else None,
@@ -63,8 +78,7 @@ def build_session(settings: Settings, request: Request, approver, store: Convers
     if settings.checkpoints:
         from interp.checkpoints.recorder import Checkpoints
 
-        session.checkpoints = Checkpoints(store.root.parent / "checkpoints",
-                                          config.runner.cwd or os.getcwd(), store.root)
+        session.checkpoints = Checkpoints(store.root.parent / "checkpoints", cwd, store.root)
     if resumed is not None:
         notices.append(resumed.notice)
         warnings += [resumed.warning] if resumed.warning else []
@@ -132,8 +146,9 @@ def startup_notices(config: RunnerConfig) -> list[str]:
     return notices
 
 
-def new_log(settings: Settings, store: ConversationStore):
-    """A new session file."""
-    return store.create({"model": settings.model, "cwd": os.getcwd()}, secrets_of(settings))
+def new_log(settings: Settings, store: ConversationStore, cwd: str | None = None):
+    """A new session file, for a conversation in `cwd` (default: here)."""
+    return store.create({"model": settings.model, "cwd": cwd or os.getcwd()},
+                        secrets_of(settings))
 
 

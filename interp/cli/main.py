@@ -17,6 +17,8 @@ app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_mar
 
 
 SETTINGS: dict = {}  # where a command's settings flags stand (see interp.cli.flags)
+ACP_HELP = {"auto_approve": "Start sessions in the auto mode: blocks no rule stops run without "
+                            "asking."}
 MCP_HELP = {"auto_approve": "Run blocks no rule stops without asking.",
             "pass_env": "Let runners see this variable even if it holds a model key "
                         "(repeatable)."}
@@ -173,6 +175,19 @@ def mcp_command(
 
     raise typer.Exit(run_mcp(McpArgs(http=http, port=port, session_timeout=session_timeout,
                                      cwd=cwd), cli))
+
+
+@app.command("acp")
+@settings_flags("model", "local_model", "api_base", "auto_approve", "max_turns", "timeout",
+                "tools", "sandbox", "network", "pass_env", "python", "output_dir", "runners",
+                "gateway_url", "checkpoints", "instructions", "skills", "checks", "debug",
+                help=ACP_HELP)
+def acp_command(cli: dict = SETTINGS) -> None:
+    """Be the agent of an editor (Zed, JetBrains IDEs, Neovim) over the Agent Client Protocol,
+    on standard input and output."""
+    from interp.cli.acp_command import run_acp
+
+    raise typer.Exit(run_acp(_with_local(cli, "interp acp")))
 
 
 rules_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 import sys
-import traceback
 from dataclasses import dataclass, replace
 
+from interp.cli.process import unexpected
 from interp.config.settings import ConfigError, Settings, data_dir, load_settings
 from interp.core import exits
 from interp.errors import UsageError
@@ -67,12 +67,8 @@ def run_mcp(args: McpArgs, cli: dict) -> int:
         anyio.run(server.serve_stdio)
     except KeyboardInterrupt:
         return _fail("interp mcp: interrupted", exits.INTERRUPTED)
-    except Exception as exc:  # the last line of defence: one line, a traceback with --debug
-        if settings.debug:
-            traceback.print_exception(exc)
-        return _fail(f"interp mcp: unexpected error: {type(exc).__name__}: {exc}"
-                     + ("" if settings.debug else " (run with --debug for details)"),
-                     exits.MODEL_ERROR)
+    except Exception as exc:  # the last line of defence
+        return unexpected("interp mcp", exc, settings.debug)
     finally:
         server.close_now()  # whatever ended the loop (a signal included), no runner outlives it
     return exits.OK

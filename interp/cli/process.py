@@ -91,3 +91,15 @@ def _detach_terminal() -> None:
         except OSError:
             pass
     os.close(null)
+
+
+def unexpected(prog: str, exc: BaseException, debug: bool) -> int:
+    """The last line of defence of a command: one line on stderr naming the error (its
+    traceback before it with --debug); the exit status of an unexpected error."""
+    if debug:
+        import traceback
+
+        traceback.print_exception(exc)
+    sys.stderr.write(f"{prog}: unexpected error: {type(exc).__name__}: {exc}"
+                     + ("" if debug else " (run with --debug for details)") + "\n")
+    return exits.MODEL_ERROR

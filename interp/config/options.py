@@ -223,6 +223,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("instructions", bool, True, "read AGENTS.md files into the system prompt",
            (Flag(("--no-instructions",), "Read no AGENTS.md files (also "
                  "INTERP_INSTRUCTIONS=0, instructions = false).", sets=False),)),
+    Option("skills", bool, True, "list the skills (.agents/skills folders) in the system prompt",
+           (Flag(("--no-skills",), "Read no skills (also INTERP_SKILLS=0, skills = false).",
+                 sets=False),)),
     Option("checks", str, "auto", "the reply checks: auto (all for models run here, those that "
            "cannot misfire for others) | on | off | names, comma-separated",
            _value("--checks", metavar="auto|on|off|NAME,...",
@@ -248,6 +251,8 @@ OPTIONS: tuple[Option, ...] = (
            "does)"),
     Option("compact_at", int, 70, "compact the conversation at this % of the context window; "
            "0: never", check=between(0, 95, "must be a percentage from {low} (never) to {high}")),
+    Option("models", tuple, (), "more models an editor's model picker offers (interp acp), "
+           "after `model`"),
     Option("context_window", int, None, "tokens, for a model interp cannot ask (None: asked)",
            check=at_least(1)),
 )

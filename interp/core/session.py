@@ -15,7 +15,6 @@ from interp.core.loop.asking import ModelAsker
 from interp.core.prompt.compaction import Compactor
 from interp.core.loop.execution import BlockExecutor
 from interp.core.history import Entry, last_number
-from interp.core.prompt.instructions import with_instructions
 from interp.core.loop.repeats import LoopGuard
 from interp.core.files.next_task import NextTask
 from interp.core.state import SessionConfig, SessionState, Totals
@@ -47,9 +46,9 @@ class Session:
             model, config, registry, list(history or []), log,
             session_id or (log.id if log is not None else None))
         if not state.messages or state.messages[0].role != "system":
-            state.add(Entry({"role": "system", "content": with_instructions(system_prompt(
+            state.add(Entry({"role": "system", "content": config.extend_prompt(system_prompt(
                 registry.names(), config.runner.cwd, registry.model_notes(),
-                shell=shell_of(registry)), config.instructions)}, prompt=True))
+                shell=shell_of(registry)))}, prompt=True))
         state.block = last_number(state.messages)
         self._loops = LoopGuard()
         self._checks = turns.TurnChecks(state)

@@ -9,9 +9,10 @@ from dataclasses import dataclass, field, replace
 from languages import Registry, RunnerConfig
 
 from interp.core.history import Entry, task_indices
-from interp.core.prompt.instructions import Instructions
+from interp.core.prompt.instructions import Instructions, with_instructions
 from interp.core.text import clean
 from interp.models.base import Model
+from interp.skills import Skills, with_skills
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,12 @@ class SessionConfig:
     mentions: bool = True  # describe the working folder's files a task names (as /file does)
     unwatched: tuple[str, ...] = ()  # interp's own folders and output files: not a block's doing
     checks: str | tuple[str, ...] = "auto"  # the reply checks: auto | on | off | their names
+    skills: Skills | None = None  # skills (.agents/skills), listed in the system prompt
+
+    def extend_prompt(self, prompt: str) -> str:
+        """interp's system prompt (either form) with the parts these settings add: the
+        AGENTS.md files, then the skills."""
+        return with_skills(with_instructions(prompt, self.instructions), self.skills)
 
 
 @dataclass

@@ -13,7 +13,7 @@ from languages.escapes import HIDDEN_NOTE, has_hidden, visible
 
 from interp.approval.decision import RUN, Decision, Proposal, decline
 from interp.approval.policy import Policy
-from interp.approval.prefixes import prefix_rules
+from interp.approval.prefixes import always_choices, prefix_rules
 from interp.approval.rules import explain
 from interp.core.replies.fences import fence
 
@@ -60,10 +60,7 @@ def question(proposal: Proposal, policy: Policy, client: str) -> Question:
                f"machine:\n\n{fence(code, proposal.language)}{hidden}{why}")
     choices: dict[str, Decision] = {_ONCE: RUN}
     options = [{"const": _ONCE, "title": "Run it once"}]
-    prefixes = tuple(rule.entry for rule in prefix_rules(proposal.language, proposal.code,
-                                                         policy.resolve) if rule.pattern)
-    targets = ([(" and ".join(f"`{visible(entry)}`" for entry in prefixes), prefixes)] if prefixes
-               else []) + [(f"all {proposal.language} code", proposal.language)]
+    targets = always_choices(proposal.language, proposal.code, policy.resolve)
     for n, (shown, entry) in enumerate(targets, 1):
         const = f"allow-{n}"
         choices[const] = Decision(run=True, allow=entry)

@@ -6,7 +6,7 @@ import base64
 
 import mcp_types as types
 
-from interp.core.files.bounded import TooLarge, read_at_most
+from interp.bounded import TooLarge, read_at_most
 from interp.core.blocks import BlockRecord
 from interp.core.prompt.png import is_png
 from interp.core.replies.report import model_text

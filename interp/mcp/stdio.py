@@ -10,14 +10,14 @@ stray (a library's print, a child process) reaches the protocol stream.
 
 from __future__ import annotations
 
-import fcntl
 import os
 import select
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 import anyio
+
+from interp.stdio import claimed_fds
 
 CHUNK = 1 << 16  # bytes read at once
 # A pipe that polls writable takes this much in one write without blocking (and a socket or a
@@ -88,42 +88,7 @@ class LineWriter:
 @contextmanager
 def claimed_stdio() -> Iterator[tuple[LineReader, LineWriter] | tuple[None, None]]:
     """The protocol's streams on private copies of fd 0 and 1, which meanwhile read the null
-    device and write to stderr; put back on exit. (None, None) when the descriptors cannot be
-    copied: the SDK's own streams then serve."""
-    sys.stdout.flush()
-    wires = _copies(0, 1)
-    if wires is None:
-        yield None, None
-        return
-    wire_in, wire_out = wires
-    try:
-        _divert(0, os.open(os.devnull, os.O_RDONLY))
-        _divert(1, os.dup(2))
-        yield LineReader(wire_in), LineWriter(wire_out)
-    finally:
-        sys.stdout.flush()
-        for fd, wire in ((0, wire_in), (1, wire_out)):
-            try:
-                os.dup2(wire, fd)
-            finally:
-                os.close(wire)
-
-
-def _copies(*fds: int) -> list[int] | None:
-    """Close-on-exec copies of the descriptors above the standard three, or None."""
-    copies: list[int] = []
-    try:
-        for fd in fds:
-            copies.append(fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3))
-    except OSError:
-        for copy in copies:
-            os.close(copy)
-        return None
-    return copies
-
-
-def _divert(fd: int, to: int) -> None:
-    try:
-        os.dup2(to, fd)
-    finally:
-        os.close(to)
+    device and write to stderr; put back on exit (interp/stdio.py). (None, None) when the
+    descriptors cannot be copied: the SDK's own streams then serve."""
+    with claimed_fds() as wires:
+        yield (LineReader(wires[0]), LineWriter(wires[1])) if wires else (None, None)

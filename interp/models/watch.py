@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 WIRE_ATTRIBUTE = "interp_wire"  # the worker thread's Wire, found by the HTTP client's hook
+CALL_ATTRIBUTE = "interp_model_call"  # on a thread waiting for a call: that call's _Pump
 
 
 @dataclass(frozen=True)
@@ -151,6 +152,17 @@ class _Pump(threading.Thread):
         self.wire.abandon()
 
 
+def interrupt_call(thread: threading.Thread) -> bool:
+    """Make the model call `thread` is waiting for (if any) raise KeyboardInterrupt in that
+    thread at once, as Ctrl-C would in the main thread; its connections are then shut down.
+    Safe from any thread; returns whether a call was waiting."""
+    pump = getattr(thread, CALL_ATTRIBUTE, None)
+    if pump is None:
+        return False
+    pump.items.put(("interrupt", None))
+    return True
+
+
 def watched(start: Callable[[Wire], Iterable[Any]], deadlines: Deadlines,
             is_progress: Callable[[Any], bool],
             close: Callable[[Any], None] = lambda response: None) -> Iterator[Any]:
@@ -158,9 +170,11 @@ def watched(start: Callable[[Wire], Iterable[Any]], deadlines: Deadlines,
 
     Raises DeadlineExceeded when the first item that is progress, or the next one, is late,
     and re-raises what the call raised. Whenever this generator ends before the call did (a
-    deadline, Ctrl-C, close()), the call's connections are shut down."""
+    deadline, Ctrl-C, interrupt_call(), close()), the call's connections are shut down."""
     pump = _Pump(start, close)
     finished = False
+    waiter = threading.current_thread()
+    setattr(waiter, CALL_ATTRIBUTE, pump)
     pump.start()
     which, limit = "first_token", deadlines.first_token
     deadline = time.monotonic() + limit
@@ -176,10 +190,14 @@ def watched(start: Callable[[Wire], Iterable[Any]], deadlines: Deadlines,
             if kind == "error":
                 finished = True
                 raise value
+            if kind == "interrupt":
+                raise KeyboardInterrupt
             if is_progress(value):
                 which, limit = "idle", deadlines.idle
                 deadline = time.monotonic() + limit
             yield value
     finally:
+        if getattr(waiter, CALL_ATTRIBUTE, None) is pump:
+            setattr(waiter, CALL_ATTRIBUTE, None)
         if not finished:
             pump.cancel()

@@ -27,6 +27,7 @@ HELP = """\
 /ps            the processes blocks left running: pid, running time, last lines of output
 /kill N        stop process N of /ps (or the process with pid N) and what it started
 /file PATH     attach a file to your next task (the model gets its path, size, type, preview)
+/skills        the skills the model was told of (.agents/skills), and those skipped
 /export [PATH] save this conversation as .md, .ipynb or .json (default ./interp-ID.md)
 /rewind [N]    put the folder back as it was before block N (lists the blocks; /rewind undo)
 /diff [N]      what block N changed in the folder (default: the last block)
@@ -267,6 +268,15 @@ def _file(ctx: CommandContext, arg: str) -> None:
         ctx.console.print(Text(f"{notice} It goes to the model with your next task."))
 
 
+def _skills(ctx: CommandContext, arg: str) -> None:
+    from interp.ui.sanitize import safe_text
+
+    skills = ctx.session.config.skills
+    ctx.console.print(Text(safe_text(skills.listing()) if skills is not None else (
+        "No skills were read: skills are off (--no-skills), or this conversation was resumed "
+        "and keeps the prompt it started with.")))
+
+
 def _export(ctx: CommandContext, arg: str) -> None:
     from interp.storage.export import ExportError, write_export
     from interp.storage.conversations import ConversationStore, StoreError
@@ -312,4 +322,4 @@ def _diff(ctx: CommandContext, arg: str) -> None:
 _COMMANDS = {"/help": _help, "/reset": _reset, "/clear": _reset, "/undo": _undo, "/model": _model,
              "/tokens": _tokens, "/compact": _compact, "/ps": _ps, "/kill": _kill,
              "/auto": _auto, "/mode": _mode, "/rules": _rules, "/file": _file,
-             "/export": _export, "/exit": _exit, "/quit": _exit, "/rewind": _rewind, "/diff": _diff}
+             "/skills": _skills, "/export": _export, "/exit": _exit, "/quit": _exit, "/rewind": _rewind, "/diff": _diff}

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from interp.core.checks.base import Request, TaskView
-from interp.core.files.bounded import read_at_most
+from interp.bounded import read_at_most
 from interp.core.checks.expectations import mismatch_note, mismatches
 from interp.core.checks.unprinted import printing, question_words, unprinted
 from interp.core.replies.fences import fence

@@ -17,7 +17,7 @@ from pathlib import Path
 from languages.escapes import controls
 
 from interp.core.prompt import png
-from interp.core.files.bounded import read_head
+from interp.bounded import read_head
 from interp.core.replies.fences import fence
 from interp.core.files.file_formats import (HEAD_BYTES, PREVIEW_LINES, csv_summary, cut, first_lines, json_summary,
                                       line_count, pdf_summary, xlsx_summary)

@@ -11,7 +11,7 @@ import zlib
 from pathlib import Path
 from xml.etree import ElementTree
 
-from interp.core.files.bounded import TooLarge, chunks, read_at_most
+from interp.bounded import TooLarge, chunks, read_at_most
 
 HEAD_BYTES = 64 * 1024  # what is read of a file to sniff and preview it
 PREVIEW_LINES = 40

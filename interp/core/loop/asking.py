@@ -119,14 +119,15 @@ class ModelAsker:
             self.state.add(Entry({"role": "assistant", "content": f"{text}\n{note}"}))
 
     def _with_tool_prompt(self, messages: list[dict]) -> list[dict]:
-        """The payload with interp's system prompt in its execute-tool form."""
+        """The payload with interp's system prompt in its execute-tool form (with the
+        AGENTS.md files and skills of the settings, as the other form has them)."""
         state = self.state
         if not messages or messages[0].get("role") != "system" or \
                 not state.messages[0].prompt:
             return messages
-        prompt = system_prompt(state.registry.names(), state.config.runner.cwd,
-                               state.registry.model_notes(), tools=True,
-                               shell=shell_of(state.registry))
+        prompt = state.config.extend_prompt(system_prompt(
+            state.registry.names(), state.config.runner.cwd, state.registry.model_notes(),
+            tools=True, shell=shell_of(state.registry)))
         return [dict(messages[0], content=prompt), *messages[1:]]
 
 

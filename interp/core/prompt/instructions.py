@@ -15,12 +15,12 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from interp.core.files.bounded import read_head
+from interp.bounded import read_head
+from interp.project import home_shown, project_folders
 
 MAX_BYTES = 32 * 1024
 PROBE_BYTES = 4096  # read of a file past the limit, to tell an empty one from one left out
 NAMES = ("AGENTS.override.md", "AGENTS.md", "CLAUDE.md")  # the first found in a folder is read
-PROJECT_MARKERS = (".git",)
 
 _INTRO = ("Instructions from AGENTS.md files (the user's own first, then the project's from its "
           "root down to the working directory). Follow them; a later file takes precedence "
@@ -89,22 +89,10 @@ def with_instructions(prompt: str, instructions: Instructions | None) -> str:
     return f"{prompt.rstrip()}\n\n{part}\n" if part else prompt
 
 
-def project_root(cwd: Path) -> Path | None:
-    """The nearest folder at or above `cwd` with a project marker (.git), or None."""
-    for folder in (cwd, *cwd.parents):
-        if any((folder / marker).exists() for marker in PROJECT_MARKERS):
-            return folder
-    return None
-
-
 def candidate_files(cwd: str | os.PathLike, user_dir: str | os.PathLike | None) -> list[Path]:
     """The files to read, in order: the user's, then the project's from its root down."""
-    cwd = Path(os.path.abspath(cwd))
-    root = project_root(cwd) or cwd
-    folders = [cwd, *cwd.parents]
-    folders = list(reversed(folders[:folders.index(root) + 1]))
     found = [_first_in(Path(user_dir))] if user_dir is not None else []
-    found += [_first_in(folder) for folder in folders]
+    found += [_first_in(folder) for folder in project_folders(cwd)]
     return [path for path in found if path is not None]
 
 
@@ -163,11 +151,4 @@ def _size(n: int) -> str:
 
 def _shower(home: str | None):
     """Paths with the home folder shown as ~."""
-    home = home if home is not None else os.path.expanduser("~")
-
-    def show(path: str) -> str:
-        if home and home != "/" and (path == home or path.startswith(home + os.sep)):
-            return "~" + path[len(home):]
-        return path
-
-    return show
+    return lambda path: home_shown(path, home)

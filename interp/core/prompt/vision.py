@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 
-from interp.core.files.bounded import TooLarge, read_at_most
+from interp.bounded import TooLarge, read_at_most
 from interp.core.prompt.context import TRIMMED
 from interp.core.prompt.png import is_png
 

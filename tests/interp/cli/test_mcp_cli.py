@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import socket
 import subprocess
-import sys
 
 import pytest
 
-from helpers import run_interp, write_config
+from helpers import run_interp, run_main, write_config
 
 from interp.cli.mcp_command import NO_SDK
 
@@ -23,10 +22,7 @@ def test_stdio_prints_nothing_on_stdout_and_ends_when_its_input_does(interp_env)
 
 
 def test_without_the_sdk_it_says_how_to_install_it(interp_env):
-    code = ("import sys; sys.modules['mcp'] = None\n"
-            "from interp.cli.main import main\nmain(['mcp'])")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env=interp_env["env"], cwd=interp_env["cwd"], timeout=60)
+    proc = run_main(["mcp"], interp_env, before="sys.modules['mcp'] = None")
     assert proc.returncode == 2
     assert proc.stderr == NO_SDK + "\n"
     assert "pip install 'interp[mcp]'" in NO_SDK
@@ -34,10 +30,8 @@ def test_without_the_sdk_it_says_how_to_install_it(interp_env):
 
 @pytest.mark.parametrize("args", [["--help"], ["mcp", "--help"], ["sessions"]])
 def test_the_sdk_is_imported_only_to_serve(interp_env, args):
-    code = ("import sys\nfrom interp.cli.main import main\ntry:\n    main(sys.argv[1:])\n"
-            "except SystemExit:\n    pass\nprint('imported' if 'mcp' in sys.modules else 'not')")
-    proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
-                          env=interp_env["env"], cwd=interp_env["cwd"], timeout=60)
+    proc = run_main(args, interp_env,
+                    after="print('imported' if 'mcp' in sys.modules else 'not')")
     assert proc.stdout.splitlines()[-1] == "not"
 
 

@@ -12,10 +12,12 @@ from session_kit import KEY, hang_guard
 from interp.core import events as ev
 from interp.core.loop.asking import ModelAsker
 from interp.core.history import Entry
+from interp.core.prompt.instructions import load_instructions
 from interp.core.state import SessionConfig, SessionState
 from interp.core.loop.turns import TurnChecks
 from interp.models.base import Reply
 from interp.models.reach import model_for
+from interp.skills import load_skills
 from languages import Registry
 from languages.shell import ShellRunner
 
@@ -69,6 +71,21 @@ def test_with_the_tool_the_system_prompt_is_its_execute_tool_form():
     assert plain[0]["content"] == "sys"
     assert with_tool[0]["content"] != "sys" and "execute" in with_tool[0]["content"]
     assert with_tool[1:] == plain[1:]
+
+
+def test_the_execute_tool_form_keeps_the_agents_md_files_and_the_skills(tmp_path):
+    (tmp_path / "AGENTS.md").write_text("Answer in French.\n")
+    skill = tmp_path / ".agents" / "skills" / "csv-report"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: csv-report\ndescription: Summarise a CSV.\n"
+                                    "---\nSteps.\n")
+    config = {"instructions": load_instructions(tmp_path, None),
+              "skills": load_skills(tmp_path, None)}
+    with FakeOpenAI() as server:
+        ask, _ = asker(server, tools="on", **config)
+    prompt = ask.payload(tools=True)[0]["content"]
+    assert "execute" in prompt and "Answer in French." in prompt
+    assert f"- csv-report: Summarise a CSV. ({skill / 'SKILL.md'})" in prompt
 
 
 class OneBlock:

@@ -1,4 +1,4 @@
-"""Reading a file for context within a bound (interp/core/files/bounded.py): never past the limit
+"""Reading a file for context within a bound (interp/bounded.py): never past the limit
 however the file grows, a FIFO or a device refused at once, the size as opened."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from interp.core.files.bounded import TooLarge, chunks, read_at_most, read_head
+from interp.bounded import TooLarge, chunks, read_at_most, read_head
 
 pytestmark = pytest.mark.fast
 
