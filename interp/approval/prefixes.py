@@ -1,5 +1,6 @@
 """"Always allow" rules suggested for a block: one per command of a shell block, from its
-program and subcommand words (`git status -s` -> `bash: git status *`); else its language.
+program and subcommand words (`git status -s` -> `bash: git status *`); for an MCP tool call
+its tool (`mcp: github.create_issue`); else its language.
 A command that runs other code (`find -exec`, `xargs`, `sudo`, `sh -c`, `python -c`) is offered
 only as written: `find *` would also allow `find / -delete`."""
 
@@ -8,7 +9,8 @@ from __future__ import annotations
 import os
 import re
 
-from interp.approval.rules import SHELL, Resolve, Rule
+from interp.approval.rules import MCP, SHELL, Resolve, Rule
+from interp.mcpcall import call_name
 from interp.approval.shellsplit import ShellParseError, parse_commands
 
 _SUBCOMMAND = re.compile(r"[A-Za-z][A-Za-z0-9_:-]*")
@@ -43,6 +45,8 @@ def prefix_rules(language: str, code: str, resolve: Resolve) -> list[Rule]:
     # test *`, `ls -la /tmp` → `ls *`.
     tag = language.strip()
     lang = resolve(tag) or tag.lower()
+    if lang == MCP and _glob_escape(call_name(code)) == call_name(code) and call_name(code):
+        return [Rule(MCP, call_name(code), f"{tag}: {call_name(code)}")]  # this tool
     commands = []
     if lang == SHELL:
         try:
