@@ -37,7 +37,14 @@ def of(events, kind):
 
 
 def finished(events):
-    return events[-1].body()
+    """How the task ended: its exit code and reason (the answer it carries: `answer`)."""
+    body = events[-1].body()
+    return {"exit_code": body["exit_code"], "reason": body["reason"]}
+
+
+def answer(events):
+    """The final answer task.finished carries, or None."""
+    return events[-1].body().get("answer")
 
 
 def contents(request: dict) -> list[str]:

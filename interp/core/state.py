@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from languages import Registry, RunnerConfig
 
@@ -28,6 +29,11 @@ class SessionConfig:
     mentions: bool = True  # describe the working folder's files a task names (as /file does)
     unwatched: tuple[str, ...] = ()  # interp's own folders (data, cache): never a block's changes
     checks: str | tuple[str, ...] = "auto"  # the reply checks: auto | on | off | their names
+    # The answer as JSON valid against this JSON Schema (--output-schema; checks/schema.py).
+    output_schema: Any = field(default=None, compare=False)
+    # Checks asked for besides `checks` (the Stop hooks), run after the others whatever
+    # `checks` says: objects of the Check protocol (checks/base.py).
+    extra_checks: tuple = ()
 
 
 @dataclass

@@ -14,6 +14,7 @@ from interp.core import exits
 from interp.core.blocks import BlockRecord
 from interp.core.checks.base import Proposed, Request, TaskView
 from interp.core.checks.catalog import TaskChecks, active
+from interp.core.checks.schema import schema_check
 from interp.core.exits import Ending
 from interp.core.history import task_indices, user_message
 from interp.core.mentions import unwritten_files
@@ -102,7 +103,10 @@ class TurnChecks:
     def new_task(self) -> None:
         """Forget this task's counts; the checks on for the model as it is now."""
         self.empty_replies, self._sampling, self._samples = 0, None, 0
-        self.checks = TaskChecks(active(self.state.config.checks, self.state.model))
+        config = self.state.config
+        asked = (schema_check(config.output_schema),) if config.output_schema is not None else ()
+        self.checks = TaskChecks(active(config.checks, self.state.model) + asked
+                                 + tuple(config.extra_checks))
         self.absent = tuple(unwritten_files(self.state.task, self.state.root()))
 
     def tool_choice(self) -> Iterator[ev.Event]:
@@ -149,6 +153,12 @@ class TurnChecks:
         if not is_answer(reply):
             return None
         return self.checks.first("answer", self.view(reply))
+
+    def said(self) -> Iterator[ev.Event]:
+        """The lines checks have for the person besides a request (a Stop hook that failed:
+        a check may have `said()`, returning notices)."""
+        for check in self.checks.checks:
+            yield from getattr(check, "said", tuple)()
 
     def on_report(self, reply: Reply, records: list[BlockRecord]) -> Request | None:
         """The request of the first check on a reply's blocks once they ran (`records`), said

@@ -293,7 +293,8 @@ def test_session_reports_policy_denial_and_exits_4(session_with, tmp_path):
         assert not marker.exists()
         told = server.requests[-1]["messages"][-1]["content"]
         assert "denied by policy" in told and "bash: rm *" in told and "rm -rf gone.txt" in told
-        assert events[-1].body() == {"exit_code": EXIT_POLICY, "reason": "denied by policy"}
+        assert events[-1].body() == {"exit_code": EXIT_POLICY, "reason": "denied by policy",
+                                     "answer": "I cannot do that."}
         # a later block that runs clears it: the task finished after all
         server.script(["```bash\necho fine\n```", "Done."])
         assert run_task(session, "something else")[-1].exit_code == 0
