@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from languages import Limits, RunnerConfig, Sandbox, SandboxError, check_sandbox
 from languages.process.limits import DEFAULT_MEMORY_MB, DEFAULT_PROCESSES
 
 from interp.approval.policy import Policy, registry_resolver
 from interp.approval.rules import RulesError
+from interp.cli.integrations import with_stop_hooks
 from interp.cli.resume import resume
 from interp.config.models import make_model
 from interp.config.settings import Settings, config_dir, default_config_path
@@ -37,19 +39,23 @@ class Request:
     task: str | None = None
     resume: str | None = None
     files: tuple[str, ...] = ()  # --file: attached to the task (the first one, interactively)
+    output_schema: Any = field(default=None, compare=False)  # --output-schema, read and checked
+    output_file: str | None = None  # --output-file: the final answer is written there too
 
 
 def build_session(settings: Settings, request: Request, approver, store: ConversationStore,
-                  registry=None, model=None) -> tuple[Session, list[str], list[str]]:
-    """The session (with `model`, default make_model(settings)), resumed if asked; also
-    returns notices to show first and warnings."""
+                  registry=None, model=None, hooks=None) -> tuple[Session, list[str], list[str]]:
+    """The session (with `model`, default make_model(settings)), resumed if asked, with the
+    Stop `hooks` on its answers; also returns notices to show first and warnings."""
     instructions = (load_instructions(os.getcwd(), config_dir())
                     if settings.instructions and not request.resume else None)
     config = SessionConfig(max_turns=settings.max_turns, timeout=settings.timeout,
                            tools=settings.tools, runner=runner_config(settings),
                            instructions=instructions, compact_at=settings.compact_at / 100,
                            mentions=settings.mentions, checks=settings.checks,
-                           unwatched=workspace.own_folders(store.root.parent))
+                           unwatched=workspace.own_folders(store.root.parent),
+                           output_schema=request.output_schema)
+    config = with_stop_hooks(config, hooks)
     notices, warnings = startup_notices(config.runner), []
     if instructions is not None and (said := instructions.notice()):
         notices.append(said)

@@ -7,8 +7,11 @@ import sys
 import traceback
 from dataclasses import replace
 
+from interp.cli.answer import Answer, check_output_file, read_schema, write_answer
 from interp.cli.build import (Request, attach_files, build_policy, build_session, choose_runners,
                               new_log)
+from interp.cli.integrations import (build_hooks, hook_session, serve_tools, session_start,
+                                    start_servers)
 from interp.config.local import no_key_found, prepare_local, startup_notice
 from interp.config.models import ModelMaker
 from interp.config.settings import ConfigError, Settings, data_dir, load_settings, no_model_help
@@ -30,10 +33,12 @@ def _warn(text: str) -> None:
     sys.stderr.write(for_terminal(f"interp: warning: {text}", sys.stderr) + "\n")
 
 
-def start(cli: dict, task: str | None, resume: str | None, files: tuple[str, ...] = ()) -> int:
+def start(cli: dict, task: str | None, resume: str | None, files: tuple[str, ...] = (),
+          answer: Answer = Answer()) -> int:
     """Load settings and run; every failure becomes one clear line and an exit status.
 
-    `files` (--file) are attached to the task: checked here, before anything starts."""
+    `files` (--file) are attached to the task, and `answer`'s schema and file (-e only)
+    checked: here, before anything starts."""
     try:
         settings = load_settings(cli)
     except ConfigError as exc:
@@ -46,6 +51,10 @@ def start(cli: dict, task: str | None, resume: str | None, files: tuple[str, ...
         settings = replace(settings, model=LOCAL)
     if task is not None and not task.strip():
         return _fail("interp: -e needs a task, e.g. interp -e \"list the files here\"", exits.USAGE)
+    try:
+        request = _answer_request(task, answer)
+    except UsageError as exc:
+        return _fail(str(exc), exits.USAGE)
     if files:
         from interp.core.attachments import AttachmentError, check_attachable
 
@@ -66,7 +75,9 @@ def start(cli: dict, task: str | None, resume: str | None, files: tuple[str, ...
     _preload(settings, interactive=task is None)
     models = ModelMaker(settings, fetch=_fetch_model)
     try:
-        return run(settings, Request(task=task, resume=resume, files=files), models)
+        return run(settings, Request(task=task, resume=resume, files=files,
+                                     output_schema=request.output_schema,
+                                     output_file=request.output_file), models)
     except KeyboardInterrupt:
         return _fail("interp: interrupted", exits.INTERRUPTED)
     except BrokenPipeError:  # `interp --json ... | head -2`: the reader has gone
@@ -76,6 +87,18 @@ def start(cli: dict, task: str | None, resume: str | None, files: tuple[str, ...
     finally:
         models.close()
         settle()  # exiting while litellm is still being imported can crash Python
+
+
+def _answer_request(task: str | None, answer: Answer) -> Request:
+    """--output-schema and --output-file, read and checked (they need a task: -e or stdin)."""
+    if not answer:
+        return Request()
+    if task is None and sys.stdin.isatty():
+        raise UsageError("interp: --output-schema and --output-file go with a task: -e TASK "
+                         "(or the task on standard input)")
+    schema = read_schema(answer.schema_file) if answer.schema_file else None
+    path = check_output_file(answer.output_file) if answer.output_file else None
+    return Request(output_schema=schema, output_file=path)
 
 
 def _preload(settings: Settings, interactive: bool) -> None:
@@ -152,6 +175,25 @@ def run(settings: Settings, request: Request, models: ModelMaker | None = None) 
     local model's server: the caller closes it)."""
     from languages import default_registry
 
+    registry = default_registry()
+    chosen = choose_runners(settings, registry)  # before the rules: they may name new languages
+    policy = build_policy(settings, registry)
+    if not sys.stdin.isatty() and not (settings.auto_approve or policy.mode == "auto"):
+        raise UsageError(NO_TTY)
+    pool, said = start_servers(settings, data_dir())  # in the background meanwhile
+    for line in said:
+        _warn(line)
+    try:
+        return _run(settings, request, models, registry, policy, chosen, pool)
+    finally:
+        if pool is not None:
+            pool.close()
+
+
+def _run(settings: Settings, request: Request, models: ModelMaker | None, registry, policy,
+         chosen: list[str], pool) -> int:
+    """The run itself, with the runners' registry, the rules, the runner notices and the MCP
+    servers' pool (or None)."""
     from interp.approval.decision import ApprovalState
     from interp.approval.policy import PolicyApprover
     from interp.secrets import secrets_of
@@ -160,12 +202,7 @@ def run(settings: Settings, request: Request, models: ModelMaker | None = None) 
 
     interactive_stdin = sys.stdin.isatty()
     task = request.task
-    registry = default_registry()
-    chosen = choose_runners(settings, registry)  # before the rules: they may name new languages
-    policy = build_policy(settings, registry)
     auto = settings.auto_approve or policy.mode == "auto"
-    if not interactive_stdin and not auto:
-        raise UsageError(NO_TTY)
     if task is None and not interactive_stdin:
         task = sys.stdin.read(1 << 20).strip()
         if not task:
@@ -179,6 +216,9 @@ def run(settings: Settings, request: Request, models: ModelMaker | None = None) 
 
         human = TerminalApprover(state, stderr=task is not None, show=settings.json, keys=keys)
     approver = PolicyApprover(policy, human, state)
+    hooks = build_hooks(settings, registry, state)
+    if hooks is not None:  # PreToolUse hooks before the rules
+        approver = hooks.approver(approver)
     models = models or ModelMaker(settings, fetch=_fetch_model)
     line = _status_line(settings, task)
     if models.on_status is None:
@@ -187,8 +227,13 @@ def run(settings: Settings, request: Request, models: ModelMaker | None = None) 
         models.on_status = loading_status(line)
     model = models()
     models.preload()  # a local model loads while the runners start and the person types
+    if pool is not None:  # before the session: the system prompt lists the tools
+        said, warned = serve_tools(pool, registry)
+        chosen = chosen + said
+        for text in warned:
+            _warn(text)
     session, notices, warnings = build_session(settings, request, approver, store, registry,
-                                               model)
+                                               model, hooks)
     notices = chosen + notices
     for warning in warnings:
         _warn(warning)
@@ -197,6 +242,12 @@ def run(settings: Settings, request: Request, models: ModelMaker | None = None) 
     if session.log is None:
         session.attach_log(new_log(settings, store))
     notices += attach_files(session, request.files)
+    if hooks is not None:
+        for said in hook_session(hooks, session, state, "resume" if request.resume else "startup"):
+            if said.level == "info":
+                notices.append(said.text)
+            else:
+                _warn(said.text)
     if task is None:
         from interp.ui.repl import interactive
 
@@ -204,14 +255,30 @@ def run(settings: Settings, request: Request, models: ModelMaker | None = None) 
                            history=data_dir() / "history",
                            make_model=models.switch,
                            new_log=lambda: new_log(settings, store), keys=keys, status=line,
-                           loading=models.loading)
+                           loading=models.loading,
+                           after_reset=(lambda: [n.text for n in session_start(
+                               hooks, session, "clear")]) if hooks is not None else None,
+                           mcp=pool)
+    return _one_task(settings, request, session, task, notices, keys, line)
+
+
+def _one_task(settings: Settings, request: Request, session, task: str, notices: list[str],
+              keys, line) -> int:
+    """Run one task (-e, or the task on standard input) in JSON or plain form; the answer
+    goes to --output-file too."""
+    from interp.secrets import secrets_of
+
     if settings.json:
         from interp.ui.jsonl import run_json
 
-        return run_json(session, task, notices, secrets_of(settings), keys)
-    from interp.ui.oneshot import run_oneshot
+        code = run_json(session, task, notices, secrets_of(settings), keys)
+    else:
+        from interp.ui.oneshot import run_oneshot
 
-    return run_oneshot(session, task, notices, secrets_of(settings), keys, status=line)
+        code = run_oneshot(session, task, notices, secrets_of(settings), keys, status=line)
+    if request.output_file and (problem := write_answer(request.output_file, session)):
+        return _fail(problem, exits.MODEL_ERROR)
+    return code
 
 
 def _status_line(settings: Settings, task: str | None):
