@@ -11,7 +11,6 @@ from languages.process.limits import DEFAULT_MEMORY_MB, DEFAULT_PROCESSES
 
 from interp.approval.policy import Policy, registry_resolver
 from interp.approval.rules import RulesError
-from interp.cli.integrations import with_stop_hooks
 from interp.cli.resume import resume
 from interp.config.models import make_model
 from interp.config.settings import Settings, config_dir, default_config_path
@@ -55,7 +54,10 @@ def build_session(settings: Settings, request: Request, approver, store: Convers
                            mentions=settings.mentions, checks=settings.checks,
                            unwatched=workspace.own_folders(store.root.parent),
                            output_schema=request.output_schema)
-    config = with_stop_hooks(config, hooks)
+    if hooks is not None:
+        from interp.cli.integrations import with_stop_hooks
+
+        config = with_stop_hooks(config, hooks)
     notices, warnings = startup_notices(config.runner), []
     if instructions is not None and (said := instructions.notice()):
         notices.append(said)

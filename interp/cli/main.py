@@ -53,10 +53,14 @@ def main_command(
     if ctx.invoked_subcommand is not None:
         return
     cli = _with_local(cli, "interp")
-    from interp.cli.start import Answer, start
+    from interp.cli.start import start
 
-    raise typer.Exit(start(cli, exec_, resume, tuple(file or ()),
-                           Answer(output_schema, output_file)))
+    answer = None
+    if output_schema is not None or output_file is not None:
+        from interp.cli.answer import Answer
+
+        answer = Answer(output_schema, output_file)
+    raise typer.Exit(start(cli, exec_, resume, tuple(file or ()), answer))
 
 
 @app.command()

@@ -6,18 +6,19 @@ import os
 import sys
 import traceback
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
-from interp.cli.answer import Answer, check_output_file, read_schema, write_answer
 from interp.cli.build import (Request, attach_files, build_policy, build_session, choose_runners,
                               new_log)
-from interp.cli.integrations import (build_hooks, hook_session, serve_tools, session_start,
-                                    start_servers)
 from interp.config.local import no_key_found, prepare_local, startup_notice
 from interp.config.models import ModelMaker
 from interp.config.settings import ConfigError, Settings, data_dir, load_settings, no_model_help
 from interp.core import exits
 from interp.errors import UsageError
 from interp.models.base import LOCAL
+
+if TYPE_CHECKING:
+    from interp.cli.answer import Answer
 
 
 def _fail(message: str, code: int) -> int:
@@ -34,7 +35,7 @@ def _warn(text: str) -> None:
 
 
 def start(cli: dict, task: str | None, resume: str | None, files: tuple[str, ...] = (),
-          answer: Answer = Answer()) -> int:
+          answer: Answer | None = None) -> int:
     """Load settings and run; every failure becomes one clear line and an exit status.
 
     `files` (--file) are attached to the task, and `answer`'s schema and file (-e only)
@@ -89,10 +90,12 @@ def start(cli: dict, task: str | None, resume: str | None, files: tuple[str, ...
         settle()  # exiting while litellm is still being imported can crash Python
 
 
-def _answer_request(task: str | None, answer: Answer) -> Request:
+def _answer_request(task: str | None, answer: Answer | None) -> Request:
     """--output-schema and --output-file, read and checked (they need a task: -e or stdin)."""
     if not answer:
         return Request()
+    from interp.cli.answer import check_output_file, read_schema
+
     if task is None and sys.stdin.isatty():
         raise UsageError("interp: --output-schema and --output-file go with a task: -e TASK "
                          "(or the task on standard input)")
@@ -180,9 +183,13 @@ def run(settings: Settings, request: Request, models: ModelMaker | None = None) 
     policy = build_policy(settings, registry)
     if not sys.stdin.isatty() and not (settings.auto_approve or policy.mode == "auto"):
         raise UsageError(NO_TTY)
-    pool, said = start_servers(settings, data_dir())  # in the background meanwhile
-    for line in said:
-        _warn(line)
+    pool = None
+    if settings.mcp_servers:  # started in the background meanwhile
+        from interp.cli.integrations import start_servers
+
+        pool, said = start_servers(settings, data_dir())
+        for line in said:
+            _warn(line)
     try:
         return _run(settings, request, models, registry, policy, chosen, pool)
     finally:
@@ -196,7 +203,6 @@ def _run(settings: Settings, request: Request, models: ModelMaker | None, regist
     servers' pool (or None)."""
     from interp.approval.decision import ApprovalState
     from interp.approval.policy import PolicyApprover
-    from interp.secrets import secrets_of
     from interp.storage.conversations import ConversationStore
     from interp.ui.keys import Keys
 
@@ -216,7 +222,11 @@ def _run(settings: Settings, request: Request, models: ModelMaker | None, regist
 
         human = TerminalApprover(state, stderr=task is not None, show=settings.json, keys=keys)
     approver = PolicyApprover(policy, human, state)
-    hooks = build_hooks(settings, registry, state)
+    hooks = None
+    if settings.hooks:  # imported only when configured
+        from interp.cli.integrations import build_hooks
+
+        hooks = build_hooks(settings, registry, state)
     if hooks is not None:  # PreToolUse hooks before the rules
         approver = hooks.approver(approver)
     models = models or ModelMaker(settings, fetch=_fetch_model)
@@ -228,10 +238,7 @@ def _run(settings: Settings, request: Request, models: ModelMaker | None, regist
     model = models()
     models.preload()  # a local model loads while the runners start and the person types
     if pool is not None:  # before the session: the system prompt lists the tools
-        said, warned = serve_tools(pool, registry)
-        chosen = chosen + said
-        for text in warned:
-            _warn(text)
+        chosen = chosen + _serve_tools(pool, registry)
     session, notices, warnings = build_session(settings, request, approver, store, registry,
                                                model, hooks)
     notices = chosen + notices
@@ -242,12 +249,9 @@ def _run(settings: Settings, request: Request, models: ModelMaker | None, regist
     if session.log is None:
         session.attach_log(new_log(settings, store))
     notices += attach_files(session, request.files)
+    after_reset = None
     if hooks is not None:
-        for said in hook_session(hooks, session, state, "resume" if request.resume else "startup"):
-            if said.level == "info":
-                notices.append(said.text)
-            else:
-                _warn(said.text)
+        after_reset = _hooked(hooks, session, state, request, notices)
     if task is None:
         from interp.ui.repl import interactive
 
@@ -256,10 +260,31 @@ def _run(settings: Settings, request: Request, models: ModelMaker | None, regist
                            make_model=models.switch,
                            new_log=lambda: new_log(settings, store), keys=keys, status=line,
                            loading=models.loading,
-                           after_reset=(lambda: [n.text for n in session_start(
-                               hooks, session, "clear")]) if hooks is not None else None,
-                           mcp=pool)
+                           after_reset=after_reset, mcp=pool)
     return _one_task(settings, request, session, task, notices, keys, line)
+
+
+def _serve_tools(pool, registry) -> list[str]:
+    """Wait for the MCP servers and give the registry their tools; their notices."""
+    from interp.cli.integrations import serve_tools
+
+    said, warned = serve_tools(pool, registry)
+    for text in warned:
+        _warn(text)
+    return said
+
+
+def _hooked(hooks, session, state, request: Request, notices: list[str]):
+    """Tie the hooks to the session and run its SessionStart hooks (their lines go to
+    `notices`, or are warned); returns what /reset calls to run them again."""
+    from interp.cli.integrations import hook_session, session_start
+
+    for said in hook_session(hooks, session, state, "resume" if request.resume else "startup"):
+        if said.level == "info":
+            notices.append(said.text)
+        else:
+            _warn(said.text)
+    return lambda: [notice.text for notice in session_start(hooks, session, "clear")]
 
 
 def _one_task(settings: Settings, request: Request, session, task: str, notices: list[str],
@@ -276,8 +301,11 @@ def _one_task(settings: Settings, request: Request, session, task: str, notices:
         from interp.ui.oneshot import run_oneshot
 
         code = run_oneshot(session, task, notices, secrets_of(settings), keys, status=line)
-    if request.output_file and (problem := write_answer(request.output_file, session)):
-        return _fail(problem, exits.MODEL_ERROR)
+    if request.output_file:
+        from interp.cli.answer import write_answer
+
+        if problem := write_answer(request.output_file, session):
+            return _fail(problem, exits.MODEL_ERROR)
     return code
 
 

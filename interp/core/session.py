@@ -11,7 +11,6 @@ from interp.approval.decision import Approver, auto_approve
 from interp.core import events as ev
 from interp.core import exits
 from interp.core import turns
-from interp.core.checks import schema
 from interp.core.asking import ModelAsker
 from interp.core.compaction import Compactor
 from interp.core.execution import BlockExecutor
@@ -151,7 +150,9 @@ class Session:
         self._state.answer_dangling_calls()
         task = yield from self._next.message(task, self.config.mentions, self._checks.previewed)
         if self.config.output_schema is not None:  # the form the answer must take, last
-            task = f"{task}\n\n{schema.instruction(self.config.output_schema)}"
+            from interp.core.checks.schema import instruction
+
+            task = f"{task}\n\n{instruction(self.config.output_schema)}"
         self._state.add(Entry({"role": "user", "content": task}, task=True))
         self.answer = self.structured_output = None
         self._blocks.denied, self._blocks.written = False, []
@@ -320,7 +321,9 @@ class Session:
 
     def _structured(self, answer: str) -> Iterator[ev.Event]:
         """The answer's JSON value against --output-schema: (exit code, reason)."""
-        found = schema.structured(answer, self.config.output_schema)
+        from interp.core.checks.schema import structured
+
+        found = structured(answer, self.config.output_schema)
         if found.error is not None:
             yield ev.Notice(level="error", text=f"The answer is not valid against the output "
                                                 f"schema: {found.error}.")

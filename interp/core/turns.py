@@ -14,7 +14,6 @@ from interp.core import exits
 from interp.core.blocks import BlockRecord
 from interp.core.checks.base import Proposed, Request, TaskView
 from interp.core.checks.catalog import TaskChecks, active
-from interp.core.checks.schema import schema_check
 from interp.core.exits import Ending
 from interp.core.history import task_indices, user_message
 from interp.core.mentions import unwritten_files
@@ -104,7 +103,11 @@ class TurnChecks:
         """Forget this task's counts; the checks on for the model as it is now."""
         self.empty_replies, self._sampling, self._samples = 0, None, 0
         config = self.state.config
-        asked = (schema_check(config.output_schema),) if config.output_schema is not None else ()
+        asked = ()
+        if config.output_schema is not None:  # asked for: on whatever `checks` says
+            from interp.core.checks.schema import schema_check
+
+            asked = (schema_check(config.output_schema),)
         self.checks = TaskChecks(active(config.checks, self.state.model) + asked
                                  + tuple(config.extra_checks))
         self.absent = tuple(unwritten_files(self.state.task, self.state.root()))

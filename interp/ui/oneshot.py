@@ -9,7 +9,6 @@ from rich.markdown import Markdown
 from rich.text import Text
 
 from interp.core import events as ev
-from interp.core.checks.schema import answer_text
 from interp.core.session import Session
 from interp.ui.drive import drive
 from interp.ui.keys import Keys
@@ -45,6 +44,8 @@ def run_oneshot(session: Session, task: str, notices: list[str], secrets: list[s
         console.print(Text(session_line(totals.prompt_tokens, totals.completion_tokens,
                                         totals.cost, totals.cost_known), style="dim"))
     if session.config.output_schema is not None:  # the JSON alone, once valid, for scripts
+        from interp.core.checks.schema import answer_text
+
         if (text := answer_text(session)) is not None:
             sys.stdout.write(renderer.scrub(text) + "\n")
     elif answers:
