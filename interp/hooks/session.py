@@ -107,12 +107,8 @@ class SessionHooks:
         notices, told = [], []
         for hook, s in said:
             label = f"PostToolUse hook `{name(hook)}`"
-            if s.failed:
-                notices.append(ev.Notice(level="warning", text=f"{label} failed ({s.failed})."))
-                continue
-            if s.message:
-                notices.append(ev.Notice(level="info", text=f"{label}: {s.message}"))
-            for text in (s.reason if s.action == "deny" else "", s.context):
+            notices += lines_of(label, s)
+            for text in () if s.failed else (s.reason if s.action == "deny" else "", s.context):
                 if text:
                     told.append(f"The {label} after block {record.index} says: {text}")
                     notices.append(ev.Notice(level="info", text=f"{label} told the model: "
@@ -136,12 +132,8 @@ class SessionHooks:
         context, lines = [], []
         for hook, s in said:
             label = f"SessionStart hook `{name(hook)}`"
-            if s.failed:
-                lines.append(ev.Notice(level="warning", text=f"{label} failed ({s.failed})."))
-                continue
-            if s.message:
-                lines.append(ev.Notice(level="info", text=f"{label}: {s.message}"))
-            if s.context:
+            lines += lines_of(label, s)
+            if s.context and not s.failed:
                 context.append(f"From the {label} (context for this session):\n{s.context}")
         return context, lines
 
@@ -199,10 +191,7 @@ class StopCheck:
         stdin = payloads.stop(self.hooks.where(), STOP, view.reply.text, active)
         for hook, s in self.hooks.run(self.hooks.hooks.at(STOP), stdin):
             label = f"Stop hook `{name(hook)}`"
-            if s.failed:
-                self._said.append(ev.Notice(level="warning", text=f"{label} failed ({s.failed})."))
-            elif s.message:
-                self._said.append(ev.Notice(level="info", text=f"{label}: {s.message}"))
+            self._said += lines_of(label, s)
             if s.action == "deny" and not s.failed:
                 reason = s.reason or "(no reason given)"
                 return Request(f"{STOP_NOTE}: {reason}", f"The {label} sent the answer back: "
@@ -213,6 +202,13 @@ class StopCheck:
         """The lines for the person since last asked."""
         said, self._said = self._said, []
         return said
+
+
+def lines_of(label: str, said: Said) -> list[ev.Notice]:
+    """The lines for the person of what a hook said: that it failed, or its systemMessage."""
+    if said.failed:
+        return [ev.Notice(level="warning", text=f"{label} failed ({said.failed}).")]
+    return [ev.Notice(level="info", text=f"{label}: {said.message}")] if said.message else []
 
 
 def name(hook: Hook) -> str:

@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 
 from fake_openai import FakeOpenAI
-from session_kit import answer, contents, finished, of, run
+from session_kit import Person, answer, contents, finished, of, run
 
 from languages import Registry, RunnerConfig, default_registry
 from languages.python import PythonRunner
 from languages.shell import ShellRunner
 
-from interp.approval.decision import RUN, ApprovalState, Decision, Proposal
+from interp.approval.decision import ApprovalState, Proposal
 from interp.approval.policy import Policy, PolicyApprover, registry_resolver
 from interp.cli.integrations import with_stop_hooks
 from interp.core import exits
@@ -30,18 +30,6 @@ from interp.hooks.session import SessionHooks
 from interp.models.reach import model_for
 
 RESOLVE = registry_resolver(default_registry(plugins=False))
-
-
-class Person:
-    """Stands in for the terminal: records what it was asked (and why), answers `answer`."""
-
-    def __init__(self, answer: Decision = RUN) -> None:
-        self.answer = answer
-        self.asked: list[Proposal] = []
-
-    def __call__(self, proposal: Proposal) -> Decision:
-        self.asked.append(proposal)
-        return self.answer
 
 
 def hook_script(tmp_path: Path, name: str, body: str) -> str:

@@ -8,20 +8,10 @@ from __future__ import annotations
 
 import json
 
-import anyio
 
 from helpers import run_interp, write_config
-from mcp_kit import stdio_client, text
+from mcp_kit import converse, stdio_client, text
 
-GUARD = 120
-
-
-def converse(body):
-    async def guarded():
-        with anyio.fail_after(GUARD):
-            return await body()
-
-    return anyio.run(guarded)
 
 
 def run_code(client, language: str, code: str):

@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 
 from fake_openai import FakeOpenAI
-from session_kit import contents, finished, of, run
+from session_kit import Person, contents, finished, of, run
 
 from languages import Registry, RunnerConfig, default_registry
 from languages.python import PythonRunner
 
-from interp.approval.decision import RUN, ApprovalState, Decision, Proposal, decline
+from interp.approval.decision import ApprovalState, decline
 from interp.approval.policy import Policy, PolicyApprover, registry_resolver
 from interp.core.session import Session, SessionConfig
 from interp.hooks.config import parse_hooks
@@ -31,16 +31,6 @@ from interp.models.reach import model_for
 
 SERVER = str(Path(__file__).resolve().parents[3] / "mcp_tool_server.py")
 RESOLVE = registry_resolver(default_registry(plugins=False))
-
-
-class Person:
-    def __init__(self, answer: Decision = RUN) -> None:
-        self.answer = answer
-        self.asked: list[Proposal] = []
-
-    def __call__(self, proposal: Proposal) -> Decision:
-        self.asked.append(proposal)
-        return self.answer
 
 
 @pytest.fixture(scope="module")
