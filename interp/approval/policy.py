@@ -197,7 +197,8 @@ class PolicyApprover:
             return RUN
         why = explain(verdict) if verdict.rule is not None else verdict.reason
         if self.ask is not None and self.policy.entries():  # say which command no rule covers
-            if verdict.rule is None and self.policy.rules.canonical(proposal.language) != SHELL:
+            if verdict.rule is None and self.policy.rules.canonical(proposal.language) not in (
+                    SHELL, MCP):  # a shell command and an MCP tool are named as they are
                 why = f"no rule allows this {proposal.language} block"
             return self.put_to_person(replace(proposal, why=why), verdict)
         return self.put_to_person(proposal, verdict, why)

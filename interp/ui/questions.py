@@ -21,6 +21,7 @@ from prompt_toolkit.output import create_output
 
 from interp.approval.decision import RUN, ApprovalState, Decision, Proposal, decline
 from interp.approval.prefixes import prefix_rules
+from interp.approval.rules import MCP
 from interp.ui.keys import Keys
 from interp.ui.sanitize import visible
 from interp.ui.status import SPINNER, elapsed
@@ -112,7 +113,7 @@ class TerminalApprover:
                   ("from now on (saved to config.toml)", True)]
         targets = [(" and ".join(f"`{visible(e)}`" for e in prefixes), tuple(prefixes))] \
             if prefixes else []
-        targets.append((f"all {language} code", language))
+        targets.append(("every MCP tool" if language == MCP else f"all {language} code", language))
         choices = [(f"{shown} {scope}", entry, save)
                    for scope, save in scopes for shown, entry in targets]
         lines = [f"  {n}) {text}" for n, (text, _, _) in enumerate(choices, 1)]

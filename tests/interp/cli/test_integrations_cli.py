@@ -67,6 +67,27 @@ def test_slash_mcp_lists_the_servers_their_state_and_tools(spawn, interp_env):
     assert term.exit_status() == 0
 
 
+def test_in_the_terminal_a_call_asks_with_one_key_and_a_can_allow_the_tool(spawn, interp_env,
+                                                                          fake_server):
+    write_config(interp_env, DEMO + '[approval]\nallow = ["mcp: demo.echo"]\n')
+    add = {"tool_calls": [{"name": "mcp__demo__add", "arguments": {"a": 2, "b": 40}}]}
+    fake_server.script([add, add, "The sum is 42."])
+    term = spawn("--tools", "on")
+    term.task("add 2 and 40")
+    term.expect(r'demo\.add \{')
+    term.expect("Asking because no rule allows `demo.add`.")
+    term.expect("Run this mcp block")
+    term.send("a")
+    term.expect(r"1\) `mcp: demo\.add` for this session")
+    term.expect("every MCP tool for this session")
+    term.send("1")
+    term.expect("Allowed `mcp: demo.add`")
+    term.expect("42")
+    term.expect("Allowed by policy: rule `mcp: demo.add`")  # the second call asks no more
+    term.expect("The sum is 42.")
+    assert term.exit_status() == 0
+
+
 # -- hooks ---------------------------------------------------------------------------------------
 
 HOOKS = """
