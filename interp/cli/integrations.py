@@ -65,6 +65,7 @@ def with_stop_hooks(config, hooks):
     return replace(config, extra_checks=(*config.extra_checks, check)) if check else config
 
 
+WAIT_QUIETLY = 1.0  # seconds of waiting for MCP servers before saying so
 NO_SDK = ("MCP servers are configured in config.toml, but the MCP Python SDK is not installed "
           "(pip install 'interp[mcp]'); going on without them")
 
@@ -95,11 +96,15 @@ def start_servers(settings: Settings, data: os.PathLike, cwd: str | None = None)
     return pool, []
 
 
-def serve_tools(pool, registry) -> tuple[list[str], list[str]]:
-    """Wait for the servers (each within its start-up time) and give the registry the `mcp`
-    language, whose runner calls their tools; returns (notices, warnings): a line a server."""
+def serve_tools(pool, registry, say=None) -> tuple[list[str], list[str]]:
+    """Wait for the servers (each within its start-up time; `say` is told which, when that
+    takes more than a second) and give the registry the `mcp` language, whose runner calls
+    their tools; returns (notices, warnings): a line a server."""
     from interp.mcp.client.runner import runner_class
 
+    if not pool.wait(WAIT_QUIETLY) and say is not None:
+        longest = max(c.spec.startup_timeout for c in pool.connections)
+        say(f"starting MCP servers {', '.join(pool.starting())} (at most {longest:g} s)…")
     pool.wait()
     registry.register(runner_class(pool))
     notices, warnings = [], []

@@ -28,6 +28,14 @@ def _fail(message: str, code: int) -> int:
     return code
 
 
+def _say(text: str) -> None:
+    """A line of progress on stderr (stdout may carry JSON)."""
+    from interp.ui.wrap import for_terminal
+
+    sys.stderr.write(for_terminal(text, sys.stderr) + "\n")
+    sys.stderr.flush()
+
+
 def _warn(text: str) -> None:
     from interp.ui.wrap import for_terminal
 
@@ -268,7 +276,7 @@ def _serve_tools(pool, registry) -> list[str]:
     """Wait for the MCP servers and give the registry their tools; their notices."""
     from interp.cli.integrations import serve_tools
 
-    said, warned = serve_tools(pool, registry)
+    said, warned = serve_tools(pool, registry, say=lambda text: _say(f"interp: {text}"))
     for text in warned:
         _warn(text)
     return said

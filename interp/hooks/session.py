@@ -150,9 +150,9 @@ class HookedApprover:
 
     def __call__(self, proposal: Proposal) -> Decision:
         before = self.hooks.before(proposal)
-        notice = " ".join(before.lines) or None
         decision = self._decide(proposal, before)
-        if notice and not decision.notice:
+        if before.lines:  # what the hooks said, before the rules' own line
+            notice = " ".join([*before.lines, *([decision.notice] if decision.notice else [])])
             decision = replace(decision, notice=notice, notice_level="warning")
         return replace(decision, always=False)  # hooks see every block, even "always" ones
 

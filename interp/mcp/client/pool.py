@@ -52,13 +52,20 @@ class ServerPool:
     async def _make(self) -> list[Connection]:  # on the loop: the connections' events are its
         return [Connection(spec, self._log_dir, self._cwd) for spec in self.specs]
 
-    def wait(self) -> None:
-        """Wait until every server is ready or has failed (each within its start-up time)."""
+    def wait(self, limit: float | None = None) -> bool:
+        """Wait until every server is ready or has failed (each within its start-up time), or
+        `limit` seconds; whether they all have."""
         if self._portal is not None:
-            self._portal.call(self._ready)
+            self._portal.call(self._ready, limit)
+        return not self.starting()
 
-    async def _ready(self) -> None:
-        with anyio.move_on_after(max((s.startup_timeout for s in self.specs), default=0) + 2):
+    def starting(self) -> list[str]:
+        """The servers still starting."""
+        return [c.spec.name for c in self.connections if c.state == "starting"]
+
+    async def _ready(self, limit: float | None) -> None:
+        longest = max((s.startup_timeout for s in self.specs), default=0) + 2
+        with anyio.move_on_after(longest if limit is None else min(limit, longest)):
             for connection in self.connections:
                 await connection.ready.wait()
 

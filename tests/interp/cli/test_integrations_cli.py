@@ -49,6 +49,20 @@ def test_a_tool_of_a_configured_server_runs_and_a_broken_one_is_a_line(fake_serv
     assert events[-2]["answer"] == "The sum is 42."
 
 
+def test_a_server_slow_to_start_is_said_while_it_is_waited_for(fake_server, interp_env):
+    write_config(interp_env, f"""
+[mcp_servers.slow]
+command = "{sys.executable}"
+args = ["{SERVER}", "--silent-start", "3"]
+startup_timeout_sec = 60
+""")
+    fake_server.script(["Hello."])
+    proc = run_interp(model_args(fake_server) + ["-y", "-e", "hi"], interp_env)
+    assert proc.returncode == 0, proc.stderr
+    assert "interp: starting MCP servers slow (at most 60 s)…" in proc.stderr
+    assert "MCP server slow: 9 tools" in proc.stderr
+
+
 def test_a_bad_mcp_servers_table_is_one_line_and_exit_status_2(fake_server, interp_env):
     write_config(interp_env, '[mcp_servers.x]\ncommand = "a"\nurl = "http://h"\n')
     proc = run_interp(model_args(fake_server) + ["-y", "-e", "hi"], interp_env)
