@@ -12,6 +12,7 @@ from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import anyio
 import httpx2
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
@@ -19,6 +20,16 @@ from mcp.client.streamable_http import streamable_http_client
 from helpers import alive, interp_cmd, wait_gone  # noqa: F401  (used by the MCP tests)
 
 START_GUARD = 60.0  # seconds for a server to say where it listens (a hang guard only)
+GUARD = 120.0  # seconds for a test's conversation with a server (a hang guard only)
+
+
+def converse(body, guard: float = GUARD):
+    """Run an async test body (a coroutine function) under the hang guard."""
+    async def guarded():
+        with anyio.fail_after(guard):
+            return await body()
+
+    return anyio.run(guarded)
 
 
 def stdio_server(env: dict, *args: str) -> StdioServerParameters:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from helpers import hang_guard as shared_guard
 
+from interp.approval.decision import RUN, Decision, Proposal
 from interp.core import events as ev
 from interp.core.session import Session
 
@@ -17,6 +18,19 @@ GUARD = 60.0  # seconds; a hang guard only
 def hang_guard(seconds: float = GUARD):
     """The shared hang guard, worded for a session."""
     return shared_guard(seconds, "no task.finished")
+
+
+class Person:
+    """Stands in for the person at the approval question: records what it was asked (and
+    why, `Proposal.why`), answers `answer`."""
+
+    def __init__(self, answer: Decision = RUN) -> None:
+        self.answer = answer
+        self.asked: list[Proposal] = []
+
+    def __call__(self, proposal: Proposal) -> Decision:
+        self.asked.append(proposal)
+        return self.answer
 
 
 def run(session: Session, task: str, on_event=None) -> list[ev.Event]:
@@ -37,7 +51,14 @@ def of(events, kind):
 
 
 def finished(events):
-    return events[-1].body()
+    """How the task ended: its exit code and reason (the answer it carries: `answer`)."""
+    body = events[-1].body()
+    return {"exit_code": body["exit_code"], "reason": body["reason"]}
+
+
+def answer(events):
+    """The final answer task.finished carries, or None."""
+    return events[-1].body().get("answer")
 
 
 def contents(request: dict) -> list[str]:

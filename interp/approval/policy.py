@@ -24,6 +24,7 @@ from pathlib import Path
 from interp.approval.decision import RUN, ApprovalState, Approver, Decision, Proposal
 from interp.approval.rules import (
     KINDS,
+    MCP,
     SHELL,
     TABLE,
     Resolve,
@@ -40,8 +41,13 @@ CONFIG, SESSION = "config", "session"
 
 
 def registry_resolver(registry) -> Resolve:
-    """Language tag → canonical name through a runner registry (None when unknown)."""
-    return lambda tag: registry.rules_language(tag) if tag.strip() and tag in registry else None
+    """Language tag → canonical name through a runner registry (None when unknown); `mcp`
+    (MCP tool calls) is known whether or not MCP servers are configured."""
+    def resolve(tag: str) -> str | None:
+        if tag.strip().lower() == MCP:
+            return MCP
+        return registry.rules_language(tag) if tag.strip() and tag in registry else None
+    return resolve
 
 
 @dataclass(frozen=True)
@@ -190,19 +196,27 @@ class PolicyApprover:
         if auto and not explicit:
             return RUN
         why = explain(verdict) if verdict.rule is not None else verdict.reason
+        if self.ask is not None and self.policy.entries():  # say which command no rule covers
+            if verdict.rule is None and self.policy.rules.canonical(proposal.language) not in (
+                    SHELL, MCP):  # a shell command and an MCP tool are named as they are
+                why = f"no rule allows this {proposal.language} block"
+            return self.put_to_person(replace(proposal, why=why), verdict)
+        return self.put_to_person(proposal, verdict, why)
+
+    def put_to_person(self, proposal: Proposal, verdict: Verdict | None = None,
+                      why: str | None = None) -> Decision:
+        """Ask the person about a block (`why`, or the proposal's own, says what makes it
+        ask); with nobody to ask, it does not run. An "always allow" answer adds its rule."""
         if self.ask is None:
+            why = why or proposal.why or "it needs approval"
             return Decision(run=False, policy=True, reason=(
                 f"{why}, so it needs the user's approval, and there is no terminal to ask on"))
-        if self.policy.entries():  # rules are in force: say which command none covers
-            if verdict.rule is None and self.policy.rules.canonical(proposal.language) != SHELL:
-                why = f"no rule allows this {proposal.language} block"
-            proposal = replace(proposal, why=why)
         decision = self.ask(proposal)
         if decision.run and decision.allow:
             decision = self._remember(decision, verdict)
         return decision
 
-    def _remember(self, decision: Decision, verdict: Verdict) -> Decision:
+    def _remember(self, decision: Decision, verdict: Verdict | None) -> Decision:
         """Add the allow rule the person chose; the notice says what happened."""
         level = "info"
         entries = (decision.allow,) if isinstance(decision.allow, str) else decision.allow
@@ -220,7 +234,7 @@ class PolicyApprover:
                             f"{'is' if len(rules) == 1 else 'are'} allowed for this session only.")
                 except RulesError:
                     pass
-        if verdict.action == "ask" and verdict.rule is not None:
+        if verdict is not None and verdict.action == "ask" and verdict.rule is not None:
             text += f" Blocks like this still ask: {explain(verdict)}."
         return replace(decision, allow=None, notice=text, notice_level=level)
 

@@ -1,5 +1,6 @@
 """"Always allow" rules suggested for a block: one per command of a shell block, from its
-program and subcommand words (`git status -s` -> `bash: git status *`); else its language.
+program and subcommand words (`git status -s` -> `bash: git status *`); for an MCP tool call
+its tool (`mcp: github.create_issue`); else its language.
 A command that runs other code (`find -exec`, `xargs`, `sudo`, `sh -c`, `python -c`) is offered
 only as written: `find *` would also allow `find / -delete`."""
 
@@ -10,7 +11,8 @@ import re
 
 from languages.escapes import visible
 
-from interp.approval.rules import SHELL, Resolve, Rule
+from interp.approval.rules import MCP, SHELL, Resolve, Rule
+from interp.mcpcall import call_name
 from interp.approval.shellsplit import ShellParseError, parse_commands
 
 _SUBCOMMAND = re.compile(r"[A-Za-z][A-Za-z0-9_:-]*")
@@ -45,6 +47,8 @@ def prefix_rules(language: str, code: str, resolve: Resolve) -> list[Rule]:
     # test *`, `ls -la /tmp` → `ls *`.
     tag = language.strip()
     lang = resolve(tag) or tag.lower()
+    if lang == MCP and _glob_escape(call_name(code)) == call_name(code) and call_name(code):
+        return [Rule(MCP, call_name(code), f"{tag}: {call_name(code)}")]  # this tool
     commands = []
     if lang == SHELL:
         try:
@@ -78,7 +82,8 @@ def always_choices(language: str, code: str, resolve: Resolve
     prefixes = tuple(rule.entry for rule in prefix_rules(language, code, resolve)
                      if rule.pattern)
     shown = " and ".join(f"`{visible(entry)}`" for entry in prefixes)  # nothing hidden in it
-    return ([(shown, prefixes)] if prefixes else []) + [(f"all {language} code", language)]
+    everything = "every MCP tool" if language == MCP else f"all {language} code"
+    return ([(shown, prefixes)] if prefixes else []) + [(everything, language)]
 
 
 def _runs_other_code(words: tuple[str, ...]) -> bool:

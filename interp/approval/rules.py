@@ -13,7 +13,8 @@ runner registry's aliases (``bash``, ``sh`` → ``shell``). Patterns are case-se
 globs (``*`` matches anything, newlines too; ``[…]`` is a class); one ending in `` *`` also
 matches the bare program (``ls *`` matches ``ls``). Shell blocks are split into simple
 commands (``interp.shellsplit``), each matched on its own; other languages match the whole
-block, stripped. Deny beats ask beats allow. A block runs unasked only if every command is
+block, stripped; an MCP tool call (language ``mcp``) matches by its name, ``SERVER.TOOL``
+(``mcp: github.*``), its arguments never. Deny beats ask beats allow. A block runs unasked only if every command is
 allowed (in ``auto`` mode: if none is denied or asked); an unsplittable shell block asks
 (unless its whole language is denied).
 
@@ -35,12 +36,14 @@ from typing import Any, Literal
 
 from interp.approval.shellsplit import ShellParseError, parse_commands
 from interp.approval.tomledit import TomlEditError, read_toml, update_table
+from interp.mcpcall import LANGUAGE, call_name
 
 Action = Literal["allow", "ask", "deny"]
 Resolve = Callable[[str], str | None]
 KINDS: tuple[Action, ...] = ("deny", "ask", "allow")
 MODES = ("ask", "auto")
 SHELL = "shell"
+MCP = LANGUAGE  # the language of MCP tool calls: `mcp: SERVER.TOOL` rules (interp.mcpcall)
 TABLE = "approval"
 
 
@@ -211,7 +214,10 @@ class RuleSet:
     def evaluate(self, language: str, code: str) -> Verdict:
         """Decide allow/ask/deny for a block, naming the rule and command that decided it."""
         lang = self.canonical(language)
-        if lang != SHELL:
+        if lang == MCP:
+            name = call_name(code)
+            items = [(name, [name], [name])]
+        elif lang != SHELL:
             items = [(code.strip(), [code.strip()], [code.strip()])]
         else:
             try:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from languages import Limits, RunnerConfig, Sandbox, SandboxError, check_sandbox
 from languages.process.limits import DEFAULT_MEMORY_MB, DEFAULT_PROCESSES
@@ -38,13 +39,17 @@ class Request:
     task: str | None = None
     resume: str | None = None
     files: tuple[str, ...] = ()  # --file: attached to the task (the first one, interactively)
+    output_schema: Any = field(default=None, compare=False)  # --output-schema, read and checked
+    output_file: str | None = None  # --output-file: the final answer is written there too
 
 
 def session_config(settings: Settings, cwd: str, store: ConversationStore, *,
-                   resumed: bool = False) -> tuple[SessionConfig, list[str], list[str]]:
-    """The settings of a conversation in `cwd`, with the notices and warnings to show first.
-    A resumed conversation keeps the prompt it started with: no AGENTS.md files or skills are
-    read for it."""
+                   resumed: bool = False, output_schema=None,
+                   hooks=None) -> tuple[SessionConfig, list[str], list[str]]:
+    """The settings of a conversation in `cwd` (the answer checked against `output_schema`,
+    the Stop `hooks` on its answers), with the notices and warnings to show first. A resumed
+    conversation keeps the prompt it started with: no AGENTS.md files or skills are read for
+    it."""
     instructions = (load_instructions(cwd, config_dir())
                     if settings.instructions and not resumed else None)
     skills = load_skills(cwd, config_dir()) if settings.skills and not resumed else None
@@ -53,7 +58,12 @@ def session_config(settings: Settings, cwd: str, store: ConversationStore, *,
                            instructions=instructions, compact_at=settings.compact_at / 100,
                            mentions=settings.mentions, checks=settings.checks,
                            unwatched=(*workspace.own_folders(store.root.parent),
-                                      *workspace.own_streams()), skills=skills)
+                                      *workspace.own_streams()), skills=skills,
+                           output_schema=output_schema)
+    if hooks is not None:
+        from interp.cli.integrations import with_stop_hooks
+
+        config = with_stop_hooks(config, hooks)
     notices = startup_notices(config.runner)
     said = [instructions.notice() if instructions is not None else None,
             skills.notice() if skills is not None else None]
@@ -62,13 +72,15 @@ def session_config(settings: Settings, cwd: str, store: ConversationStore, *,
 
 
 def build_session(settings: Settings, request: Request, approver, store: ConversationStore,
-                  registry=None, model=None, cwd: str | None = None
+                  registry=None, model=None, cwd: str | None = None, hooks=None
                   ) -> tuple[Session, list[str], list[str]]:
     """The session (with `model`, default make_model(settings)), its blocks run in `cwd`
-    (default: here), resumed if asked; also returns notices to show first and warnings."""
+    (default: here), resumed if asked, with the Stop `hooks` on its answers; also returns
+    notices to show first and warnings."""
     cwd = cwd or os.getcwd()
     config, notices, warnings = session_config(settings, cwd, store,
-                                               resumed=bool(request.resume))
+                                               resumed=bool(request.resume),
+                                               output_schema=request.output_schema, hooks=hooks)
     resumed = (resume(store, request.resume, cwd, secrets_of(settings))
                if request.resume else None)
     session = Session(model or make_model(settings), approver, config=config, registry=registry,

@@ -42,6 +42,12 @@ def main_command(
     file: Optional[list[str]] = typer.Option(None, "--file", metavar="PATH",
                                              help="Attach a file: the model is told its path, "
                                              "size, type and a preview (repeatable)."),
+    output_schema: Optional[str] = typer.Option(None, "--output-schema", metavar="FILE",
+                                                help="With -e: the final answer is JSON valid "
+                                                "against this JSON Schema, printed alone."),
+    output_file: Optional[str] = typer.Option(None, "--output-file", metavar="PATH",
+                                              help="With -e: write the final answer to PATH "
+                                              "too."),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
                                  help="Print the version."),
 ) -> None:
@@ -51,7 +57,12 @@ def main_command(
     cli = _with_local(cli, "interp")
     from interp.cli.start import start
 
-    raise typer.Exit(start(cli, exec_, resume, tuple(file or ())))
+    answer = None
+    if output_schema is not None or output_file is not None:
+        from interp.cli.answer import Answer
+
+        answer = Answer(output_schema, output_file)
+    raise typer.Exit(start(cli, exec_, resume, tuple(file or ()), answer))
 
 
 @app.command()
@@ -159,7 +170,7 @@ def _listed(values: list[str] | None, lower: bool = False) -> tuple[str, ...]:
 
 @app.command("mcp")
 @settings_flags("auto_approve", "timeout", "sandbox", "network", "pass_env", "python",
-                  "output_dir", "runners", "gateway_url", "debug", help=MCP_HELP)
+                  "output_dir", "runners", "gateway_url", "checkpoints", "debug", help=MCP_HELP)
 def mcp_command(
     http: bool = typer.Option(False, "--http", help="Serve Streamable HTTP on 127.0.0.1 with a "
                               "bearer token (default: stdio)."),
@@ -243,7 +254,8 @@ def _with_local(cli: dict, prog: str) -> dict:
 
 
 _TAKES_VALUE = VALUE_FLAGS | {"-e", "--exec", "--resume", "--file", "--format", "-f", "-o",
-                              "--output", "--port", "--cwd", "--session-timeout"}
+                              "--output", "--port", "--cwd", "--session-timeout",
+                              "--output-schema", "--output-file"}
 
 
 _OPTIONAL_VALUE = {"--resume": "latest", "--local": ""}

@@ -113,6 +113,7 @@ def _server_config(settings: Settings, token: tuple[str, bool] | None):
     from languages import default_registry
 
     from interp.cli.build import build_policy, choose_runners, runner_config, startup_notices
+    from interp.cli.integrations import build_hooks
     from interp.mcp.config import ServerConfig
     from interp.mcp.http import TOKEN_ENV
     from interp.secrets import secrets_of
@@ -123,12 +124,18 @@ def _server_config(settings: Settings, token: tuple[str, bool] | None):
     policy = build_policy(settings, registry)  # a bad [approval] table fails here, once
     runner = runner_config(settings)  # blocks never see the server's token
     runner = replace(runner, env_remove=runner.env_remove | {TOKEN_ENV})
+    hooks = None
+    if build_hooks(settings, registry, None) is not None:  # a bad [hooks] table fails here
+        def hooks(approval):
+            """A client's hooks (its approval mode), without the server's token either."""
+            return build_hooks(settings, registry, approval, remove={TOKEN_ENV})
     secrets = [*secrets_of(settings), token[0] if token else None]
     config = ServerConfig(registry=registry, runner=runner, timeout=settings.timeout,
                           policy=lambda: build_policy(settings, registry),
                           auto_approve=settings.auto_approve,
                           store=ConversationStore(data_dir() / "sessions"),
-                          secrets=tuple(s for s in secrets if s), debug=settings.debug)
+                          secrets=tuple(s for s in secrets if s), debug=settings.debug,
+                          checkpoints=settings.checkpoints, hooks=hooks)
     notices += startup_notices(runner) + registry.errors
     mode = "run without asking" if settings.auto_approve or policy.mode == "auto" else \
         "need the user's approval, asked through the client (MCP elicitation)"

@@ -6,6 +6,7 @@ import os
 import sys
 import traceback
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from interp.cli.build import (Request, attach_files, build_policy, build_session, choose_runners,
                               new_log)
@@ -16,6 +17,9 @@ from interp.core import exits
 from interp.errors import UsageError
 from interp.models.base import LOCAL
 
+if TYPE_CHECKING:
+    from interp.cli.answer import Answer
+
 
 def _fail(message: str, code: int) -> int:
     from interp.ui.wrap import for_terminal
@@ -24,16 +28,26 @@ def _fail(message: str, code: int) -> int:
     return code
 
 
+def _say(text: str) -> None:
+    """A line of progress on stderr (stdout may carry JSON)."""
+    from interp.ui.wrap import for_terminal
+
+    sys.stderr.write(for_terminal(text, sys.stderr) + "\n")
+    sys.stderr.flush()
+
+
 def _warn(text: str) -> None:
     from interp.ui.wrap import for_terminal
 
     sys.stderr.write(for_terminal(f"interp: warning: {text}", sys.stderr) + "\n")
 
 
-def start(cli: dict, task: str | None, resume: str | None, files: tuple[str, ...] = ()) -> int:
+def start(cli: dict, task: str | None, resume: str | None, files: tuple[str, ...] = (),
+          answer: Answer | None = None) -> int:
     """Load settings and run; every failure becomes one clear line and an exit status.
 
-    `files` (--file) are attached to the task: checked here, before anything starts."""
+    `files` (--file) are attached to the task, and `answer`'s schema and file (-e only)
+    checked: here, before anything starts."""
     try:
         settings = load_settings(cli)
     except ConfigError as exc:
@@ -46,6 +60,10 @@ def start(cli: dict, task: str | None, resume: str | None, files: tuple[str, ...
         settings = replace(settings, model=LOCAL)
     if task is not None and not task.strip():
         return _fail("interp: -e needs a task, e.g. interp -e \"list the files here\"", exits.USAGE)
+    try:
+        request = _answer_request(task, answer)
+    except UsageError as exc:
+        return _fail(str(exc), exits.USAGE)
     if files:
         from interp.core.files.attachments import AttachmentError, check_attachable
 
@@ -66,7 +84,9 @@ def start(cli: dict, task: str | None, resume: str | None, files: tuple[str, ...
     _preload(settings, interactive=task is None)
     models = ModelMaker(settings, fetch=_fetch_model)
     try:
-        return run(settings, Request(task=task, resume=resume, files=files), models)
+        return run(settings, Request(task=task, resume=resume, files=files,
+                                     output_schema=request.output_schema,
+                                     output_file=request.output_file), models)
     except KeyboardInterrupt:
         return _fail("interp: interrupted", exits.INTERRUPTED)
     except BrokenPipeError:  # `interp --json ... | head -2`: the reader has gone
@@ -76,6 +96,20 @@ def start(cli: dict, task: str | None, resume: str | None, files: tuple[str, ...
     finally:
         models.close()
         settle()  # exiting while litellm is still being imported can crash Python
+
+
+def _answer_request(task: str | None, answer: Answer | None) -> Request:
+    """--output-schema and --output-file, read and checked (they need a task: -e or stdin)."""
+    if not answer:
+        return Request()
+    from interp.cli.answer import check_output_file, read_schema
+
+    if task is None and sys.stdin.isatty():
+        raise UsageError("interp: --output-schema and --output-file go with a task: -e TASK "
+                         "(or the task on standard input)")
+    schema = read_schema(answer.schema_file) if answer.schema_file else None
+    path = check_output_file(answer.output_file) if answer.output_file else None
+    return Request(output_schema=schema, output_file=path)
 
 
 def _preload(settings: Settings, interactive: bool) -> None:
@@ -152,13 +186,39 @@ def run(settings: Settings, request: Request, models: ModelMaker | None = None) 
     local model's server: the caller closes it)."""
     from languages import default_registry
 
-    from interp.storage.conversations import ConversationStore
-
     registry = default_registry()
     chosen = choose_runners(settings, registry)  # before the rules: they may name new languages
     policy = build_policy(settings, registry)
+    if not sys.stdin.isatty() and not (settings.auto_approve or policy.mode == "auto"):
+        raise UsageError(NO_TTY)
+    pool = None
+    if settings.mcp_servers:  # started in the background meanwhile
+        from interp.cli.integrations import start_servers
+
+        pool, said = start_servers(settings, data_dir())
+        for line in said:
+            _warn(line)
+    try:
+        return _run(settings, request, models, registry, policy, chosen, pool)
+    finally:
+        if pool is not None:
+            pool.close()
+
+
+def _run(settings: Settings, request: Request, models: ModelMaker | None, registry, policy,
+         chosen: list[str], pool) -> int:
+    """The run itself, with the runners' registry, the rules, the runner notices and the MCP
+    servers' pool (or None)."""
+    from interp.storage.conversations import ConversationStore
+
     state, keys, approver = _approval(settings, policy, request.task)
     task = request.task if request.task is not None or keys is not None else _stdin_task()
+    hooks = None
+    if settings.hooks:  # imported only when configured
+        from interp.cli.integrations import build_hooks
+
+        hooks = build_hooks(settings, registry, state)
+        approver = hooks.approver(approver)  # PreToolUse hooks before the rules
     store = ConversationStore(data_dir() / "sessions")
     models = models or ModelMaker(settings, fetch=_fetch_model)
     line = _status_line(settings, task)
@@ -168,30 +228,36 @@ def run(settings: Settings, request: Request, models: ModelMaker | None = None) 
         models.on_status = loading_status(line)
     model = models()
     models.preload()  # a local model loads while the runners start and the person types
+    if pool is not None:  # before the session: the system prompt lists the tools
+        chosen = chosen + _serve_tools(pool, registry)
     session, notices, warnings = build_session(settings, request, approver, store, registry,
-                                               model)
+                                               model, hooks=hooks)
     for warning in warnings:
         _warn(warning)
     notices = ([startup_notice(settings)] if settings.model == LOCAL else []) + chosen + notices
     if session.log is None:
         session.attach_log(new_log(settings, store))
     notices += attach_files(session, request.files)
-    return _front_end(settings, session, task, notices, state, keys, models, store, line)
+    after_reset = _hooked(hooks, session, state, request, notices) if hooks is not None else None
+    if task is None:
+        from interp.ui.repl import interactive
+
+        return interactive(session, state, notices, banner_model=settings.model,
+                           history=data_dir() / "history", make_model=models.switch,
+                           new_log=lambda: new_log(settings, store), keys=keys, status=line,
+                           loading=models.loading, after_reset=after_reset, mcp=pool)
+    return _one_task(settings, request, session, task, notices, keys, line)
 
 
 def _approval(settings: Settings, policy, task: str | None):
     """(the approval state, the keys of a terminal or None, the approver): rules first, then
-    the person at the terminal; UsageError when nobody can answer and nothing runs unasked."""
+    the person at the terminal."""
     from interp.approval.decision import ApprovalState
     from interp.approval.policy import PolicyApprover
     from interp.ui.keys import Keys
 
-    interactive_stdin = sys.stdin.isatty()
-    auto = settings.auto_approve or policy.mode == "auto"
-    if not interactive_stdin and not auto:
-        raise UsageError(NO_TTY)
-    state = ApprovalState(auto=auto, policy=policy)
-    keys = Keys.for_stdin() if interactive_stdin else None
+    state = ApprovalState(auto=settings.auto_approve or policy.mode == "auto", policy=policy)
+    keys = Keys.for_stdin() if sys.stdin.isatty() else None
     human = None
     if keys is not None:  # prompt_toolkit (0.4 s to import) only where someone can answer
         from interp.ui.questions import TerminalApprover
@@ -208,26 +274,49 @@ def _stdin_task() -> str:
     return task
 
 
-def _front_end(settings: Settings, session, task: str | None, notices, state, keys, models,
-               store, line) -> int:
-    """The interactive session, or one task printed as JSON events or as text."""
+def _serve_tools(pool, registry) -> list[str]:
+    """Wait for the MCP servers and give the registry their tools; their notices."""
+    from interp.cli.integrations import serve_tools
+
+    said, warned = serve_tools(pool, registry, say=lambda text: _say(f"interp: {text}"))
+    for text in warned:
+        _warn(text)
+    return said
+
+
+def _hooked(hooks, session, state, request: Request, notices: list[str]):
+    """Tie the hooks to the session and run its SessionStart hooks (their lines go to
+    `notices`, or are warned); returns what /reset calls to run them again."""
+    from interp.cli.integrations import hook_session, session_start
+
+    for said in hook_session(hooks, session, state, "resume" if request.resume else "startup"):
+        if said.level == "info":
+            notices.append(said.text)
+        else:
+            _warn(said.text)
+    return lambda: [notice.text for notice in session_start(hooks, session, "clear")]
+
+
+def _one_task(settings: Settings, request: Request, session, task: str, notices: list[str],
+              keys, line) -> int:
+    """Run one task (-e, or the task on standard input) in JSON or plain form; the answer
+    goes to --output-file too."""
     from interp.secrets import secrets_of
 
-    if task is None:
-        from interp.ui.repl import interactive
-
-        return interactive(session, state, notices, banner_model=settings.model,
-                           history=data_dir() / "history",
-                           make_model=models.switch,
-                           new_log=lambda: new_log(settings, store), keys=keys, status=line,
-                           loading=models.loading)
     if settings.json:
         from interp.ui.jsonl import run_json
 
-        return run_json(session, task, notices, secrets_of(settings), keys)
-    from interp.ui.oneshot import run_oneshot
+        code = run_json(session, task, notices, secrets_of(settings), keys)
+    else:
+        from interp.ui.oneshot import run_oneshot
 
-    return run_oneshot(session, task, notices, secrets_of(settings), keys, status=line)
+        code = run_oneshot(session, task, notices, secrets_of(settings), keys, status=line)
+    if request.output_file:
+        from interp.cli.answer import write_answer
+
+        if problem := write_answer(request.output_file, session):
+            return _fail(problem, exits.MODEL_ERROR)
+    return code
 
 
 def _status_line(settings: Settings, task: str | None):

@@ -1,7 +1,9 @@
 """Typed settings: CLI > environment > config.toml > defaults.
 
-Unknown keys in ``config.toml`` are never fatal. The ``[approval]`` table is passed on
-as ``Settings.approval`` (``interp.policy`` checks it); other tables belong to other
+Unknown keys in ``config.toml`` are never fatal. The ``[approval]``, ``[mcp_servers]`` and
+``[hooks]`` tables are passed on as read (``Settings.approval``, ``Settings.mcp_servers``,
+``Settings.hooks``), for the parts that check them (``interp.approval.policy``,
+``interp.mcp.client.config``, ``interp.hooks.config``); other tables belong to other
 parts of the program and are skipped without comment; unknown
 top-level scalar keys (usually typos like ``modle``) are ignored and reported in
 ``Settings.warnings`` so the CLI can print them. Unknown CLI keys are ignored,
@@ -23,6 +25,10 @@ from interp.config.options import BY_NAME, OPTIONS, Invalid, Option
 
 APP_NAME = "interp"
 APPROVAL_TABLE = "approval"
+MCP_SERVERS_TABLE = "mcp_servers"  # [mcp_servers.NAME]: MCP servers whose tools the model uses
+HOOKS_TABLE = "hooks"  # [[hooks.EVENT]]: commands run around blocks, tasks and sessions
+# Tables passed on as read, each checked by the part that uses it.
+PASSED_TABLES = (APPROVAL_TABLE, MCP_SERVERS_TABLE, HOOKS_TABLE)
 RUNNERS_TABLE = "runners"  # [runners] LANGUAGE = "RUNNER" (see languages.jupyter.choice)
 # Never read from config.toml, with the reason the user is told.
 REFUSED_KEYS = {"gateway_token": "tokens are not read from config.toml (it is stored in plain "
@@ -64,8 +70,9 @@ Settings = make_dataclass(
     "Settings",
     [_field(option) for option in OPTIONS]
     + [("warnings", tuple[str, ...], field(default=(), compare=False)),
-       # config.toml's [approval] table as read (checked by interp.policy, which knows languages)
-       ("approval", Any, field(default=None, compare=False, repr=False))],
+       # config.toml's tables as read: [approval] (checked by interp.approval.policy, which
+       # knows languages), [mcp_servers] (interp.mcp.client.config), [hooks] (interp.hooks)
+       *[(name, Any, field(default=None, compare=False, repr=False)) for name in PASSED_TABLES]],
     frozen=True,
     namespace={"__doc__": "Resolved settings for one interp run (fields: interp.config.options).",
                "__module__": __name__})
@@ -159,7 +166,7 @@ def _from_file(path: Path) -> tuple[dict[str, Any], list[str]]:
     values: dict[str, Any] = {}
     warnings: list[str] = []
     for key, value in data.items():
-        if key == APPROVAL_TABLE:
+        if key in PASSED_TABLES:
             values[key] = value
         elif key == RUNNERS_TABLE:
             values[key] = _runners_table(value, f"{path}: [{key}]")

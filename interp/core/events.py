@@ -248,8 +248,11 @@ class TaskFinished(Event):
     """The task's end."""
 
     type: ClassVar[str] = "task.finished"
+    omitted_unset: ClassVar[frozenset[str]] = frozenset({"answer", "structured_output"})
     exit_code: int
     reason: str
+    answer: str | None = None  # the final answer's text (None: the task ended without one)
+    structured_output: Any = None  # --output-schema: the answer's JSON value, once valid
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -9,6 +9,7 @@ MAX_TURNS = 3
 POLICY = 4  # blocks were denied by policy and nothing ran after the last denial
 NO_ANSWER = 5  # the reply was refused or blocked (content filter), or the model sent only empty replies
 LOOP = 6  # the model repeated the same block with the same result: stopped
+SCHEMA = 7  # --output-schema: the final answer was not valid JSON against the schema
 INTERRUPTED = 130  # 128 + SIGINT
 PIPE_CLOSED = 141  # stdout or stderr was closed by its reader (128 + SIGPIPE, as a shell shows)
 

@@ -59,6 +59,8 @@ class Session:
         self._started = False
         self.exit_code = exits.OK
         self._next = NextTask(state.root)  # notes and files for the next task's message
+        self.answer: str | None = None  # the last task's final answer, if it gave one
+        self.structured_output = None  # --output-schema: that answer's JSON value, if valid
 
     # -- what the parts share, as attributes -------------------------------------------
     @property
@@ -122,6 +124,16 @@ class Session:
     def checkpoints(self, checkpoints) -> None:
         self._blocks.checkpoints = checkpoints
 
+    @property
+    def after_block(self):
+        """Told of every block that ran, before the reply's report (execution.BlockWatcher:
+        the PostToolUse hooks), or None."""
+        return self._blocks.after_block
+
+    @after_block.setter
+    def after_block(self, watcher) -> None:
+        self._blocks.after_block = watcher
+
     # -- public API -----------------------------------------------------------
     def run(self, task: str) -> Iterator[ev.Event]:
         """Work on a task until the model stops proposing code; ends with task.finished."""
@@ -136,8 +148,13 @@ class Session:
                                     if self.config.instructions is not None else [])
         self._state.answer_dangling_calls()
         task = yield from self._next.message(task, self.config.mentions, self._checks.previewed)
+        if self.config.output_schema is not None:  # the form the answer must take, last
+            from interp.core.checks.schema import instruction
+
+            task = f"{task}\n\n{instruction(self.config.output_schema)}"
         self._state.add(Entry({"role": "user", "content": task}, task=True))
-        self._blocks.denied, self._blocks.written = False, []
+        self.answer = self.structured_output = None
+        self._blocks.denied = False
         self._loops.reset()
         self._checks.new_task()
         self._state.stop_requested = False
@@ -145,8 +162,11 @@ class Session:
         yield from self._saving_stopped()
         if code == exits.OK and self._blocks.denied:
             code, reason = exits.POLICY, "denied by policy"
+        if code == exits.OK and self.answer is not None and self.config.output_schema is not None:
+            code, reason = yield from self._structured(self.answer)
         self.exit_code = code
-        yield ev.TaskFinished(exit_code=code, reason=reason)
+        yield ev.TaskFinished(exit_code=code, reason=reason, answer=self.answer,
+                              structured_output=self.structured_output)
 
     def attach(self, path: str | os.PathLike) -> str:
         """Queue a file for the next task; returns its description (path, size, type, preview).
@@ -262,6 +282,7 @@ class Session:
             steps = self._checks.steps(reply)
             yield from self._checks.tools_after(reply)
             request = self._checks.on_reply(reply, steps)  # a reply check sends it back
+            yield from self._checks.said()
             yield self._message(reply, [] if request else steps, final=request is None)
             yield self._asker.turn_event(turn, reply)
             if request is not None:
@@ -271,6 +292,8 @@ class Session:
                 ending = yield from self._checks.no_steps(reply)
                 if ending is None:
                     continue
+                if ending[0] == exits.OK:
+                    self.answer = reply.text
                 return ending
             self._checks.empty_replies = 0
             stopped, carry_on = yield from self._blocks.act(steps, reply)
@@ -294,6 +317,18 @@ class Session:
                           final=final and not steps and turns.is_answer(reply),
                           blocks=[{"index": self._state.block + n, "language": step.language}
                                   for n, step in enumerate(steps, 1) if step.fenced])
+
+    def _structured(self, answer: str) -> Iterator[ev.Event]:
+        """The answer's JSON value against --output-schema: (exit code, reason)."""
+        from interp.core.checks.schema import structured
+
+        found = structured(answer, self.config.output_schema)
+        if found.error is not None:
+            yield ev.Notice(level="error", text=f"The answer is not valid against the output "
+                                                f"schema: {found.error}.")
+            return exits.SCHEMA, "answer not valid against the output schema"
+        self.structured_output = found.value
+        return exits.OK, "done"
 
     def _unstick(self) -> Iterator[ev.Event]:
         """The same code ran again and again: the model is asked for its answer once, then

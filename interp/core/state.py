@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from languages import Registry, RunnerConfig
 
@@ -30,6 +31,11 @@ class SessionConfig:
     unwatched: tuple[str, ...] = ()  # interp's own folders and output files: not a block's doing
     checks: str | tuple[str, ...] = "auto"  # the reply checks: auto | on | off | their names
     skills: Skills | None = None  # skills (.agents/skills), listed in the system prompt
+    # The answer as JSON valid against this JSON Schema (--output-schema; checks/schema.py).
+    output_schema: Any = field(default=None, compare=False)
+    # Checks asked for besides `checks` (the Stop hooks), run after the others whatever
+    # `checks` says: objects of the Check protocol (checks/base.py).
+    extra_checks: tuple = ()
 
     def extend_prompt(self, prompt: str) -> str:
         """interp's system prompt (either form) with the parts these settings add: the

@@ -36,12 +36,14 @@ class SessionEnded(RunnerError):
 
 @dataclass(frozen=True)
 class Ran:
-    """What became of one run_code call: the block's record and a line for the person
-    (an allow rule added), if any."""
+    """What became of one run_code call: the block's record, a line for the person (an allow
+    rule added), if any, and notes for the client's model (checkpoints that could not be
+    taken, what hooks said)."""
 
     record: blocks.BlockRecord
     notice: str | None = None
     session_id: str | None = None
+    notes: tuple[str, ...] = ()
 
 
 class ClientState:
@@ -61,6 +63,31 @@ class ClientState:
         self._block = 0
         self._log = None
         self._log_failed = False
+        self.hooks = config.hooks(self.approval) if config.hooks is not None else None
+        if self.hooks is not None:
+            from interp.hooks.payloads import Where
+            from interp.hooks.session import transcript
+
+            cwd = config.runner.cwd or os.getcwd()
+            self.hooks.where = lambda: Where(self.id, transcript(self._log), cwd,
+                                             self.approval.mode)
+        self._checkpoints = None  # interp.checkpoints: made at the first block
+        self._notes: list[str] = []  # for the client's model with this call's result
+        self._started = False  # the SessionStart hooks ran
+
+    # -- what checkpoints and hooks ask of a session ---------------------------------------
+    @property
+    def id(self) -> str | None:
+        """The saved conversation's id (None before the first block)."""
+        return self._log.id if self._log is not None else None
+
+    @property
+    def log(self):
+        return self._log
+
+    @property
+    def registry(self):
+        return self.config.registry
 
     # -- running a block (in a worker thread) ---------------------------------------------
     def run(self, request: RunCode, approver: Approver,
@@ -68,6 +95,8 @@ class ClientState:
         """Approve and run one block; its record is saved with the conversation."""
         self._block += 1
         index, call_id = self._block, f"mcp-{self._block}"
+        self._open_log()
+        self._notes = self._session_start()
         try:
             decision = approver(Proposal(index, request.language, request.code))
         except Exception as exc:  # an approver that fails must not let the block through
@@ -77,12 +106,32 @@ class ClientState:
             record = blocks.ran(index, request.language, request.code, result, files=files,
                                 python=None if result.ok else self._python(request.language),
                                 call_id=call_id)
+            self._after(record)
         else:
             status = "denied" if decision.policy else "declined"
             record = blocks.not_run(index, request.language, request.code, status,
                                     decision.reason, call_id=call_id)
         self._save(record, request)
-        return Ran(record, decision.notice, self._log.id if self._log is not None else None)
+        return Ran(record, decision.notice, self.id, tuple(self._notes))
+
+    def _session_start(self) -> list[str]:
+        """The SessionStart hooks, at the client's first block: what they say goes to its
+        model with that block's result."""
+        if self._started or self.hooks is None:
+            return []
+        self._started = True
+        context, said = self.hooks.session_start("startup")
+        for notice in said:
+            sys.stderr.write(f"interp mcp: {notice.text}\n")
+        return context
+
+    def _after(self, record: blocks.BlockRecord) -> None:
+        """The PostToolUse hooks: what they say back goes with the result."""
+        if self.hooks is not None:
+            after = self.hooks.after_block(record)
+            for notice in after.notices:
+                sys.stderr.write(f"interp mcp: {notice.text}\n")
+            self._notes += after.told
 
     def _execute(self, index: int, request: RunCode, on_output: Callable[[str], None]
                  ) -> tuple[Result, blocks.FileChanges | None]:
@@ -90,6 +139,9 @@ class ClientState:
         store = self.config.store
         own = workspace.own_folders(store.root.parent if store is not None else None)
         before = workspace.snapshot(root, skip=own)
+        guard = self._guard()
+        if guard is not None:
+            self._note(guard.before_block(self, index, request.language, before))
         result = runner = None
         try:
             runner = self._runner(request.language)
@@ -109,12 +161,31 @@ class ClientState:
         if result is None:
             result = _failed("the runner ended without a result")
         after = workspace.snapshot(root, skip=own)
+        if guard is not None:
+            self._note(guard.after_block(self, index, after))
         changes = workspace.changes(before, after).without(image_paths(result.displays), root)
         files = None
         if changes:
             files = blocks.FileChanges(tuple(changes.created), tuple(changes.modified),
                                        tuple(changes.deleted), workspace.describe(changes, root))
         return result, files
+
+    def _guard(self):
+        """The client's checkpoints (interp.checkpoints), made at its first block; None when
+        they are off or nothing is saved."""
+        store = self.config.store
+        if self._checkpoints is None and self.config.checkpoints and store is not None:
+            from interp.checkpoints.recorder import Checkpoints
+
+            self._checkpoints = Checkpoints(store.root.parent / "checkpoints",
+                                            self.config.runner.cwd or os.getcwd(), store.root)
+        return self._checkpoints
+
+    def _note(self, lines: list[str]) -> None:
+        """Checkpoint lines: on the server's stderr, and for the client's model."""
+        for line in lines:
+            sys.stderr.write(f"interp mcp: warning: {line}\n")
+        self._notes += lines
 
     def _runner(self, language: str):
         """The language's runner, started (and kept) on first use; it is `_current` on return."""
@@ -200,6 +271,8 @@ class ClientState:
                 self._current.interrupt()  # again: the first may come before the run starts
                 self._idle.wait(0.2)
         self._stop_runners()
+        if self._checkpoints is not None:
+            self._checkpoints.close()
         if self._log is not None:
             self._log.close()
 

@@ -26,6 +26,9 @@ class ServerConfig:
     secrets: tuple[str, ...] = ()  # values redacted from saved conversations
     approval_wait: float = APPROVAL_WAIT
     debug: bool = False  # tracebacks of unexpected errors on stderr
+    checkpoints: bool = True  # record the folder before each block (`interp rewind` undoes it)
+    # The hooks of config.toml for one client, given its approval state (interp.hooks), or None.
+    hooks: Callable[[object], object | None] | None = None
 
 
 @dataclass(frozen=True)

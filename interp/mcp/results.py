@@ -28,6 +28,8 @@ def block_result(ran: Ran) -> types.CallToolResult:
     text = model_text(record)
     if ran.notice:
         text += f"\n{ran.notice}"
+    for note in ran.notes:  # checkpoints not taken, what hooks said
+        text += f"\n{note}"
     content: list = [types.TextContent(text=text)]
     for path in record.figures:
         content.append(_image(path))

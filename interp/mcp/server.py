@@ -183,6 +183,8 @@ class InterpServer:
             state = client.state
             approver = PolicyApprover(state.policy, ElicitingAsker(state.policy, ask, state.client),
                                       state.approval)
+            if state.hooks is not None:  # the PreToolUse hooks before the rules
+                approver = state.hooks.approver(approver)
             progress = Progress(ctx.session.report_progress) if _wants_progress(ctx) else None
             feed = progress.feed if progress is not None else _ignore
 

@@ -20,7 +20,8 @@ from interp.ui.usage import session_line
 
 def run_oneshot(session: Session, task: str, notices: list[str], secrets: list[str] = (),
                 keys: Keys | None = None, status: StatusLine | None = None) -> int:
-    """Progress on stderr, the final answer on stdout; both sanitised, secrets redacted.
+    """Progress on stderr, the final answer on stdout (with an output schema: its JSON value
+    alone, once valid); both sanitised, secrets redacted.
     With `keys` (a terminal), Esc stops the task as Ctrl-C does."""
     console = Console(stderr=True)
     renderer = Renderer(console, show_final=False, secrets=secrets, status=status)
@@ -42,7 +43,12 @@ def run_oneshot(session: Session, task: str, notices: list[str], secrets: list[s
     if renderer.tally.replies > 1 and (totals.prompt_tokens or totals.completion_tokens):
         console.print(Text(session_line(totals.prompt_tokens, totals.completion_tokens,
                                         totals.cost, totals.cost_known), style="dim"))
-    if answers:
+    if session.config.output_schema is not None:  # the JSON alone, once valid, for scripts
+        from interp.core.checks.schema import answer_text
+
+        if (text := answer_text(session)) is not None:
+            sys.stdout.write(renderer.scrub(text) + "\n")
+    elif answers:
         out, answer = Console(), renderer.scrub(safe_text(answers[-1]))
         if out.is_terminal:
             out.print(Markdown(answer, hyperlinks=False))

@@ -20,7 +20,7 @@ from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.output import create_output
 
 from interp.approval.decision import RUN, ApprovalState, Decision, Proposal, decline
-from interp.approval.prefixes import prefix_rules
+from interp.approval.prefixes import always_choices
 from interp.ui.keys import Keys
 from interp.ui.sanitize import visible
 from interp.ui.status import SPINNER, elapsed
@@ -105,15 +105,9 @@ class TerminalApprover:
 
     def _always(self, proposal: Proposal) -> Decision | None:
         """The "always allow" menu; None (Enter or Esc) goes back to the question."""
-        policy = self.state.policy
-        language = proposal.language
-        prefixes = [rule.entry for rule in prefix_rules(language, proposal.code, policy.resolve)
-                    if rule.pattern]
+        targets = always_choices(proposal.language, proposal.code, self.state.policy.resolve)
         scopes = [("for this session", False),
                   ("from now on (saved to config.toml)", True)]
-        targets = [(" and ".join(f"`{visible(e)}`" for e in prefixes), tuple(prefixes))] \
-            if prefixes else []
-        targets.append((f"all {language} code", language))
         choices = [(f"{shown} {scope}", entry, save)
                    for scope, save in scopes for shown, entry in targets]
         lines = [f"  {n}) {text}" for n, (text, _, _) in enumerate(choices, 1)]

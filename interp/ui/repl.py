@@ -30,19 +30,23 @@ def interactive(session: Session, state: ApprovalState, notices: list[str], *,
                 make_model: Callable[[str], tuple[object, str | None]],
                 new_log: Callable[[], object], keys: Keys | None = None,
                 status: StatusLine | None = None,
-                loading: Callable[[], float | None] | None = None) -> int:
+                loading: Callable[[], float | None] | None = None,
+                after_reset: Callable[[], list[str]] | None = None,
+                mcp=None) -> int:
     """Read tasks until /exit or Ctrl-D; returns 0. `make_model` builds the model /model
     switches to (and says what it reset), `new_log` the session file /reset starts; `keys`
     is the keyboard watched while a task runs (Esc stops it); `status` the status line;
     `loading` says how long a local model has been loading in the background (shown below
-    the prompt until it is ready)."""
+    the prompt until it is ready); `after_reset` runs after /reset (the SessionStart hooks)
+    and returns lines to show; `mcp` is the MCP servers' pool, for /mcp."""
     console = Console()
     renderer = Renderer(console, status=status)
     console.print(Text(f"interp {__version__} · model {banner_model} · /help for commands, "
                        f"Ctrl-D to exit", style="dim"))
     for text in notices:
         renderer.handle(ev.Notice(level="info", text=text))
-    ctx = CommandContext(session, state, console, make_model, new_log, keys)
+    ctx = CommandContext(session, state, console, make_model, new_log, keys,
+                         after_reset=after_reset, mcp=mcp)
     prompt = task_prompt(history, command_names())
     try:
         while True:

@@ -24,6 +24,7 @@ HELP = """\
 /rules         list the approval rules in force, numbered
 /rules remove N|ENTRY            remove a rule (a config rule from config.toml too)
 /rules add allow|ask|deny ENTRY  add a rule to config.toml
+/mcp           the MCP servers of config.toml: their state and tools
 /ps            the processes blocks left running: pid, running time, last lines of output
 /kill N        stop process N of /ps (or the process with pid N) and what it started
 /file PATH     attach a file to your next task (the model gets its path, size, type, preview)
@@ -48,6 +49,8 @@ class CommandContext:
     new_log: Callable[[], object] | None = None
     keys: object | None = None  # the terminal's Keys (interp.ui.keys), for questions
     processes: ProcessNumbers = field(default_factory=ProcessNumbers)  # /ps numbers, kept
+    after_reset: Callable[[], list[str]] | None = None  # SessionStart hooks: lines to show
+    mcp: object | None = None  # the MCP servers' pool (interp.mcp.client.pool), for /mcp
 
 
 def command_names() -> list[str]:
@@ -79,6 +82,8 @@ def _reset(ctx: CommandContext, arg: str) -> None:
     cleared = policy.clear_session() if policy is not None else 0
     rules = (f"; {cleared} session rule{'s' * (cleared != 1)} cleared" if cleared else "")
     ctx.console.print(f"New conversation; runners restarted{rules}.")
+    for line in ctx.after_reset() if ctx.after_reset is not None else ():
+        ctx.console.print(Text(line, style="dim"))
 
 
 def _undo(ctx: CommandContext, arg: str) -> None:
@@ -303,6 +308,19 @@ def _export(ctx: CommandContext, arg: str) -> None:
     ctx.console.print(Text(f"Exported the conversation ({fmt}) to {paths[0]}."))
 
 
+def _mcp(ctx: CommandContext, arg: str) -> None:
+    from interp.ui.sanitize import safe_text
+
+    if ctx.mcp is None:
+        ctx.console.print("No MCP servers are configured: add [mcp_servers.NAME] tables to "
+                          "config.toml (see docs/integrations.md).")
+        return
+    for line in ctx.mcp.describe():
+        ctx.console.print(Text(safe_text(line), style="dim" if line.startswith("  ") else ""))
+    ctx.console.print(Text("Rules: mcp: SERVER.TOOL (or SERVER.*) in [approval]; each call asks "
+                           "like a block.", style="dim"))
+
+
 def _exit(ctx: CommandContext, arg: str) -> bool:
     return False
 
@@ -322,4 +340,5 @@ def _diff(ctx: CommandContext, arg: str) -> None:
 _COMMANDS = {"/help": _help, "/reset": _reset, "/clear": _reset, "/undo": _undo, "/model": _model,
              "/tokens": _tokens, "/compact": _compact, "/ps": _ps, "/kill": _kill,
              "/auto": _auto, "/mode": _mode, "/rules": _rules, "/file": _file,
-             "/skills": _skills, "/export": _export, "/exit": _exit, "/quit": _exit, "/rewind": _rewind, "/diff": _diff}
+             "/skills": _skills, "/export": _export, "/mcp": _mcp, "/exit": _exit, "/quit": _exit,
+             "/rewind": _rewind, "/diff": _diff}

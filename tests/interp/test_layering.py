@@ -11,7 +11,7 @@ pytestmark = pytest.mark.fast  # reads source files only
 
 ROOT = Path(__file__).resolve().parents[2]
 BELOW_THE_CLI = ("interp/config", "interp/eval", "interp/core", "interp/models", "interp/storage",
-                 "interp/acp", "interp/skills")
+                 "interp/acp", "interp/skills", "interp/hooks", "interp/mcp")
 
 
 def imported_modules(source: str, package: str) -> set[str]:

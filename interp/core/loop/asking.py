@@ -13,7 +13,7 @@ from interp.core.prompt.compaction import view
 from interp.core.history import Entry, unretracted
 from interp.core.prompt.payload import build_payload, has_images
 from interp.core.state import SessionState
-from interp.core.replies.steps import EXECUTE_TOOL, first_block_end
+from interp.core.replies.steps import EXECUTE_TOOL, first_block_end, runner_functions
 from interp.core.prompt.system_prompt import shell_of, system_prompt
 from interp.core.text import clean_reply
 from interp.core.replies.textcalls import valid_arguments
@@ -70,7 +70,10 @@ class ModelAsker:
         the model declares them (models.base.declared_sampling)."""
         state = self.state
         yield ev.ModelRequest(turn=turn, model=state.model.name)
-        tools = [EXECUTE_TOOL] if (yield from self.checks.tool_choice()) else None  # may load a model
+        tools = None
+        if (yield from self.checks.tool_choice()):  # may load a model
+            functions = runner_functions(state.registry).values()  # MCP servers' tools
+            tools = [EXECUTE_TOOL, *(function.tool() for function in functions)]
         reply, parts = None, []
         try:
             for item in self._stream(tools, sampling):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from languages import Output, Result, RunnerError
 from languages.records import CapturedOutput, image_paths
@@ -21,6 +21,17 @@ from interp.core.state import SessionState
 from interp.core.replies.steps import Step
 from interp.core.loop.turns import TurnChecks
 from interp.models.base import Reply
+
+@dataclass(frozen=True)
+class AfterBlock:
+    """What a watcher of blocks (the PostToolUse hooks, interp.hooks) makes of a block that
+    ran: lines for the person, and text the model is told after the reply's report."""
+
+    notices: tuple[ev.Notice, ...] = ()
+    told: tuple[str, ...] = ()
+
+
+BlockWatcher = Callable[[blocks.BlockRecord], AfterBlock]
 
 REPEAT_NOT_RUN = ("Not run: the same code already ran several times with the same result, and "
                   "you were asked for your final answer instead.")
@@ -45,12 +56,15 @@ class BlockExecutor:
         self.runners: dict[str, object] = {}  # one per language
         self.current = None  # the runner of the block that is running
         self.denied = False  # a block was denied by policy and nothing has run since
+        self.after_block: BlockWatcher | None = None  # told of every block that ran
+        self._told: list[str] = []  # what watchers tell the model with this reply's report
 
     def act(self, steps: list[Step], reply: Reply) -> Iterator[ev.Event]:
         """Approve and run each step of `reply` in order, then report them; returns
         (stopped, tell_model)."""
         state = self.state
         records, tell, stopped = [], False, False
+        self._told = []
         for step in steps:
             state.block += 1
             index = state.block
@@ -82,8 +96,8 @@ class BlockExecutor:
         if request is not None:
             yield ev.Notice(level="info", text=request.notice, check=request.check)
             footer = restated(state.task, request.message)
-        self._report(records, footer or next_step(records, state.task,
-                                                  answer_form(state.task).said))
+        footer = footer or next_step(records, state.task, answer_form(state.task).said)
+        self._report(records, "\n".join([*self._told, footer] if footer else self._told))
         return stopped, tell and not stopped
 
     def _propose(self, block) -> Iterator[ev.Event]:
@@ -133,6 +147,10 @@ class BlockExecutor:
         record = blocks.ran(index, step.language, code, result, files=files, python=python,
                             proposed=step.code if edited else None, call_id=step.call_id)
         yield ev.BlockFinished.of(index, record)
+        if self.after_block is not None:
+            said = self.after_block(record)
+            yield from said.notices
+            self._told.extend(said.told)
         return record, True, False
 
     def _decide(self, proposal: Proposal) -> Decision:

@@ -102,7 +102,14 @@ class TurnChecks:
     def new_task(self) -> None:
         """Forget this task's counts; the checks on for the model as it is now."""
         self.empty_replies, self._sampling, self._samples = 0, None, 0
-        self.checks = TaskChecks(active(self.state.config.checks, self.state.model))
+        config = self.state.config
+        asked = ()
+        if config.output_schema is not None:  # asked for: on whatever `checks` says
+            from interp.core.checks.schema import schema_check
+
+            asked = (schema_check(config.output_schema),)
+        self.checks = TaskChecks(active(config.checks, self.state.model) + asked
+                                 + tuple(config.extra_checks))
         self.absent = tuple(unwritten_files(self.state.task, self.state.root()))
 
     def tool_choice(self) -> Iterator[ev.Event]:
@@ -149,6 +156,12 @@ class TurnChecks:
         if not is_answer(reply):
             return None
         return self.checks.first("answer", self.view(reply))
+
+    def said(self) -> Iterator[ev.Event]:
+        """The lines checks have for the person besides a request (a Stop hook that failed:
+        a check may have `said()`, returning notices)."""
+        for check in self.checks.checks:
+            yield from getattr(check, "said", tuple)()
 
     def on_report(self, reply: Reply, records: list[BlockRecord]) -> Request | None:
         """The request of the first check on a reply's blocks once they ran (`records`), said

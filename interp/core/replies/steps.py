@@ -6,7 +6,8 @@ import ast
 import json
 import re
 import shutil
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 
 from languages import Registry
 
@@ -62,6 +63,36 @@ EXECUTE_TOOL = {
         },
     },
 }
+
+
+@dataclass(frozen=True)
+class RunnerFunction:
+    """A function a runner offers the model beside `execute` (an MCP server's tool): its
+    name, description and JSON Schema parameters, and the block a call of it becomes: code
+    in the runner's language, made from the call's arguments. A runner class lists its
+    functions with a `functions()` class method (none: the attribute is absent)."""
+
+    name: str
+    description: str
+    parameters: dict = field(hash=False)
+    language: str
+    code: Callable[[dict], str] = field(hash=False, compare=False)
+
+    def tool(self) -> dict:
+        """The function as a tool of the request (OpenAI's shape, which every client takes)."""
+        return {"type": "function", "function": {"name": self.name,
+                                                 "description": self.description,
+                                                 "parameters": self.parameters}}
+
+
+def runner_functions(registry: Registry) -> dict[str, RunnerFunction]:
+    """The functions the registry's runners offer, by name."""
+    found: dict[str, RunnerFunction] = {}
+    for name in registry.names():
+        listed = getattr(registry.resolve(name), "functions", None)
+        for function in listed() if callable(listed) else ():
+            found.setdefault(function.name, function)
+    return found
 
 
 CUT_OFF_CALL = ("Your reply was cut off by the output limit (max_tokens) inside this tool call, "
@@ -205,7 +236,8 @@ def steps_from_reply(reply: Reply, registry: Registry, *, fenced: bool = True,
 
 
 def _step_from_call(call, registry: Registry, finish_reason: str | None = None) -> Step:
-    if call.name != "execute":
+    function = None if call.name == "execute" else runner_functions(registry).get(call.name)
+    if call.name != "execute" and function is None:
         return Step("", "", call.id, f"Unknown tool {call.name!r}; the only tool is `execute`.")
     try:
         args = json.loads(call.arguments or "{}")
@@ -213,6 +245,10 @@ def _step_from_call(call, registry: Registry, finish_reason: str | None = None) 
         if finish_reason == "length":
             return Step("", "", call.id, CUT_OFF_CALL)
         return Step("", "", call.id, f"The tool arguments were not valid JSON ({exc}).")
+    if function is not None:
+        if not isinstance(args, dict):
+            return Step("", "", call.id, f"The arguments of {call.name} must be a JSON object.")
+        return Step(function.language, function.code(args), call.id)
     return _step_from_arguments(args, registry, call.id)
 
 
@@ -229,6 +265,9 @@ def _step_from_arguments(args, registry: Registry, call_id: str | None,
 def _step_from_text(call: TextCall, registry: Registry, tools: bool) -> Step:
     """A step from a call written as text; its result goes back as a plain message."""
     how = (HOW_TO_CALL if tools else HOW_TO_FENCE)
+    function = runner_functions(registry).get(call.name) if call.name not in ALIASES else None
+    if function is not None and call.arguments is not None:  # a runner's function, as text
+        return Step(function.language, function.code(call.arguments))
     if call.name not in ALIASES:
         return Step("", "", None, f"There is no function {call.name!r} here, so nothing ran; "
                     f"{how}")

@@ -16,6 +16,7 @@ from interp.core import events as ev
 from interp.core.exits import POLICY as EXIT_POLICY
 from interp.core.session import Session, SessionConfig
 from interp.approval.decision import RUN, ApprovalState, Decision, Proposal, decline
+from session_kit import Person
 from interp.models.reach import model_for
 from interp.cli.subcommands import rules_cli
 from interp.approval.policy import Policy, PolicyApprover, registry_resolver
@@ -25,18 +26,6 @@ from languages.python import PythonRunner
 from languages.shell import ShellRunner
 
 RESOLVE = registry_resolver(default_registry(plugins=False))
-
-
-class Person:
-    """Stands in for the terminal approver: records what it was asked, answers `answer`."""
-
-    def __init__(self, answer: Decision = RUN) -> None:
-        self.answer = answer
-        self.asked: list[Proposal] = []
-
-    def __call__(self, proposal: Proposal) -> Decision:
-        self.asked.append(proposal)
-        return self.answer
 
 
 def policy(allow=(), ask=(), deny=(), mode="ask", path=None) -> Policy:
@@ -293,7 +282,8 @@ def test_session_reports_policy_denial_and_exits_4(session_with, tmp_path):
         assert not marker.exists()
         told = server.requests[-1]["messages"][-1]["content"]
         assert "denied by policy" in told and "bash: rm *" in told and "rm -rf gone.txt" in told
-        assert events[-1].body() == {"exit_code": EXIT_POLICY, "reason": "denied by policy"}
+        assert events[-1].body() == {"exit_code": EXIT_POLICY, "reason": "denied by policy",
+                                     "answer": "I cannot do that."}
         # a later block that runs clears it: the task finished after all
         server.script(["```bash\necho fine\n```", "Done."])
         assert run_task(session, "something else")[-1].exit_code == 0

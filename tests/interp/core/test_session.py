@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from fake_openai import FakeOpenAI, Reply
-from session_kit import KEY, contents, finished, hang_guard, of, py, run
+from session_kit import KEY, answer, contents, finished, hang_guard, of, py, run
 
 from interp.core import events as ev
 from interp.core.session import Session
@@ -66,6 +66,7 @@ def test_blocks_run_in_order_outputs_go_back_and_task_ends_without_code(server, 
     assert [m["final"] for m in messages] == [False, True]
     assert messages[-1]["text"] == "The answer is 42."
     assert finished(events) == {"exit_code": 0, "reason": "done"}
+    assert answer(events) == "The answer is 42."
     assert [t["turn"] for t in of(events, "turn.completed")] == [1, 2]
     assert all(t["usage"]["prompt_tokens"] > 0 for t in of(events, "turn.completed"))
 

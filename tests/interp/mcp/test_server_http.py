@@ -15,17 +15,8 @@ import mcp_types as types
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from mcp_kit import alive, http_client, http_server, kill_all, text, wait_gone
+from mcp_kit import converse, alive, http_client, http_server, kill_all, text, wait_gone
 
-GUARD = 120
-
-
-def converse(body):
-    async def guarded():
-        with anyio.fail_after(GUARD):
-            return await body()
-
-    return anyio.run(guarded)
 
 
 def test_every_request_needs_the_token(interp_env):

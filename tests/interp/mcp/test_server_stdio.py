@@ -13,18 +13,8 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from helpers import run_interp, write_config
-from mcp_kit import alive, kill_all, stdio_client, text, wait_gone
+from mcp_kit import converse, alive, kill_all, stdio_client, text, wait_gone
 
-GUARD = 120  # seconds: a hang guard for each test's conversation, never a timing assertion
-
-
-def converse(body):
-    """Run an async test body under the hang guard."""
-    async def guarded():
-        with anyio.fail_after(GUARD):
-            return await body()
-
-    return anyio.run(guarded)
 
 
 def test_each_language_keeps_its_state_between_calls_and_the_blocks_are_saved(interp_env):
