@@ -35,15 +35,15 @@ def abbreviates(key, name):
 
 
 def closest(key, names):
-    """The names like a missing key: the same in another case, a close spelling, or the one
-    name it abbreviates; [] when none."""
+    """The names like a missing key: the same in another case or with spaces around it, a
+    close spelling, or the one name it abbreviates; [] when none."""
     import difflib
     if not isinstance(key, str):
         return []
     names = [name for name in names if isinstance(name, str)]
-    lowered = {name.lower(): name for name in names}
-    if key.lower() in lowered:
-        return [lowered[key.lower()]]
+    lowered = {name.strip().lower(): name for name in names}
+    if key.strip().lower() in lowered:
+        return [lowered[key.strip().lower()]]
     close = difflib.get_close_matches(key, names, n=3, cutoff=0.8)
     short_for = [name for name in names if abbreviates(key, name)]
     return close or (short_for if len(short_for) == 1 else [])
@@ -65,9 +65,40 @@ def placed(name, value, key):
     if pd is None or not isinstance(value, pd.DataFrame) or key in value.columns:
         return None
     close = closest(key, list(value.columns))
-    if close:
-        return "%s has no column %r; the closest: %s" % (name, key, ", ".join(close))
-    return None
+    if not close:
+        return None
+    note = "%s has no column %r; the closest: %s" % (
+        name, key, ", ".join(short(label) for label in close))
+    if isinstance(key, str) and isinstance(close[0], str) and close[0] != close[0].strip():
+        note += " (spaces around the name: %s.columns = %s.columns.str.strip() removes them)" % (
+            name, name)
+    return note
+
+
+LISTED_KEYS = ("\\[(.*)\\] not (?:in index|found in axis)",  # df[[...]], drop(columns=[...])
+               "None of \\[Index\\((\\[.*\\]), dtype=.*\\)\\] are in the \\[\\w+\\]")
+
+
+def missing_keys(key):
+    """The keys a KeyError says are missing: itself, the labels of a list pandas raises
+    (dropna(subset=[...])), or those its message lists (`['a'] not in index`)."""
+    import ast
+    import re
+    if isinstance(key, (list, tuple)):
+        return [k for k in key if isinstance(k, str)]
+    if not isinstance(key, str):
+        return [key]
+    if key.startswith(NOT_FOUND):
+        return [key[len(NOT_FOUND):]]
+    for pattern in LISTED_KEYS:
+        found = re.fullmatch(pattern, key, re.S)
+        if found:
+            try:
+                listed = ast.literal_eval("[%s]" % found.group(1).strip("[]"))
+            except (ValueError, SyntaxError):
+                return [key]
+            return [k for k in listed if isinstance(k, str)]
+    return [key]
 
 
 def key_note(namespace, exc):
@@ -75,16 +106,14 @@ def key_note(namespace, exc):
     of the tables and dicts named on the failing line."""
     if type(exc) is not KeyError or len(exc.args) != 1:
         return None
-    key = exc.args[0]
-    if isinstance(key, str) and key.startswith(NOT_FOUND):
-        key = key[len(NOT_FOUND):]
     try:
-        hash(key)
         seen = failing_frame_names(exc, namespace)
-        for name in sorted(failing_names(exc)):
-            note = placed(name, seen.get(name), key)
-            if note:
-                return clipped(note)
+        for key in missing_keys(exc.args[0]):
+            hash(key)
+            for name in sorted(failing_names(exc)):
+                note = placed(name, seen.get(name), key)
+                if note:
+                    return clipped(note)
     except Exception:  # the user's objects may be in any state; the note is only a help
         return None
     return None

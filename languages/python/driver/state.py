@@ -15,12 +15,15 @@ MAX_NOTE = 1200  # characters of the whole note
 
 
 def short(value):
-    """One column or index name, short and on one line."""
+    """One column or index name, short and on one line; quoted when spaces begin or end it
+    (a header written `a, b` has the column ' b', which reads like 'b')."""
     try:
         text = str(value)
     except Exception:  # a label with a broken __str__
         text = "?"
     text = text.replace("\n", " ")
+    if isinstance(value, str) and text != text.strip():  # ' price': the space must show
+        text = repr(text)
     return text if len(text) <= MAX_NAME else text[:MAX_NAME - 1] + "\u2026"
 
 

@@ -37,3 +37,15 @@ def test_the_did_you_mean_helpers_work_by_import():
     assert closest("Price", ["price", "units"]) == ["price"]
     assert closest("amt", ["item", "amount", "amendment"]) == []  # two fit: say nothing
     assert closest("temprature", ["temperature", "sensor"]) == ["temperature"]
+
+
+def test_the_keys_a_key_error_names_are_read_from_each_form_pandas_raises():
+    from languages.python.driver.hints import closest, missing_keys
+
+    assert missing_keys("price") == ["price"] and missing_keys(3) == [3]
+    assert missing_keys(["a", "b"]) == ["a", "b"]  # dropna(subset=[...])
+    assert missing_keys("['a', 'b'] not in index") == ["a", "b"]
+    assert missing_keys("['a'] not found in axis") == ["a"]
+    assert missing_keys("None of [Index(['a', 'b'], dtype='str')] are in the [columns]") == ["a", "b"]
+    assert missing_keys("Column not found: a") == ["a"]
+    assert closest("speed", ["time", " speed"]) == [" speed"]

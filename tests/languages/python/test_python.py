@@ -795,3 +795,16 @@ def test_modules_of_the_working_folder_named_like_the_drivers_import_as_the_user
     out, res = collect(runner, "import main, state, hints, tables\n"
                                "print(main.WHO, state.WHO, hints.WHO, tables.WHO, sep='; ')")
     assert res.ok and out == "the user's main; the user's state; the user's hints; the user's tables\n"
+
+
+def test_a_column_with_spaces_around_its_name_is_shown_quoted(py, collect, tmp_path):
+    """A header written `time, speed` makes the column ' speed'; a KeyError on 'speed' (from
+    `df['speed']` or from a list pandas raises, as `dropna(subset=[...])` does) names the
+    column quoted, so the space shows, and how to strip the names."""
+    (tmp_path / "log.csv").write_text("time, speed, dir\n1,2.5,3\n4,,6\n")
+    for line in ("df.dropna(subset=['speed'])", "df[['speed', 'dir']]", "df['speed'].mean()"):
+        _, res = collect(py, f"import pandas as pd\ndf = pd.read_csv({str(tmp_path / 'log.csv')!r})\n{line}\n")
+        assert res.status == "error" and res.notes == (
+            "df has no column 'speed'; the closest: ' speed' (spaces around the name: "
+            "df.columns = df.columns.str.strip() removes them)",
+            "tables in memory now: df (DataFrame, 2 rows; columns time, ' speed', ' dir')"), line
