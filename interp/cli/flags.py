@@ -62,20 +62,20 @@ def settings_flags(*names: str, help: dict[str, str] | None = None,
     chosen = [BY_NAME[name] for name in names or WITH_FLAGS]
     helps = help or {}
 
-    def decorate(command: Callable) -> Callable:
-        signature = inspect.signature(command)
-        hints = get_type_hints(command)  # the command's own annotations, as types
+    def decorate(function: Callable) -> Callable:
+        signature = inspect.signature(function)
+        hints = get_type_hints(function)  # the command's own annotations, as types
         own = [p.replace(annotation=hints.get(p.name, p.annotation))
                for p in signature.parameters.values()]
         at = [p.name for p in own].index("cli")
         added = [_parameter(option, flag, helps.get(option.name), command)
                  for option in chosen for flag in option.flags]
 
-        @functools.wraps(command)
+        @functools.wraps(function)
         def with_settings(*args, **kwargs):
             given = {p.name: kwargs.pop(p.name) for p in added}
             cli = {option.name: _value(option, given) for option in chosen}
-            return command(*args, cli=cli, **kwargs)
+            return function(*args, cli=cli, **kwargs)
 
         parameters = own[:at] + added + own[at + 1:]
         with_settings.__signature__ = signature.replace(parameters=parameters)

@@ -62,6 +62,20 @@ def test_help_lists_the_flags_where_cli_stands_with_defaults_filled_in():
     assert "off|workspace|read-only" in text
 
 
+def test_help_gives_the_default_a_subcommand_has():
+    """A setting whose default differs for a subcommand (`interp eval`: 1024 tokens a reply)
+    shows that default in the subcommand's help, not the session's."""
+    app = typer.Typer()
+
+    @app.command()
+    @settings_flags("max_tokens", command="eval")
+    def run(cli: dict = {}) -> None:
+        pass
+
+    text = " ".join(CliRunner().invoke(app, ["--help"]).output.split())
+    assert "(default 1024; 0: no cap)" in text and "8192" not in text
+
+
 def test_value_flags_are_those_followed_by_a_value():
     assert {"--model", "--local", "--runner", "--tools", "--pass-env"} <= VALUE_FLAGS
     assert not {"-y", "--no-tools", "--json", "--no-checkpoints", "--debug"} & VALUE_FLAGS
