@@ -83,8 +83,9 @@ def acknowledged(view: TaskView) -> Request | None:
 def run_first(view: TaskView) -> Request | None:
     """An answer given before any code ran, to a task about files or folders of the working
     folder that the model has seen at most a preview of, is a guess: it is asked to run
-    code that finds the answer first."""
-    if view.ran:
+    code that finds the answer first. Not once this task proposed a block that the person or
+    a rule refused: the model did try, and asking again would press against that decision."""
+    if view.records:
         return None
     if view.previewed:
         why = f"Only a preview of {listed(view.previewed)} was shown to you"

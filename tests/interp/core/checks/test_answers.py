@@ -49,6 +49,19 @@ def test_an_answer_about_a_previewed_file_before_any_code_is_asked_to_run(tmp_pa
                           records=ran)) is None
 
 
+def test_an_answer_after_a_refused_block_is_not_asked_to_run_code(tmp_path):
+    """A hook or a rule denied the model's block (or the person declined it): its answer
+    ("I was not allowed to delete it.") stands; asking it to run code would press on."""
+    from interp.core import blocks
+
+    (tmp_path / "data").mkdir()
+    for status in ("denied", "declined"):
+        refused = [blocks.not_run(1, "shell", "rm -rf data", status, "no deleting here")]
+        assert run_first(view("Delete the data folder.", "I was not allowed to delete it.",
+                              records=refused, root=tmp_path)) is None
+    assert run_first(view("Delete the data folder.", "Done.", root=tmp_path)) is not None
+
+
 def test_an_answer_about_a_folder_here_before_any_code_is_asked_to_run(tmp_path):
     (tmp_path / "photos").mkdir()
     request = run_first(view("How many files are in photos?", "There are 3 files.", root=tmp_path))
