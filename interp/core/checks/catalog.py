@@ -32,6 +32,8 @@ class ListedCheck:
 # In the order they run. Each reason is the general one that earns its place (docs/checks.md
 # has what each was measured to do).
 CHECKS: tuple[ListedCheck, ...] = (
+    ListedCheck("repeat-failed", "code that failed, proposed again unchanged, fails again",
+                "proposed", "here", reruns.repeat_failed, asks=1),
     ListedCheck("cut-off", "a block cut off at the length limit is incomplete code",
                 "proposed", "here", reruns.cut_off, asks=4),
     ListedCheck("untagged-code", "code in a fence without a language tag does not run",

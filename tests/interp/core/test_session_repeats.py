@@ -1,7 +1,7 @@
-"""Code proposed again: failed code runs again, with a note, until the loop guard asks for the
-answer; a block cut off at the length limit is retracted and asked again with sampling
-(LocalModel's `runaway_sampling`: the reply check cut-off). Real client, the fake OpenAI
-server, real runners."""
+"""Code proposed again: failed code is not run, the reply is retracted and the model asked
+again with sampling (LocalModel's `retry_sampling`), as is a block cut off at the length limit
+(`runaway_sampling`): the reply checks repeat-failed and cut-off. Real client, the fake
+OpenAI server, real runners."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ FIXED = py("rows = [{'price': '3.5'}, {'price': 'N/A'}]\n"
            "total = sum(float(r['price']) for r in rows if r['price'] != 'N/A')\nprint(total)")
 
 
+RESAMPLES = next(c.asks for c in CHECKS if c.name == "repeat-failed")
 CUT_OFFS = next(c.asks for c in CHECKS if c.name == "cut-off")
 
 
@@ -51,23 +52,44 @@ def notices(events, level="info"):
     return [n["text"] for n in of(events, "notice") if n["level"] == level]
 
 
-def test_failed_code_proposed_again_runs_again_with_a_note(server, make_session):
-    """A model that declares sampling (as LocalModel does) is not asked again with it: the
-    same failing code runs again, and the note says it is the same code, failing again."""
+def test_failed_code_proposed_again_is_asked_again_with_sampling(server, make_session):
     server.script([QWEN_SAME_FIX, QWEN_SAME_FIX, FIXED, "The total is 3.5."])
     events = run(make_session(server, tools="off", model_cls=Sampled), "fix the total")
     assert finished(events) == {"exit_code": 0, "reason": "done"}
-    assert [e["status"] for e in of(events, "block.finished")] == ["error", "error", "ok"]
-    assert not notices(events)
-    assert all("temperature" not in r for r in server.requests)
-    assert "this is the same code as your previous run, and it failed again" in told(server, 2)
+    assert [e["status"] for e in of(events, "block.finished")] == ["error", "ok"]
+    assert notices(events) == ["The model proposed the code of block 1 again, which failed; it "
+                               "was not run. Asking again with sampling."]
+    assert [n.get("check") for n in of(events, "notice")] == ["repeat-failed"]
+    assert [r.get("temperature") for r in server.requests] == [None, None, 0.7, None]
+    assert server.requests[2]["seed"] == 1
+    sent = server.requests[2]["messages"]
+    assert [m["role"] for m in sent] == ["system", "user", "assistant", "user"]  # retracted
+    assert sent[-1]["content"].endswith(
+        "Note: your last reply proposed the code of block 1 again, which failed on line 2: "
+        "`total = sum(float(r['price']) for r in rows)`; it was not run. Write changed code "
+        "that avoids that error.")
+    replied = of(events, "message")
+    assert replied[1]["blocks"] == [] and not replied[1]["final"]
 
 
-def test_the_same_failing_code_ends_with_the_loop_guard(server, make_session):
+def test_asking_again_stops_after_the_limit_and_the_loop_guard_takes_over(server, make_session):
     server.default = QWEN_SAME_FIX
     events = run(make_session(server, tools="off", model_cls=Sampled, max_turns=12), "fix it")
     assert finished(events)["exit_code"] == exits.LOOP
-    assert [e["status"] for e in of(events, "block.finished")] == ["error"] * 3
+    assert len(notices(events)) == RESAMPLES + 1  # asked again, then for the answer
+    assert [r.get("seed") for r in server.requests[:RESAMPLES + 2]] == [None, None, *range(1, RESAMPLES + 1)]
+
+
+def test_failed_code_is_asked_again_once_a_task_and_then_runs_again(server, make_session):
+    """One sampled retry a task: DABench showed further retries of the same failing code
+    rescued nothing and doubled a question's time."""
+    server.script([QWEN_SAME_FIX] * 3 + ["It fails."])
+    events = run(make_session(server, tools="off", model_cls=Sampled), "fix the total")
+    assert [e["status"] for e in of(events, "block.finished")] == ["error", "error"]
+    assert [r.get("temperature") for r in server.requests] == [None, None, 0.7, None]
+    assert [r.get("seed") for r in server.requests] == [None, None, 1, None]
+    assert len(notices(events)) == RESAMPLES == 1
+    assert "this is the same code as your previous run, and it failed again" in told(server, 3)
 
 
 def test_failed_code_runs_again_after_a_block_that_did_not_fail(server, make_session):
@@ -76,6 +98,13 @@ def test_failed_code_runs_again_after_a_block_that_did_not_fail(server, make_ses
     events = run(make_session(server, tools="off", model_cls=Sampled), "fix the total")
     assert [e["status"] for e in of(events, "block.finished")] == ["error", "ok", "error"]
     assert not notices(events)
+
+
+def test_a_model_without_retry_sampling_runs_it_again(server, make_session):
+    server.script([QWEN_SAME_FIX, QWEN_SAME_FIX, "It fails."])
+    events = run(make_session(server, tools="off"), "fix the total")
+    assert [e["status"] for e in of(events, "block.finished")] == ["error", "error"]
+    assert all("temperature" not in r for r in server.requests)
 
 
 def test_the_same_code_again_runs_until_the_loop_guard_asks_for_the_answer(server, make_session):
