@@ -11,7 +11,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-OWNER = ".interp-owner"  # in the folder: the pid of the run that holds it
+OWNER = ".owner"  # beside the folder (FOLDER.owner, out of the code's reach): the pid holding it
 UNOWNED_AGE = 60.0  # seconds after which a folder with no owner is taken as left behind
 
 
@@ -25,11 +25,17 @@ def fixed_folder(name: str) -> Iterator[Path]:
     top = Path(tempfile.gettempdir()) / stem
     if not _claim(top):
         top = Path(tempfile.mkdtemp(prefix=stem + "-"))
+    owner = _owner(top)
     try:
-        (top / OWNER).write_text(str(os.getpid()))
+        owner.write_text(str(os.getpid()))
         yield top
     finally:
         shutil.rmtree(top, ignore_errors=True)
+        owner.unlink(missing_ok=True)
+
+
+def _owner(top: Path) -> Path:
+    return top.with_name(top.name + OWNER)
 
 
 def _claim(top: Path) -> bool:
@@ -51,7 +57,7 @@ def _claim(top: Path) -> bool:
 def _left_behind(top: Path) -> bool:
     """Whether a folder's owner is no longer running (or, with no owner, it is old)."""
     try:
-        pid = int((top / OWNER).read_text())
+        pid = int(_owner(top).read_text())
     except (OSError, ValueError):
         try:
             return time.time() - top.stat().st_mtime > UNOWNED_AGE

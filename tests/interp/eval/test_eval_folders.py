@@ -39,15 +39,16 @@ def test_a_folder_left_by_a_killed_run_is_taken_over(tmp_path, monkeypatch):
                           capture_output=True, text=True).stdout.strip()
     left = tmp_path / "interp-task-a"
     (left / "work").mkdir(parents=True)
-    (left / ".interp-owner").write_text(gone)
+    (tmp_path / "interp-task-a.owner").write_text(gone)
     with fixed_folder("task-a") as folder:
         assert folder == left and not (folder / "work").exists()
     live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
     try:
         left.mkdir()
-        (left / ".interp-owner").write_text(str(live.pid))
+        (tmp_path / "interp-task-a.owner").write_text(str(live.pid))
         with fixed_folder("task-a") as folder:
             assert folder != left and left.is_dir()
+        assert (tmp_path / "interp-task-a.owner").read_text() == str(live.pid)
     finally:
         live.kill()
         live.wait()
