@@ -21,6 +21,7 @@ from xml.sax.saxutils import escape
 
 from interp.core.files.file_formats import UnreadableWorkbook
 from interp.eval.tasks.workbooks import MAIN_NS, PKG_NS, REL_NS, sheet_rows
+from languages.process.plumbing import hidden_by_private_tmp
 from languages.process.sandbox import Sandbox, SandboxError, check_sandbox
 
 MAX_BYTES = 8 << 20
@@ -167,12 +168,13 @@ def _sheet_xml(rows: list[list[object]]) -> str:
 # -- running a script the model fixed ---------------------------------------------------------
 def run_script(folder: Path, argv: list[str], timeout: float = 60.0) -> tuple[int | None, str]:
     """(exit status, output) of `argv` run on a copy of `folder`, in the sandbox when bubblewrap
-    works here; None as the status when it did not finish in time or could not start."""
+    works here (an interpreter under /tmp stays visible in its private /tmp); None as the
+    status when it did not finish in time or could not start."""
     with tempfile.TemporaryDirectory(prefix="interp-task-check-") as top:
         copy = Path(top) / "work"
         shutil.copytree(folder, copy, symlinks=True)
         if sandbox_works():
-            argv = Sandbox("workspace").wrap(argv, str(copy))
+            argv = Sandbox("workspace").wrap(argv, str(copy), hidden_by_private_tmp(argv))
         try:
             done = subprocess.run(argv, cwd=copy, stdin=subprocess.DEVNULL, capture_output=True,
                                   timeout=timeout, env=_environment(copy), start_new_session=True)
