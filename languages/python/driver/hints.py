@@ -1,14 +1,15 @@
 """Did-you-mean notes after a failure. After a KeyError: the keys the dict on the failing
 line has, or the columns of the table, with those like the missing one. After a module has no
 such attribute: the names it has that are like it. After text failed to convert to a number:
-how to clean it or skip it. After a path was not found: paths.py.
+the table column it came from, and how to clean it, skip it or leave the column out. After a
+path was not found: paths.py.
 
 Runs inside the user's python3 (compatible with Python 3.8); never imports pandas itself.
 """
 
 import sys
 
-from .state import clipped, failing_frame, failing_names, short
+from .state import clipped, failing_frame, failing_names, listed, short
 
 MAX_KEYS = 20  # dict keys named in one note
 MAX_SEARCHED = 50  # columns whose values are searched for the key
@@ -144,8 +145,9 @@ def attribute_note(exc):
     return clipped(note)
 
 
-NOT_A_NUMBER = ("could not convert string to float: (.+)",
-                "invalid literal for int\\(\\) with base 10: (.+)")
+NOT_A_NUMBER = ("could not convert string to float: (.+)$",
+                "invalid literal for int\\(\\) with base 10: (.+)$")
+MAX_SEARCHED_TABLES = 8  # tables searched for the text that is not a number
 
 
 def readable(text):
@@ -157,14 +159,47 @@ def readable(text):
     return True
 
 
-def number_note(exc):
-    """The note for a failed block, or None: how to clean or skip text that is not a number."""
+def text_columns(pd, table):
+    """The columns of a DataFrame (or the one of a Series) that hold text, by label."""
+    if isinstance(table, pd.Series):
+        return [] if pd.api.types.is_numeric_dtype(table.dtype) else [table.name]
+    return [label for label, dtype in table.dtypes.items()
+            if not pd.api.types.is_numeric_dtype(dtype)]
+
+
+def holding(namespace, exc, value):
+    """(table name, column, the table's text columns) of the first table in memory with a
+    text column that holds the value: those on the failing line first; or None."""
+    pd = sys.modules.get("pandas")
+    if pd is None:
+        return None
+    named = failing_names(exc)
+    tables = [(name not in named, name, table)
+              for name, table in failing_frame_names(exc, namespace).items()
+              if not name.startswith("_") and isinstance(table, (pd.DataFrame, pd.Series))]
+    searched = 0
+    for _, name, table in sorted(tables, key=lambda entry: entry[0])[:MAX_SEARCHED_TABLES]:
+        columns = text_columns(pd, table)
+        for label in columns:
+            if searched == MAX_SEARCHED:
+                return None
+            searched += 1
+            series = table if isinstance(table, pd.Series) else table[label]
+            if isinstance(series, pd.Series) and (series == value).any():
+                return name, label, columns
+    return None
+
+
+def number_note(exc, namespace):
+    """The note for a failed block, or None: where in the tables in memory the text that is
+    not a number is (code that needs numbers was given a text column, such as names or ids),
+    and how to clean it, skip it or leave such columns out."""
     import ast
     import re
     if not isinstance(exc, ValueError):
         return None
     try:
-        found = [re.fullmatch(pattern, str(exc), re.S) for pattern in NOT_A_NUMBER]
+        found = [re.search(pattern, str(exc)) for pattern in NOT_A_NUMBER]
         found = [match for match in found if match]
         value = ast.literal_eval(found[0].group(1)) if found else None
         if not isinstance(value, str) or readable(value):  # int('12.5'): a float, not text
@@ -173,10 +208,24 @@ def number_note(exc):
         around = sorted(set(around), key=around.index)
         if any(c.isdigit() for c in value) and around:
             replaced = "".join(".replace(%r, '')" % c for c in around)
-            return clipped("%r holds a number with other characters around it: remove them (for "
-                           "example %s) before converting" % (value, replaced))
-    except Exception:  # the note is only a help
+            how = ("if the column is numbers written with other characters, remove them (for "
+                   "example %s) before converting" % replaced)
+            alone = "%r holds a number with other characters around it: remove them (for " \
+                    "example %s) before converting" % (value, replaced)
+        else:
+            how = ("to skip single values that are not numbers: pd.to_numeric(column, "
+                   "errors='coerce') makes them empty")
+            alone = "%r is not a number: to skip such values, convert inside try/except " \
+                    "ValueError (for a pandas column: pd.to_numeric(column, errors='coerce') " \
+                    "makes them empty)" % value
+        place = holding(namespace, exc, value)
+    except Exception:  # the user's objects may be in any state; the note is only a help
         return None
-    return clipped("%r is not a number: to skip such values, convert inside try/except ValueError "
-                   "(for a pandas column: pd.to_numeric(column, errors='coerce') makes them "
-                   "empty)" % value)
+    if place is None:
+        return clipped(alone)
+    name, label, columns = place
+    return clipped("%r is a value of column %s of %s, which holds text (%s's text columns: %s): "
+                   "code that needs numbers, such as a model's fit, takes only the number "
+                   "columns (%s.select_dtypes('number')) or text turned into numbers "
+                   "(pd.get_dummies for categories); %s"
+                   % (value, short(repr(label)), name, name, listed(columns), name, how))

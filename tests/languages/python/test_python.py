@@ -359,10 +359,49 @@ def test_text_that_is_not_a_number_gets_how_to_clean_or_skip_it(py, collect, tmp
                          "prices = pd.DataFrame({'price': ['$1,299.00', '$5.00']})\n"
                          "prices['price'] = prices['price'].astype(float)")
     assert res.notes[0] == (
-        "'$1,299.00' holds a number with other characters around it: remove them (for example "
-        ".replace('$', '').replace(',', '')) before converting")
+        "'$1,299.00' is a value of column 'price' of prices, which holds text (prices's text "
+        "columns: price): code that needs numbers, such as a model's fit, takes only the number "
+        "columns (prices.select_dtypes('number')) or text turned into numbers (pd.get_dummies "
+        "for categories); if the column is numbers written with other characters, remove them "
+        "(for example .replace('$', '').replace(',', '')) before converting")
+    _, res = collect(py, "float('7.50 EUR')")
+    assert res.notes[0] == (
+        "'7.50 EUR' holds a number with other characters around it: remove them (for example "
+        ".replace(' ', '').replace('E', '').replace('U', '').replace('R', '')) before "
+        "converting")  # in no table in memory
     _, res = collect(py, "int('12.5')")
     assert res.notes == ()  # a number, only not a whole one
+
+
+def test_text_of_a_table_given_to_code_that_needs_numbers_names_its_column(py, collect):
+    """Fitting a model on a whole table fails on its first text value, such as a passenger's
+    name or a site id: the note names the column it is in and how to leave text columns out,
+    not how to convert the name, also when the library's message has a line before it."""
+    _, res = collect(py, textwrap.dedent("""\
+        import numpy as np, pandas as pd
+        people = pd.DataFrame({'id': [1, 2], 'name': ['Ball, Mrs. Ada', 'Hoff, Mr. Louis'],
+                               'cabin': ['B5', None], 'age': [30.0, 41.0]})
+        features = people.drop(columns=['age'])
+        np.asarray(features, dtype=float)
+    """))
+    assert res.error == "ValueError: could not convert string to float: 'Ball, Mrs. Ada'"
+    assert res.notes[0] == (
+        "'Ball, Mrs. Ada' is a value of column 'name' of features, which holds text (features's "
+        "text columns: name, cabin): code that needs numbers, such as a model's fit, takes only "
+        "the number columns (features.select_dtypes('number')) or text turned into numbers "
+        "(pd.get_dummies for categories); to skip single values that are not numbers: "
+        "pd.to_numeric(column, errors='coerce') makes them empty")
+    _, res = collect(py, "raise ValueError('Cannot use mean strategy with non-numeric data:\\n'\n"
+                         "                 \"could not convert string to float: '(HA2)149'\")\n")
+    assert res.notes[0].startswith("'(HA2)149' holds a number with other characters")
+    _, res = collect(py, "sites = pd.DataFrame({'site': ['(HA2)149', '12'], 'sel': [0.5, 1.5]})\n"
+                         "np.asarray(sites, dtype=float)")
+    assert res.notes[0].startswith(
+        "'(HA2)149' is a value of column 'site' of sites, which holds text (sites's text "
+        "columns: site): ")
+    assert res.notes[0].endswith("if the column is numbers written with other characters, "
+                                 "remove them (for example .replace('(', '').replace('H', '')"
+                                 ".replace('A', '').replace(')', '')) before converting")
 
 
 def test_a_made_up_path_points_at_the_working_folder(fresh, collect, tmp_path):
