@@ -9,10 +9,10 @@ Runs inside the user's python3 (compatible with Python 3.8); never imports panda
 
 import sys
 
-from .state import clipped, failing_frame, failing_names, listed, short
+from .state import clipped, failing_frame, failing_names, listed, short, tables_in
 
 MAX_KEYS = 20  # dict keys named in one note
-MAX_SEARCHED = 50  # columns whose values are searched for the key
+MAX_SEARCHED = 50  # text columns searched for a value that is not a number
 NOT_FOUND = "Column not found: "  # pandas' KeyError text after groupby(...)[column]
 
 
@@ -173,12 +173,9 @@ def holding(namespace, exc, value):
     pd = sys.modules.get("pandas")
     if pd is None:
         return None
-    named = failing_names(exc)
-    tables = [(name not in named, name, table)
-              for name, table in failing_frame_names(exc, namespace).items()
-              if not name.startswith("_") and isinstance(table, (pd.DataFrame, pd.Series))]
+    tables = tables_in(pd, failing_frame_names(exc, namespace), exc)
     searched = 0
-    for _, name, table in sorted(tables, key=lambda entry: entry[0])[:MAX_SEARCHED_TABLES]:
+    for name, table in tables[:MAX_SEARCHED_TABLES]:
         columns = text_columns(pd, table)
         for label in columns:
             if searched == MAX_SEARCHED:
@@ -207,17 +204,15 @@ def number_note(exc, namespace):
         around = [c for c in value if not (c.isdigit() or c in ".-")]
         around = sorted(set(around), key=around.index)
         if any(c.isdigit() for c in value) and around:
-            replaced = "".join(".replace(%r, '')" % c for c in around)
-            how = ("if the column is numbers written with other characters, remove them (for "
-                   "example %s) before converting" % replaced)
-            alone = "%r holds a number with other characters around it: remove them (for " \
-                    "example %s) before converting" % (value, replaced)
+            clean = "remove them (for example %s) before converting" % "".join(
+                ".replace(%r, '')" % c for c in around)
+            how = "if the column is numbers written with other characters, " + clean
+            alone = "%r holds a number with other characters around it: %s" % (value, clean)
         else:
-            how = ("to skip single values that are not numbers: pd.to_numeric(column, "
-                   "errors='coerce') makes them empty")
-            alone = "%r is not a number: to skip such values, convert inside try/except " \
-                    "ValueError (for a pandas column: pd.to_numeric(column, errors='coerce') " \
-                    "makes them empty)" % value
+            skip = "pd.to_numeric(column, errors='coerce') makes them empty"
+            how = "to skip single values that are not numbers: " + skip
+            alone = ("%r is not a number: to skip such values, convert inside try/except "
+                     "ValueError (for a pandas column: %s)" % (value, skip))
         place = holding(namespace, exc, value)
     except Exception:  # the user's objects may be in any state; the note is only a help
         return None

@@ -262,7 +262,8 @@ class Driver:
                 return {"status": "error", "error": summary(exc), "limit": "memory"}
             # from state.py, hints.py and paths.py, whose sources come first
             found = (name_note(exc), key_note(self.namespace, exc), attribute_note(exc),
-                     path_note(exc), number_note(exc, self.namespace), tables_note(self.namespace, exc))
+                     path_note(exc), number_note(exc, self.namespace),
+                     tables_note(self.namespace, exc))
             return {"status": "error", "error": summary(exc),
                     "notes": notes + [note for note in found if note]}
         return {"status": "ok", "notes": notes}

@@ -93,6 +93,15 @@ def from_pandas(exc):
     return False
 
 
+def tables_in(pd, names, exc):
+    """(name, table) of the DataFrames and Series among `names` (a namespace), those on the
+    failing line first, the rest in the namespace's order."""
+    named = failing_names(exc)
+    tables = [(name, value) for name, value in list(names.items())
+              if not name.startswith("_") and isinstance(value, (pd.DataFrame, pd.Series))]
+    return sorted(tables, key=lambda entry: entry[0] not in named)  # stable: order kept
+
+
 def tables_note(namespace, exc):
     """The note for a failed block, or None: the DataFrames and Series in the namespace (those
     on the failing line first), when pandas is in use and the error is one they explain."""
@@ -100,14 +109,10 @@ def tables_note(namespace, exc):
     if pd is None or not from_pandas(exc):
         return None
     try:
-        named = failing_names(exc)
-        tables = [(name not in named, position, name, value)
-                  for position, (name, value) in enumerate(list(namespace.items()))
-                  if not name.startswith("_") and isinstance(value, (pd.DataFrame, pd.Series))]
+        tables = tables_in(pd, namespace, exc)
         if not tables:
             return None
-        tables.sort(key=lambda entry: entry[:2])
-        shown = [describe_table(pd, name, value) for _, _, name, value in tables[:MAX_TABLES]]
+        shown = [describe_table(pd, name, value) for name, value in tables[:MAX_TABLES]]
     except Exception:  # the user's objects may be in any state; the note is only a help
         return None
     more = len(tables) - len(shown)
