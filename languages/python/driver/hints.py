@@ -148,6 +148,8 @@ def attribute_note(exc):
 NOT_A_NUMBER = ("could not convert string to float: (.+)$",
                 "invalid literal for int\\(\\) with base 10: (.+)$")
 MAX_SEARCHED_TABLES = 8  # tables searched for the text that is not a number
+MAX_READ = 200  # values of the column read to tell numbers written as text from text
+WRITTEN_AROUND = " ,_'$%\u20ac\u00a3\u00a5"  # what people write in numbers: 1,299.00 $5 12 %
 
 
 def readable(text):
@@ -159,6 +161,16 @@ def readable(text):
     return True
 
 
+def numbers_written_as_text(series):
+    """Whether most of a text column's values (the first MAX_READ that are not empty) are
+    numbers, as they are or once separators, currency and percent signs are left out: such a
+    column is numbers with some written otherwise, not names or ids."""
+    values = [str(value) for value in series.dropna().head(MAX_READ)]
+    numbers = [value for value in values
+               if readable("".join(c for c in value if c not in WRITTEN_AROUND))]
+    return len(numbers) * 2 > len(values)
+
+
 def text_columns(pd, table):
     """The columns of a DataFrame (or the one of a Series) that hold text, by label."""
     if isinstance(table, pd.Series):
@@ -168,8 +180,9 @@ def text_columns(pd, table):
 
 
 def holding(namespace, exc, value):
-    """(table name, column, the table's text columns) of the first table in memory with a
-    text column that holds the value: those on the failing line first; or None."""
+    """(table name, column, the table's text columns, whether the column is mostly numbers)
+    of the first table in memory with a text column that holds the value: those on the
+    failing line first; or None."""
     pd = sys.modules.get("pandas")
     if pd is None:
         return None
@@ -183,14 +196,15 @@ def holding(namespace, exc, value):
             searched += 1
             series = table if isinstance(table, pd.Series) else table[label]
             if isinstance(series, pd.Series) and (series == value).any():
-                return name, label, columns
+                return name, label, columns, numbers_written_as_text(series)
     return None
 
 
 def number_note(exc, namespace):
     """The note for a failed block, or None: where in the tables in memory the text that is
-    not a number is (code that needs numbers was given a text column, such as names or ids),
-    and how to clean it, skip it or leave such columns out."""
+    not a number is, and what to do. A column that is mostly numbers: how to clean or skip
+    the others. A column of text (names, ids) given to code that needs numbers, such as a
+    model's fit: how to leave text columns out or encode them; converting would empty it."""
     import ast
     import re
     if not isinstance(exc, ValueError):
@@ -206,11 +220,11 @@ def number_note(exc, namespace):
         if any(c.isdigit() for c in value) and around:
             clean = "remove them (for example %s) before converting" % "".join(
                 ".replace(%r, '')" % c for c in around)
-            how = "if the column is numbers written with other characters, " + clean
+            how = "holds numbers written with other characters: " + clean
             alone = "%r holds a number with other characters around it: %s" % (value, clean)
         else:
             skip = "pd.to_numeric(column, errors='coerce') makes them empty"
-            how = "to skip single values that are not numbers: " + skip
+            how = "is mostly numbers: to skip the values that are not, " + skip
             alone = ("%r is not a number: to skip such values, convert inside try/except "
                      "ValueError (for a pandas column: %s)" % (value, skip))
         place = holding(namespace, exc, value)
@@ -218,9 +232,12 @@ def number_note(exc, namespace):
         return None
     if place is None:
         return clipped(alone)
-    name, label, columns = place
-    return clipped("%r is a value of column %s of %s, which holds text (%s's text columns: %s): "
-                   "code that needs numbers, such as a model's fit, takes only the number "
-                   "columns (%s.select_dtypes('number')) or text turned into numbers "
-                   "(pd.get_dummies for categories); %s"
-                   % (value, short(repr(label)), name, name, listed(columns), name, how))
+    name, label, columns, numbers = place
+    where = "%r is a value of column %s of %s" % (value, short(repr(label)), name)
+    if numbers:
+        return clipped("%s, which %s" % (where, how))
+    return clipped("%s, which holds text, not numbers (%s's text columns: %s): code that needs "
+                   "numbers, such as a model's fit, takes only the number columns "
+                   "(%s.select_dtypes('number')) or text turned into numbers (pd.get_dummies "
+                   "for categories); converting such a column to numbers would leave it empty"
+                   % (where, name, listed(columns), name))
