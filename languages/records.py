@@ -31,13 +31,45 @@ class CapturedOutput:
         """Head and tail joined, with no marker (the full text when nothing was cut)."""
         return self.head + self.tail
 
-    def for_model(self) -> str:
-        """A bounded, escape-free copy with a note on what was left out."""
+    def within(self, chars: int | None) -> CapturedOutput:
+        """This output with at most `chars` of its characters kept, half from its start and
+        half from its end (at line ends, as the capture cuts), the rest counted as omitted:
+        the full text stays where it was (the spool file, the block's record). None: as is."""
+        if chars is None or len(self.head) + len(self.tail) <= chars:
+            return self
+        keep = max(chars // 2, 1)
+        start, end = (self.head, self.tail) if self.truncated else (self.text, self.text)
+        head = whole_lines_head(start[:keep])
+        tail = whole_lines_tail(end[-keep:], end[-keep - 1:-keep] not in ("", "\n"))
+        lines = self.omitted_lines + self.text.count("\n")
+        return CapturedOutput(head, tail, self.total_chars - len(head) - len(tail),
+                              max(0, lines - head.count("\n") - tail.count("\n")),
+                              self.total_chars, self.spool_path)
+
+    def for_model(self, chars: int | None = None) -> str:
+        """A bounded, escape-free copy, at most `chars` characters of the output (None: what
+        the capture kept), with a note on what was left out."""
+        if chars is not None:
+            return self.within(chars).for_model()
         if not self.truncated:
             return strip_escapes(self.head + self.tail)
-        note = (f"\n[... {self.omitted_chars} characters ({self.omitted_lines} lines) omitted;"
-                f" full output in {self.spool_path} ...]\n")
+        where = f"; full output in {self.spool_path}" if self.spool_path else ""
+        note = (f"\n[... {self.omitted_chars} characters ({self.omitted_lines} lines) "
+                f"omitted{where} ...]\n")
         return strip_escapes(self.head).rstrip("\n") + note + strip_escapes(self.tail)
+
+
+def whole_lines_head(head: str) -> str:
+    """head up to its last line end, unless that line end is in its first half."""
+    cut = head.rfind("\n")
+    return head if head.endswith("\n") or cut < len(head) // 2 else head[:cut + 1]
+
+
+def whole_lines_tail(tail: str, cut: bool) -> str:
+    """tail from the start of its first whole line (`cut`: it starts inside a line), unless
+    that is past its first half."""
+    start = tail.find("\n") if cut else -1
+    return tail if start < 0 or start >= len(tail) // 2 else tail[start + 1:]
 
 
 @dataclass(frozen=True)
@@ -146,9 +178,10 @@ class Result(Outcome):
         """True when the process was replaced, so earlier variables are gone."""
         return self.died or self.restarted
 
-    def model_text(self) -> str:
-        """The bounded output for the model followed by the text of each display, in order."""
-        text = self.output.for_model()
+    def model_text(self, chars: int | None = None) -> str:
+        """The bounded output for the model (at most `chars` characters of it; None: what the
+        capture kept) followed by the text of each display, in order."""
+        text = self.output.for_model(chars)
         shown = [strip_escapes(d.text) for d in self.displays if d.text]
         if not shown:
             return text

@@ -57,6 +57,7 @@ def session_config(settings: Settings, cwd: str, store: ConversationStore, *,
                            tools=settings.tools, runner=replace(runner_config(settings), cwd=cwd),
                            instructions=instructions, compact_at=settings.compact_at / 100,
                            mentions=settings.mentions, checks=settings.checks,
+                           max_output=settings.max_output,
                            unwatched=(*workspace.own_folders(store.root.parent),
                                       *workspace.own_streams()), skills=skills,
                            output_schema=output_schema)
@@ -116,9 +117,10 @@ def runner_config(settings: Settings) -> RunnerConfig:
         raise UsageError(f"interp: {exc}") from None
     limits = Limits(memory_mb=_limit(settings.memory_limit, DEFAULT_MEMORY_MB),
                     processes=_limit(settings.process_limit, DEFAULT_PROCESSES))
+    kept = max(RunnerConfig.head_chars, -(-(settings.max_output or 0) // 2))  # max_output fits
     return RunnerConfig(python=settings.python, cwd=os.getcwd(), sandbox=sandbox, limits=limits,
                         env_remove=runner_env_remove_for(settings),
-                        output_dir=settings.output_dir)
+                        output_dir=settings.output_dir, head_chars=kept, tail_chars=kept)
 
 
 def attach_files(session: Session, paths) -> list[str]:

@@ -194,6 +194,12 @@ OPTIONS: tuple[Option, ...] = (
            _value("--max-tokens", metavar="N", help="Cap on the length of a reply in tokens "
                   "(default {default}; 0: no cap)."), check=zero_or_more("no cap"),
            command_defaults=(("eval", 1024),)),
+    Option("max_output", int, None, "characters of a block's output the model is given, from "
+           "its start and end; None: 4000 for a model run on this machine, 16000 for others",
+           _value("--max-output", metavar="CHARS", help="Most characters of a block's output "
+                  "the model is given, from its start and end (default: 4000 for a model run "
+                  "on this machine, 16000 for others); all of it stays in the session."),
+           check=at_least(200)),
     Option("sandbox", str, "off", "where code runs: " + ", ".join(SANDBOX_MODES),
            _value("--sandbox", metavar="|".join(SANDBOX_MODES),
                   help="Run code inside bubblewrap (Linux)."), check=one_of(SANDBOX_MODES)),

@@ -30,6 +30,8 @@ class SessionConfig:
     mentions: bool = True  # describe the working folder's files a task names (as /file does)
     unwatched: tuple[str, ...] = ()  # interp's own folders and output files: not a block's doing
     checks: str | tuple[str, ...] = "auto"  # the reply checks: auto | on | off | their names
+    max_output: int | None = None  # characters of a block's output the model is given; None:
+    # by model (replies/report.py: output_chars)
     skills: Skills | None = None  # skills (.agents/skills), listed in the system prompt
     # The answer as JSON valid against this JSON Schema (--output-schema; checks/schema.py).
     output_schema: Any = field(default=None, compare=False)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Protocol
+from urllib.parse import urlparse
 
 LOCAL = "local"  # the model name of the local llama.cpp model (`--local`, `model = "local"`)
 KINDS = frozenset({"auth", "not_found", "connection", "rate_limit", "server", "timeout", "bad_request", "other"})
@@ -91,3 +92,15 @@ class Model(Protocol):
     def supports_vision(self) -> bool: ...
     def context_window(self) -> int | None: ...
     def count_tokens(self, messages: list[dict]) -> int: ...
+
+
+def runs_here(model) -> bool:
+    """Whether a model runs on this machine (`--local`, Ollama, any endpoint on loopback):
+    the small models interp's checks were measured on."""
+    if getattr(model, "one_block_per_reply", False):  # interp's own --local model
+        return True
+    name = str(getattr(model, "name", "")).lower()
+    if name.startswith(("ollama/", "ollama_chat/")) and not getattr(model, "api_base", None):
+        return True
+    host = urlparse(str(getattr(model, "api_base", "") or "")).hostname or ""
+    return host in ("localhost", "127.0.0.1", "::1") or host.startswith("127.")

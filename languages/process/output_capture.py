@@ -6,7 +6,7 @@ import codecs
 import os
 import re
 
-from ..records import CapturedOutput
+from ..records import CapturedOutput, whole_lines_head, whole_lines_tail
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -45,18 +45,6 @@ class StreamDecoder:
             text = text[:-1]
             self._held_cr = True
         return text.replace("\r\n", "\n") if "\r" in text else text  # `in` is a fast scan
-
-
-def _whole_lines_head(head: str) -> str:
-    """head up to its last line end, unless that line end is in its first half."""
-    cut = head.rfind("\n")
-    return head if head.endswith("\n") or cut < len(head) // 2 else head[:cut + 1]
-
-
-def _whole_lines_tail(tail: str, cut: bool) -> str:
-    """tail from the start of its first whole line, unless that is past its first half."""
-    start = tail.find("\n") if cut else -1
-    return tail if start < 0 or start >= len(tail) // 2 else tail[start + 1:]
 
 
 class OutputCapture:
@@ -111,7 +99,7 @@ class OutputCapture:
             self._file.close()
             spool = self._spool_path
         if self._total > len(head) + len(tail):
-            head, tail = _whole_lines_head(head), _whole_lines_tail(tail, before not in ("", "\n"))
+            head, tail = whole_lines_head(head), whole_lines_tail(tail, before not in ("", "\n"))
         omitted = self._total - len(head) - len(tail)
         omitted_lines = max(0, self._lines - head.count("\n") - tail.count("\n"))
         return CapturedOutput(head, tail, omitted, omitted_lines if omitted else 0,

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from urllib.parse import urlparse
 
 from interp.core.checks import answers, form, installs, reports, reruns
 from interp.core.checks.base import Request, Scope, Stage, TaskView
+from interp.models.base import runs_here
 
 MODES = ("auto", "on", "off")
 
@@ -74,18 +74,6 @@ def parse_setting(value: str) -> tuple[str, ...] | str:
         raise ValueError(f"must be auto, on, off or check names ({', '.join(NAMES)}), "
                          f"not {unknown[0] if unknown else value!r}")
     return names
-
-
-def runs_here(model) -> bool:
-    """Whether a model runs on this machine (`--local`, Ollama, any endpoint on loopback):
-    the small models interp's checks were measured on."""
-    if getattr(model, "one_block_per_reply", False):  # interp's own --local model
-        return True
-    name = str(getattr(model, "name", "")).lower()
-    if name.startswith(("ollama/", "ollama_chat/")) and not getattr(model, "api_base", None):
-        return True
-    host = urlparse(str(getattr(model, "api_base", "") or "")).hostname or ""
-    return host in ("localhost", "127.0.0.1", "::1") or host.startswith("127.")
 
 
 def active(setting: str | tuple[str, ...], model) -> tuple[ListedCheck, ...]:

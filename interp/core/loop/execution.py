@@ -16,7 +16,8 @@ from interp.core import events as ev
 from interp.core.files import workspace
 from interp.core.checks.form import answer_form
 from interp.core.loop.repeats import LoopGuard
-from interp.core.replies.report import next_step, report_messages, restated, with_footer
+from interp.core.replies.report import (next_step, output_chars, report_messages, restated,
+                                        with_footer)
 from interp.core.state import SessionState
 from interp.core.replies.steps import Step
 from interp.core.loop.turns import TurnChecks
@@ -226,7 +227,8 @@ class BlockExecutor:
         """Tell the model what happened to each block (the messages keep the records), ending
         with `footer`."""
         plots = any(r.plots for r in records) and not self.supports_vision()
-        for message in with_footer(report_messages(records, plots), footer):
+        chars = output_chars(self.state.config.max_output, self.state.model)
+        for message in with_footer(report_messages(records, plots, chars), footer):
             self.state.add(message)
 
 

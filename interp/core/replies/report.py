@@ -12,13 +12,15 @@ from interp.core.blocks import BlockRecord
 from interp.core.replies.fences import fence
 from interp.core.replies.figures import plot_text
 from interp.core.history import Entry
+from interp.models.base import runs_here
 
 
-def model_text(record: BlockRecord, plots: bool = False) -> str:
-    """What the model is told about one block: for a block that ran, its bounded output (with
-    the text of each figure and table it showed; `plots`: what each figure plots, for a model
-    that cannot see them), the files it changed, a hint for a missing data package, and how
-    it ended; for one that did not, why."""
+def model_text(record: BlockRecord, plots: bool = False, chars: int | None = None) -> str:
+    """What the model is told about one block: for a block that ran, its bounded output (at
+    most `chars` characters of it; None: what the runner kept), with the text of each figure
+    and table it showed (`plots`: what each figure plots, for a model that cannot see them),
+    the files it changed, a hint for a missing data package, and how it ended; for one that
+    did not, why."""
     if record.declined or record.denied:
         return describe_decline(record.reason, policy=record.denied)
     if not record.ran:
@@ -27,7 +29,7 @@ def model_text(record: BlockRecord, plots: bool = False) -> str:
     if record.edited:
         parts.append(f"The user edited the code before running it. The code that ran:\n"
                      f"{fence(record.code, record.language)}")
-    printed = output_with_displays(record)
+    printed = output_with_displays(record, chars)
     text = printed.rstrip("\n")
     parts.append(f"Output:\n{fence(text)}" if text else _no_output(printed.count("\n")))
     if record.language == "python" and record.status != "ok" and (
@@ -41,24 +43,26 @@ def model_text(record: BlockRecord, plots: bool = False) -> str:
     return "\n".join(parts)
 
 
-def report_text(records: list[BlockRecord], plots: bool = False) -> str:
+def report_text(records: list[BlockRecord], plots: bool = False,
+                chars: int | None = None) -> str:
     """The one message that reports a reply's fenced blocks: a header per block, then its text."""
-    return "\n\n".join(f"[Block {r.index}, {r.language or 'untagged'}]\n{model_text(r, plots)}"
-                        for r in records)
+    return "\n\n".join(f"[Block {r.index}, {r.language or 'untagged'}]\n"
+                        f"{model_text(r, plots, chars)}" for r in records)
 
 
-def report_messages(records: list[BlockRecord], plots: bool = False) -> list[Entry]:
+def report_messages(records: list[BlockRecord], plots: bool = False,
+                    chars: int | None = None) -> list[Entry]:
     """The entries that tell the model about a reply's blocks: a tool result per execute call
     and one user message for the fenced blocks (`plots`: with what each figure plots, for a
-    model that cannot see them). Each keeps the records of the blocks it reports (never sent)
+    model that cannot see them; `chars`: at most so many characters of each output). Each keeps the records of the blocks it reports (never sent)
     and the figures to show a vision model."""
     entries = [Entry({"role": "tool", "tool_call_id": r.call_id,
-                      "content": model_text(r, plots)},
+                      "content": model_text(r, plots, chars)},
                      output=True, blocks=(r,), images=tuple(r.figures))
                for r in records if r.call_id is not None]
     plain = [r for r in records if r.call_id is None]
     if plain:
-        entries.append(Entry({"role": "user", "content": report_text(plain, plots)},
+        entries.append(Entry({"role": "user", "content": report_text(plain, plots, chars)},
                              output=True, blocks=tuple(plain),
                              images=tuple(p for r in plain for p in r.figures)))
     return entries
@@ -117,10 +121,24 @@ def with_footer(entries: list[Entry], footer: str | None) -> list[Entry]:
     return [*entries[:-1], last.with_content(f"{last.content}\n{footer}")]
 
 
-def output_with_displays(record: BlockRecord) -> str:
-    """The bounded output followed by the text of each display, as the runner words it."""
+def output_with_displays(record: BlockRecord, chars: int | None = None) -> str:
+    """The bounded output (at most `chars` characters of it) followed by the text of each
+    display, as the runner words it."""
     return Result(status=record.status, output=record.captured(),
-                  displays=record.displays).model_text()
+                  displays=record.displays).model_text(chars)
+
+
+LOCAL_OUTPUT_CHARS = 4000  # of a block's output, for a model run on this machine (below)
+
+
+def output_chars(setting: int | None, model) -> int | None:
+    """How many characters of a block's output the model is given: the `max_output` setting;
+    unset, LOCAL_OUTPUT_CHARS for a model run on this machine (on a CPU it reads a prompt at
+    tens of tokens a second, and a long output costs minutes a call: a printed table of
+    numbers runs near a token a character), else None (what the runner kept: 16000)."""
+    if setting is not None:
+        return setting
+    return LOCAL_OUTPUT_CHARS if runs_here(model) else None
 
 
 

@@ -18,7 +18,7 @@ import pytest
 from helpers import Scenarios, model_args, run_interp
 
 from interp.cli.build import runner_config
-from interp.config.settings import load_settings
+from interp.config.settings import ConfigError, load_settings
 
 CHART = ("import matplotlib.pyplot as plt\n"
          "plt.bar(['q1', 'q2', 'q3'], [3, 5, 2])\n"
@@ -257,6 +257,20 @@ def test_output_dir_setting(tmp_path):
                              config_path=config)
     assert runner_config(settings).output_dir == "from-cli"
     assert load_settings({}, environ={}, config_path=tmp_path / "none.toml").output_dir is None
+
+
+def test_max_output_setting_makes_the_runners_keep_as_much(tmp_path):
+    """max_output (CHARS the model is given of a block's output): the runners keep at least
+    that much of it in memory, half from the start and half from the end."""
+    none = tmp_path / "none.toml"
+    settings = load_settings({}, environ={}, config_path=none)
+    assert settings.max_output is None and runner_config(settings).head_chars == 8000
+    settings = load_settings({}, environ={"INTERP_MAX_OUTPUT": "50001"}, config_path=none)
+    assert settings.max_output == 50001
+    assert (runner_config(settings).head_chars, runner_config(settings).tail_chars) == (25001,
+                                                                                       25001)
+    with pytest.raises(ConfigError, match="INTERP_MAX_OUTPUT: must be at least 200, got 100"):
+        load_settings({}, environ={"INTERP_MAX_OUTPUT": "100"}, config_path=none)
 
 
 # -- interactive: /file and /export --------------------------------------------------------------

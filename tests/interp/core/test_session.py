@@ -25,7 +25,7 @@ from interp.models.reach import model_for
 from interp.models.window import KnownWindow
 from interp.storage.conversations import ConversationStore
 from interp.storage.entries import from_saved, to_saved
-from languages import Registry
+from languages import Registry, RunnerConfig
 from languages.python import PythonRunner
 from languages.shell import ShellRunner
 
@@ -113,6 +113,25 @@ def test_failing_block_reports_error_and_loop_continues(server, make_session):
     told = server.requests[-1]["messages"][-1]["content"]
     assert "boom-123" in told and "ValueError" in told
     assert finished(events)["exit_code"] == 0
+
+
+def test_a_model_run_here_is_given_the_start_and_end_of_a_long_output(server, make_session):
+    """A model on this machine (a server on 127.0.0.1) reads its prompt on the CPU: of a long
+    output it is given 4000 characters, start and end, unless max_output says otherwise; the
+    block's record and the person keep all of it."""
+    code = "for i in range(2000):\n    print(f'row {i:04d}, {i * 0.25:.4f}')"
+    server.script([py(code), "Done.", py(code), "Done."])
+    events = run(make_session(server), "print the rows")
+    told = server.requests[-1]["messages"][-1]["content"]
+    assert "row 0000, 0.0000" in told and "row 1999, 499.7500" in told
+    assert "row 1000," not in told and "characters (" in told and " lines) omitted" in told
+    assert len(told) < 4000 + 600
+    printed = "".join(o["text"] for o in of(events, "block.output"))
+    assert "row 1000, 250.0000" in printed
+    wide = RunnerConfig(cwd=str(make_session.work), head_chars=30000, tail_chars=30000)
+    run(make_session(server, max_output=60000, runner=wide), "print the rows")  # as build.py
+    told = server.requests[-1]["messages"][-1]["content"]
+    assert "row 1000, 250.0000" in told and "omitted" not in told
 
 
 # -- the execute tool ----------------------------------------------------------------------------

@@ -302,3 +302,37 @@ def test_the_screen_uses_the_same_patterns():
 
     assert sanitize.drop_sequences is escapes.drop_sequences
     assert sanitize.safe_output("x \x1b]0;t\ny\n") == "x \ny\n"
+
+
+# -- the part of an output a model is given --------------------------------------------------------
+
+
+def test_a_model_given_fewer_characters_gets_the_start_and_end_in_whole_lines(tmp_path):
+    """An output the capture kept whole (no spool file) is cut for a model that is given fewer
+    characters: whole lines from the start and the end, the middle counted."""
+    lines = [f"row {i:03d},1.{i:03d}\n" for i in range(100)]  # 14 characters each
+    capture = OutputCapture(tmp_path / "s.log", head_chars=8000, tail_chars=8000)
+    capture.feed("".join(lines))
+    out = capture.finish()
+    assert not out.truncated and out.spool_path is None
+    cut = out.within(100)
+    assert cut.head == "".join(lines[:3]) and cut.tail == "".join(lines[-3:])
+    assert (cut.omitted_chars, cut.omitted_lines, cut.total_chars) == (1400 - 84, 94, 1400)
+    model = out.for_model(100)
+    assert model == ("".join(lines[:3]) + "[... 1316 characters (94 lines) omitted ...]\n"
+                     + "".join(lines[-3:]))
+    assert out.within(None) is out and out.within(5000) is out
+    assert out.for_model() == "".join(lines)
+
+
+def test_a_spooled_output_is_cut_further_and_still_names_its_file(tmp_path):
+    capture = OutputCapture(tmp_path / "s.log", head_chars=160, tail_chars=160)
+    lines = [f"line number {i:03d}\n" for i in range(100)]  # 16 characters each
+    capture.feed("".join(lines))
+    out = capture.finish()
+    cut = out.within(64)
+    assert (cut.head, cut.tail) == ("".join(lines[:2]), "".join(lines[-2:]))
+    assert (cut.omitted_chars, cut.omitted_lines) == (1600 - 64, 96)
+    assert out.for_model(64).endswith(
+        f"[... 1536 characters (96 lines) omitted; full output in {out.spool_path} ...]\n"
+        + "".join(lines[-2:]))

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from check_kit import view
-from interp.core.checks.catalog import CHECKS, NAMES, TaskChecks, active, parse_setting, runs_here
+from interp.core.checks.catalog import CHECKS, NAMES, TaskChecks, active, parse_setting
+from interp.models.base import runs_here
 from interp.models.reach import model_for
 
 pytestmark = pytest.mark.fast
