@@ -22,7 +22,6 @@ import fcntl
 import os
 import platform
 import select
-import signal
 import stat
 import struct
 import termios

@@ -161,14 +161,16 @@ def readable(text):
     return True
 
 
-def numbers_written_as_text(series):
-    """Whether most of a text column's values (the first MAX_READ that are not empty) are
-    numbers, as they are or once separators, currency and percent signs are left out: such a
-    column is numbers with some written otherwise, not names or ids."""
+def written_signs(series):
+    """The separators, currency and percent signs a text column's numbers are written with
+    (\"\" when none), when most of its values (the first MAX_READ that are not empty) are
+    numbers once those are left out; None for a column of names or ids."""
     values = [str(value) for value in series.dropna().head(MAX_READ)]
     numbers = [value for value in values
                if readable("".join(c for c in value if c not in WRITTEN_AROUND))]
-    return len(numbers) * 2 > len(values)
+    if len(numbers) * 2 <= len(values):
+        return None
+    return "".join(c for c in WRITTEN_AROUND if c != " " and any(c in v for v in numbers))
 
 
 def text_columns(pd, table):
@@ -180,31 +182,38 @@ def text_columns(pd, table):
 
 
 def holding(namespace, exc, value):
-    """(table name, column, the table's text columns, whether the column is mostly numbers)
-    of the first table in memory with a text column that holds the value: those on the
-    failing line first; or None."""
+    """(table name, column, the table's text columns, {text column: the signs its numbers
+    are written with} for those that hold numbers written as text) of the first table in
+    memory with a text column that holds the value: those on the failing line first; or None."""
     pd = sys.modules.get("pandas")
     if pd is None:
         return None
     tables = tables_in(pd, failing_frame_names(exc, namespace), exc)
     searched = 0
     for name, table in tables[:MAX_SEARCHED_TABLES]:
-        columns = text_columns(pd, table)
+        columns = text_columns(pd, table)[:MAX_SEARCHED]
         for label in columns:
             if searched == MAX_SEARCHED:
                 return None
             searched += 1
-            series = table if isinstance(table, pd.Series) else table[label]
+            series = column_of(pd, table, label)
             if isinstance(series, pd.Series) and (series == value).any():
-                return name, label, columns, numbers_written_as_text(series)
+                signs = {c: written_signs(column_of(pd, table, c)) for c in columns}
+                return name, label, columns, {c: s for c, s in signs.items() if s is not None}
     return None
+
+
+def column_of(pd, table, label):
+    """A DataFrame's column by label, or the Series itself."""
+    return table if isinstance(table, pd.Series) else table[label]
 
 
 def number_note(exc, namespace):
     """The note for a failed block, or None: where in the tables in memory the text that is
     not a number is, and what to do. A column that is mostly numbers: how to clean or skip
     the others. A column of text (names, ids) given to code that needs numbers, such as a
-    model's fit: how to leave text columns out or encode them; converting would empty it."""
+    model's fit: how to leave text columns out or encode them, that converting would empty
+    it, and which of the table's text columns hold numbers written as text, to convert first."""
     import ast
     import re
     if not isinstance(exc, ValueError):
@@ -234,10 +243,16 @@ def number_note(exc, namespace):
         return clipped(alone)
     name, label, columns, numbers = place
     where = "%r is a value of column %s of %s" % (value, short(repr(label)), name)
-    if numbers:
+    if label in numbers:
         return clipped("%s, which %s" % (where, how))
-    return clipped("%s, which holds text, not numbers (%s's text columns: %s): code that needs "
-                   "numbers, such as a model's fit, takes only the number columns "
-                   "(%s.select_dtypes('number')) or text turned into numbers (pd.get_dummies "
-                   "for categories); converting such a column to numbers would leave it empty"
-                   % (where, name, listed(columns), name))
+    note = ("%s, which holds text, not numbers (%s's text columns: %s): code that needs "
+            "numbers, such as a model's fit, takes only the number columns "
+            "(%s.select_dtypes('number')) or text turned into numbers (pd.get_dummies for "
+            "categories); converting such a column to numbers would leave it empty"
+            % (where, name, listed(columns), name))
+    if numbers:
+        signs = "".join(sorted(set("".join(numbers.values())), key=WRITTEN_AROUND.index))
+        convert = "".join(".str.replace(%r, '')" % c for c in signs)
+        note += ("; but %s hold numbers written as text: convert them first, each with "
+                 "pd.to_numeric(%s[column]%s)" % (listed(numbers), name, convert))
+    return clipped(note)

@@ -17,7 +17,7 @@ from interp.mcp.config import ServerConfig
 from interp.mcp.tools import RunCode
 from interp.storage.export import conversation_items
 from interp.storage.conversations import ConversationStore
-from mcp_kit import alive, kill_all, wait_gone
+from mcp_kit import kill_all, wait_gone
 
 REGISTRY = default_registry(plugins=False)
 

@@ -9,7 +9,6 @@ import subprocess
 import sys
 import textwrap
 
-import anyio
 import httpx2
 import mcp_types as types
 import pytest

@@ -5,7 +5,6 @@ cancellation, time-outs, bad input, and no runner left behind when the client go
 from __future__ import annotations
 
 import base64
-import json
 
 import anyio
 import mcp_types as types

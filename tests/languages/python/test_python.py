@@ -405,6 +405,16 @@ def test_text_of_a_table_given_to_code_that_needs_numbers_names_its_column(py, c
         "'(HA2)149' is a value of column 'site' of sites, which holds text, not numbers (sites's "
         "text columns: site): ")  # ids with digits in them are text, not numbers to clean
     assert "replace" not in res.notes[0]
+    _, res = collect(py, "jobs = pd.DataFrame({'industry': ['Total, all', 'Mining'],\n"
+                         "                     'Mar.2019': ['157,538', '703'],\n"
+                         "                     'Mar.2020': ['$1,100', None]})\n"
+                         "np.asarray(jobs, dtype=float)")
+    assert res.notes[0].startswith(
+        "'Total, all' is a value of column 'industry' of jobs, which holds text, not numbers "
+        "(jobs's text columns: industry, Mar.2019, Mar.2020): ")
+    assert res.notes[0].endswith(  # numbers written with separators: convert, not leave out
+        "; but Mar.2019, Mar.2020 hold numbers written as text: convert them first, each with "
+        "pd.to_numeric(jobs[column].str.replace(',', '').str.replace('$', ''))")
 
 
 def test_a_made_up_path_points_at_the_working_folder(fresh, collect, tmp_path):
