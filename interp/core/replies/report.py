@@ -54,8 +54,9 @@ def report_messages(records: list[BlockRecord], plots: bool = False,
                     chars: int | None = None) -> list[Entry]:
     """The entries that tell the model about a reply's blocks: a tool result per execute call
     and one user message for the fenced blocks (`plots`: with what each figure plots, for a
-    model that cannot see them; `chars`: at most so many characters of each output). Each keeps the records of the blocks it reports (never sent)
-    and the figures to show a vision model."""
+    model that cannot see them; `chars`: at most so many characters of each output). Each
+    keeps the records of the blocks it reports (never sent) and the figures to show a vision
+    model."""
     entries = [Entry({"role": "tool", "tool_call_id": r.call_id,
                       "content": model_text(r, plots, chars)},
                      output=True, blocks=(r,), images=tuple(r.figures))
