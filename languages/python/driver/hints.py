@@ -1,8 +1,9 @@
 """Did-you-mean notes after a failure. After a KeyError: the keys the dict on the failing
-line has, or the columns of the table, with those like the missing one. After a module has no
-such attribute: the names it has that are like it. After text failed to convert to a number:
-the table column it came from, and how to clean it, skip it or leave the column out. After a
-path was not found: paths.py.
+line has, or the columns of the table, with those like the missing one (or the row under the
+header that holds its name). After a module has no such attribute: the names it has that are
+like it. After a syntax error inside an f-string: work the value out on its own line. After
+text failed to convert to a number: the table column it came from, and how to clean it, skip
+it or leave the column out. After a path was not found: paths.py.
 
 Runs inside the user's python3 (compatible with Python 3.8); never imports pandas itself.
 """
@@ -13,6 +14,7 @@ from .state import clipped, failing_frame, failing_names, listed, short, tables_
 
 MAX_KEYS = 20  # dict keys named in one note
 MAX_SEARCHED = 50  # text columns searched for a value that is not a number
+HEADER_ROWS = 5  # first rows of a table searched for a missing column's name
 NOT_FOUND = "Column not found: "  # pandas' KeyError text after groupby(...)[column]
 
 
@@ -67,13 +69,32 @@ def placed(name, value, key):
         return None
     close = closest(key, list(value.columns))
     if not close:
-        return None
+        return header_below(name, value, key)
     note = "%s has no column %r; the closest: %s" % (
         name, key, ", ".join(short(label) for label in close))
     if isinstance(key, str) and isinstance(close[0], str) and close[0] != close[0].strip():
         note += " (spaces around the name: %s.columns = %s.columns.str.strip() removes them)" % (
             name, name)
     return note
+
+
+def header_below(name, table, key):
+    """The note for a column name that is a value in one of the table's first HEADER_ROWS
+    rows: the file's header is further down (a title line above it, as spreadsheets export),
+    and the read's `header=` takes it from there; or None."""
+    if not isinstance(key, str) or not key.strip():
+        return None
+    wanted = key.strip().lower()
+    numbered = all(isinstance(label, int) for label in table.columns)  # read with header=None
+    for row in range(min(HEADER_ROWS, len(table))):
+        values = [v for v in table.iloc[row].tolist() if isinstance(v, str) and v.strip()]
+        if any(v.strip().lower() == wanted for v in values):
+            line = row if numbered else row + 1
+            return ("%s has no column %r, but its row %d holds it (%s): the file's header is "
+                    "on a later line; header=%d in the read_csv or read_excel call takes the "
+                    "column names from there" % (name, key, row, ", ".join(
+                        short(v) for v in values[:8]), line))
+    return None
 
 
 LISTED_KEYS = ("\\[(.*)\\] not (?:in index|found in axis)",  # df[[...]], drop(columns=[...])
@@ -118,6 +139,15 @@ def key_note(namespace, exc):
     except Exception:  # the user's objects may be in any state; the note is only a help
         return None
     return None
+
+
+def syntax_note(exc):
+    """The note for a syntax error inside an f-string's braces, or None: an expression too
+    involved for them (conditions, nested quotes) is worked out on a line of its own."""
+    if type(exc) is not SyntaxError or not str(exc.msg or "").startswith("f-string"):
+        return None
+    return ("the error is inside an f-string's braces: compute that value on a line of its "
+            "own (value = ...), then put only the name in the f-string: f\"...{value}...\"")
 
 
 MODULE_ATTRIBUTE = "module '([\\w.]+)' has no attribute '(\\w+)'"

@@ -16,7 +16,7 @@ import types
 
 from .display import Displays
 from .habits import Habits, UsageError
-from .hints import attribute_note, key_note, number_note
+from .hints import attribute_note, key_note, number_note, syntax_note
 from .paths import path_note
 from .rewrite import CONSOLE_NOTE, console_paste, rewrite
 from .state import name_note, tables_note
@@ -262,7 +262,7 @@ class Driver:
                 return {"status": "error", "error": summary(exc), "limit": "memory"}
             # from state.py, hints.py and paths.py, whose sources come first
             found = (name_note(exc), key_note(self.namespace, exc), attribute_note(exc),
-                     path_note(exc), number_note(exc, self.namespace),
+                     path_note(exc), number_note(exc, self.namespace), syntax_note(exc),
                      tables_note(self.namespace, exc))
             return {"status": "error", "error": summary(exc),
                     "notes": notes + [note for note in found if note]}

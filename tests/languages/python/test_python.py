@@ -849,6 +849,37 @@ def test_modules_of_the_working_folder_named_like_the_drivers_import_as_the_user
     assert res.ok and out == "the user's main; the user's state; the user's hints; the user's tables\n"
 
 
+def test_a_syntax_error_inside_an_f_string_says_to_work_the_value_out_first(py, collect):
+    """Conditions written inside an f-string's braces, a brace too many: the note says to
+    compute the value on its own line; other syntax errors get no such note."""
+    code = "r = 0.7\nprint(f\"@kind[{r > 0.5 and 'linear'} or 'none'}]\")\n"
+    _, res = collect(py, code)
+    assert res.status == "error" and "SyntaxError: f-string" in res.error
+    assert res.notes[0].startswith("the error is inside an f-string's braces: compute that "
+                                   "value on a line of its own")
+    _, res = collect(py, "print((1, 2)\n")
+    assert res.status == "error" and not any("f-string" in note for note in res.notes)
+
+
+def test_a_column_name_found_in_a_row_below_the_header_names_that_row(py, collect, tmp_path):
+    """A sheet exported with a title line above its header reads as one named column and
+    'Unnamed: N' ones; a KeyError on a real column name says which row holds the names and
+    the header= that reads them from there."""
+    (tmp_path / "team.csv").write_text("NORTH TEAM,,\nPlayer,Wins,Losses\nAda,3,1\nBo,,2\n")
+    path = str(tmp_path / "team.csv")
+    _, res = collect(py, f"import pandas as pd\ndf = pd.read_csv({path!r})\ndf['Wins'].mean()\n")
+    assert res.status == "error" and res.notes[0] == (
+        "df has no column 'Wins', but its row 0 holds it (Player, Wins, Losses): the file's "
+        "header is on a later line; header=1 in the read_csv or read_excel call takes the "
+        "column names from there")
+    _, res = collect(py, f"df = pd.read_csv({path!r}, header=1)\nprint(df['Wins'].sum())\n")
+    assert res.ok
+    _, res = collect(py, f"raw = pd.read_csv({path!r}, header=None)\nraw['Wins']\n")
+    assert "its row 1 holds it" in res.notes[0] and "header=1 in" in res.notes[0]
+    _, res = collect(py, "df['Draws']\n")  # in no row either: no note of its own
+    assert not res.notes[0].startswith("df has no column")
+
+
 def test_a_column_with_spaces_around_its_name_is_shown_quoted(py, collect, tmp_path):
     """A header written `time, speed` makes the column ' speed'; a KeyError on 'speed' (from
     `df['speed']` or from a list pandas raises, as `dropna(subset=[...])` does) names the
