@@ -30,6 +30,13 @@ class Usage:
 
 
 
+# interp's own finish reason for a reply it stopped because it was repeating itself
+REPEATING = "repeating"
+# the finish reasons of a reply that did not end by itself: it ran on to the output limit
+# ("length"), or it was stopped repeating itself
+RAN_ON = frozenset({"length", REPEATING})
+
+
 @dataclass(frozen=True)
 class Reply:
     """A complete model reply, yielded last by ``Model.stream``."""
@@ -37,6 +44,11 @@ class Reply:
     tool_calls: tuple[ToolCall, ...]
     usage: Usage | None
     finish_reason: str | None
+
+    @property
+    def ran_on(self) -> bool:
+        """Whether the reply did not end by itself (see RAN_ON): its last block is unfinished."""
+        return self.finish_reason in RAN_ON
 
 
 

@@ -54,6 +54,25 @@ class TokenCount:
 StreamRecord = TextDelta | CallDelta | ReasoningDelta | Finish | TokenCount
 
 
+# A reply whose last REPEAT_SPAN characters are one piece of at most REPEAT_UNIT characters
+# written again and again (at least REPEAT_SPAN // REPEAT_UNIT times) has stopped saying
+# anything: greedy decoding that falls into a cycle stays in it to the output limit.
+REPEAT_SPAN = 600
+REPEAT_UNIT = 120
+
+
+def repeating(text: str) -> bool:
+    """Whether `text` ends in a piece of at most REPEAT_UNIT characters (not only blanks)
+    repeated over its last REPEAT_SPAN characters and more."""
+    if len(text) <= REPEAT_SPAN:
+        return False
+    tail = text[-REPEAT_SPAN:]
+    for unit in range(1, min(REPEAT_UNIT, len(text) - REPEAT_SPAN) + 1):
+        if tail == text[-REPEAT_SPAN - unit:-unit]:
+            return bool(tail[-unit:].strip())
+    return False
+
+
 def is_progress(record: StreamRecord) -> bool:
     """Whether a record moves the reply on (a token count alone does not)."""
     return not isinstance(record, TokenCount)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from interp.core.checks.base import Request, TaskView
 from interp.core.checks.installs import installed_nothing, only_installs
 from interp.core.blocks import failing_line
+from interp.models.base import REPEATING
 
 RESAMPLE_NOTE = ("Note: your last reply proposed the code of block {index} again, which "
                  "failed{where}; it was not run. Write changed code that avoids that error.")
@@ -20,6 +21,10 @@ CUT_OFF_NOTE = ("Note: your last reply ran on to the length limit inside its cod
                 "was not run. Write the code again, shorter, without repeating lines.")
 CUT_OFF_NOTICE = ("The reply ran on to the length limit inside a code block; it was not run. "
                   "Asking again with sampling, repeats penalised.")
+STOPPED_NOTE = ("Note: your last reply kept repeating itself inside its code block, so it was "
+                "stopped and not run. Write the code again, shorter, without repeating lines.")
+STOPPED_NOTICE = ("The reply kept repeating itself inside a code block and was stopped; it was "
+                  "not run. Asking again with sampling, repeats penalised.")
 
 
 def repeat_failed(view: TaskView) -> Request | None:
@@ -53,9 +58,11 @@ def _changed_nothing(record) -> bool:
 
 
 def cut_off(view: TaskView) -> Request | None:
-    """A reply cut off at the length limit inside each of its blocks is not run (its code is
-    incomplete); asked again, repeated text is penalised."""
+    """A reply cut off inside each of its blocks, at the length limit or stopped repeating
+    itself, is not run (its code is incomplete); asked again, repeated text is penalised."""
     if ("runaway" not in view.samples or not view.proposed or view.reply.tool_calls
             or not all(p.cut_off for p in view.proposed)):
         return None
+    if view.reply.finish_reason == REPEATING:
+        return Request(STOPPED_NOTE, STOPPED_NOTICE, sampling="runaway")
     return Request(CUT_OFF_NOTE, CUT_OFF_NOTICE, sampling="runaway")

@@ -17,11 +17,11 @@ from interp.core.checks.catalog import TaskChecks, active
 from interp.core.exits import Ending
 from interp.core.history import task_indices, user_message
 from interp.core.files.mentions import unwritten_files
-from interp.core.replies.steps import CUT_OFF_BLOCK, Step, steps_from_reply
+from interp.core.replies.steps import CUT_OFF_BLOCK, STOPPED_BLOCK, Step, steps_from_reply
 from interp.core.state import SessionState
 from interp.core.replies.textcalls import text_calls, valid_arguments
 from interp.core.replies.tool_choice import TEXT_CALLS_NOTICE, ToolChoice, choose_tools, tool_mode
-from interp.models.base import Reply, Retrying, declared_sampling
+from interp.models.base import REPEATING, Reply, Retrying, declared_sampling
 
 EMPTY_NUDGE = ("Your last reply had no answer and no code. Continue with the task (run code if "
                "there is more to do) or give your final answer.")
@@ -57,7 +57,10 @@ def empty_ending(model_name: str) -> Ending:
 
 
 def cut_off_notice(reply: Reply) -> str | None:
-    """A warning for an answer cut off by the output limit (nothing of it runs)."""
+    """A warning for an answer cut off by the output limit, or stopped repeating itself
+    (nothing of it runs)."""
+    if reply.finish_reason == REPEATING:
+        return "The reply kept repeating itself and was stopped; what arrived is shown."
     if reply.finish_reason != "length":
         return None
     return "The reply was cut off by the output limit (--max-tokens); what arrived is shown."
@@ -150,7 +153,8 @@ class TurnChecks:
         """The request of the first check on a reply: before its blocks run, or, when it has
         none, on it as the answer; None when it stands."""
         if steps:
-            proposed = tuple(Proposed(s.language, s.code, s.problem == CUT_OFF_BLOCK)
+            proposed = tuple(Proposed(s.language, s.code,
+                                      s.problem in (CUT_OFF_BLOCK, STOPPED_BLOCK))
                              for s in steps)
             return self.checks.first("proposed", self.view(reply, proposed=proposed))
         if not is_answer(reply):

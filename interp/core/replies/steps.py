@@ -14,7 +14,7 @@ from languages import Registry
 from languages.python import console_paste
 from languages.shell_console import is_console_paste
 
-from interp.models.base import Reply
+from interp.models.base import RAN_ON, REPEATING, Reply
 from interp.core.replies.fences import CodeBlock, parse_blocks
 from interp.core.replies.textcalls import ALIASES, TextCall, text_calls
 
@@ -100,6 +100,8 @@ CUT_OFF_CALL = ("Your reply was cut off by the output limit (max_tokens) inside 
 # "Send it again, shorter": the 1.5B model answered "Certainly, please send the code block again."
 CUT_OFF_BLOCK = ("Your reply was cut off at the length limit inside this block, so the block was "
                  "not run. Write the code again, shorter.")
+STOPPED_BLOCK = ("Your reply kept repeating itself inside this block, so it was stopped and the "
+                 "block was not run. Write the code again, shorter, without repeating lines.")
 HOW_TO_CALL = ('to run code, call the `execute` tool (a function call, not text) with the '
                'arguments {"language": "python", "code": "..."}.')
 HOW_TO_FENCE = "to run code, write it in a fenced code block with a language tag, e.g. ```python."
@@ -222,8 +224,9 @@ def steps_from_reply(reply: Reply, registry: Registry, *, fenced: bool = True,
     for block in reply_blocks(reply.text):
         if shown_only(block):
             continue
-        if not block.closed and reply.finish_reason == "length":
-            steps.append(Step(block.language, block.code, fenced=True, problem=CUT_OFF_BLOCK))
+        if not block.closed and reply.ran_on:
+            problem = STOPPED_BLOCK if reply.finish_reason == REPEATING else CUT_OFF_BLOCK
+            steps.append(Step(block.language, block.code, fenced=True, problem=problem))
         elif block.language in TRANSCRIPTS and TRANSCRIPTS[block.language] in registry:
             steps.append(Step(registry.canonical(TRANSCRIPTS[block.language]), block.code,
                               fenced=True))
@@ -242,7 +245,7 @@ def _step_from_call(call, registry: Registry, finish_reason: str | None = None) 
     try:
         args = json.loads(call.arguments or "{}")
     except ValueError as exc:
-        if finish_reason == "length":
+        if finish_reason in RAN_ON:
             return Step("", "", call.id, CUT_OFF_CALL)
         return Step("", "", call.id, f"The tool arguments were not valid JSON ({exc}).")
     if function is not None:

@@ -15,8 +15,9 @@ import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
-from interp.models.base import LOCAL, Model, ModelError, Reply, Retrying, Usage
+from interp.models.base import LOCAL, REPEATING, Model, ModelError, Reply, Retrying, Usage
 from interp.models.reach import model_for
+from interp.models.stream import repeating
 from interp.models.local.server import LocalServer, LocalServerError
 from interp.models.local.files import ModelFileError, read_gguf, writes_calls_as_text
 
@@ -102,7 +103,9 @@ class LocalModel:
         """Load the model if need be, then stream from it; a crashed server is reported
         and started again on the next call. `until(text)`: where the reply so far is
         complete; the request is closed there (llama.cpp stops generating) and the reply ends.
-        `sampling`: request parameters for this call only (temperature, seed)."""
+        `sampling`: request parameters for this call only (temperature, seed). A reply that
+        keeps repeating itself (stream.repeating) is closed the same way, its finish reason
+        REPEATING: on this machine's CPU the rest of it would take minutes and say nothing."""
         inner = self._ready(sampling)
         items, text = inner.stream(messages, tools), ""
         try:
@@ -111,14 +114,19 @@ class LocalModel:
                     item = replace(item, usage=replace(item.usage, cost=0.0))  # runs here: free
                 elif isinstance(item, Retrying) and item.restart:
                     text = ""
-                elif isinstance(item, str) and until is not None:
-                    end = until(text + item)
+                elif isinstance(item, str):
+                    end = until(text + item) if until is not None else None
                     if end is not None:  # within `item`: `text` had no end yet
                         items.close()
                         yield item[:end - len(text)]
                         yield self._cut_reply(messages, (text + item)[:end])
                         return
                     text += item
+                    if repeating(text):
+                        items.close()
+                        yield item
+                        yield self._cut_reply(messages, text, REPEATING)
+                        return
                 yield item
         except ModelError as exc:
             died = self.server.died()
@@ -129,14 +137,15 @@ class LocalModel:
                              f"next message", detail=exc.detail, partial=exc.partial,
                              attempts=exc.attempts) from exc
 
-    def _cut_reply(self, messages: list[dict], text: str) -> Reply:
-        """The reply ended by `until`, with the tokens counted by the model's own tokenizer."""
+    def _cut_reply(self, messages: list[dict], text: str, finish: str = "stop") -> Reply:
+        """The reply ended here (by `until`, or repeating), with the tokens counted by the
+        model's own tokenizer."""
         info = self.server.info
         try:
             completion = len(_post(info.address + "/tokenize", {"content": text})["tokens"])
         except (AttributeError, OSError, ValueError, KeyError, TypeError):
             completion = len(text) // 4
-        return Reply(text, (), Usage(self.count_tokens(messages), completion, 0.0), "stop")
+        return Reply(text, (), Usage(self.count_tokens(messages), completion, 0.0), finish)
 
     def supports_tools(self) -> bool:
         """Whether the model's chat template takes tools (asked of the loaded server)."""

@@ -17,11 +17,11 @@ def record(index: int, code: str, output: str = "", status: str = "ok",
 
 def view(task: str, reply: str = "", *, records=(), new: int = 0, proposed=(), root=".",
          previewed=(), absent=(), shown=(), tools=False, samples=frozenset(),
-         languages=("python", "shell", "javascript")) -> TaskView:
+         languages=("python", "shell", "javascript"), finish: str = "stop") -> TaskView:
     """What a check sees: `shown` defaults to the task and every output."""
     if not shown:
         shown = (task, *(r.output_text() for r in records))
-    return TaskView(task=task, reply=Reply(reply, (), None, "stop"), records=tuple(records),
+    return TaskView(task=task, reply=Reply(reply, (), None, finish), records=tuple(records),
                     new=new, proposed=tuple(Proposed(*p) for p in proposed), root=str(root),
                     previewed=tuple(previewed), absent=tuple(absent), shown=tuple(shown), tools=tools,
                     languages=tuple(languages), samples=frozenset(samples))

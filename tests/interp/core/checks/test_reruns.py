@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from check_kit import record, view
-from interp.core.checks.reruns import cut_off, repeat_failed
+from interp.core.checks.reruns import STOPPED_NOTE, cut_off, repeat_failed
 
 pytestmark = pytest.mark.fast
 
@@ -40,3 +40,9 @@ def test_a_reply_cut_off_inside_its_blocks_is_asked_again_with_repeats_penalised
     assert request is not None and request.sampling == "runaway" and request.retracts
     assert cut_off(view("Print.", proposed=proposed)) is None
     assert cut_off(view("Print.", proposed=[("python", "print(1)", False)], samples={"runaway"})) is None
+
+
+def test_a_reply_stopped_repeating_itself_inside_its_block_is_asked_again_saying_so():
+    proposed = [("python", "print(1)\n" * 80, True)]
+    request = cut_off(view("Print.", proposed=proposed, samples={"runaway"}, finish="repeating"))
+    assert request.message == STOPPED_NOTE and request.sampling == "runaway"

@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from interp.core.replies.steps import first_block_end, installs_only, steps_from_reply, untagged_code
+from interp.core.replies.steps import (CUT_OFF_BLOCK, STOPPED_BLOCK, first_block_end, installs_only,
+                                        steps_from_reply, untagged_code)
 from interp.models.base import Reply
 from languages import Registry
 from languages.python import PythonRunner
@@ -92,3 +93,12 @@ def test_other_untagged_blocks_still_do_not_run():
     for text in (unended, listing):
         assert steps_from_reply(Reply(text, (), None, "stop"), REGISTRY) == []
     assert untagged_code(unended)  # asked to tag it, as before
+
+
+def test_a_block_left_open_by_a_reply_stopped_repeating_itself_does_not_run():
+    looping = "```python\nimport math\n" + "print(math.pi)\n" * 60
+    stopped = steps_from_reply(Reply(looping, (), None, "repeating"), REGISTRY)
+    assert [(s.language, s.problem) for s in stopped] == [("python", STOPPED_BLOCK)]
+    cut = steps_from_reply(Reply(looping, (), None, "length"), REGISTRY)
+    assert [s.problem for s in cut] == [CUT_OFF_BLOCK]
+    assert steps_from_reply(Reply(looping, (), None, "stop"), REGISTRY)[0].problem is None

@@ -13,10 +13,11 @@ import pytest
 from helpers import hang_guard
 from interp.core.history import Entry
 from interp.core.prompt.payload import build_payload
-from interp.models.base import ModelError, Reply
+from interp.models.base import REPEATING, ModelError, Reply
 from interp.models.local.server import LocalConfig, LocalServer, LocalServerError
 from interp.models.local.files import read_gguf
 from interp.models.local.model import LocalModel
+from interp.models.stream import REPEAT_SPAN
 from local_fixtures import needs_xllamacpp, servers_for
 
 pytestmark = needs_xllamacpp
@@ -98,6 +99,23 @@ def test_until_ends_the_reply_where_it_says_and_counts_its_tokens(model):
     assert reply.usage.prompt_tokens == model.count_tokens(ask)
     with hang_guard(60, "the server did not answer after a closed request"):
         assert list(model.stream(HI))[-1].text
+
+
+def test_a_reply_that_keeps_repeating_itself_is_stopped(smol_gguf, own_copy):
+    """SmolLM2 asked to go on forever writes "1, 2, " until the output limit; the request
+    is closed once its last 600 characters are one short piece over and over."""
+    path = own_copy(smol_gguf)
+    model = LocalModel(LocalServer(_config(path, predict=1000), log_dir=path.parent))
+    ask = [{"role": "user", "content": "List the numbers 1, 2, 1, 2, 1, 2 and keep going forever."}]
+    try:
+        with hang_guard(180, "no reply"):
+            items = list(model.stream(ask))
+    finally:
+        model.close()
+    reply = items[-1]
+    assert reply.finish_reason == REPEATING and "".join(items[:-1]) == reply.text
+    assert REPEAT_SPAN < len(reply.text) < REPEAT_SPAN + 200 and "1, 2, 1, 2" in reply.text[-20:]
+    assert 0 < reply.usage.completion_tokens < 1000
 
 
 def test_context_window_tokens_and_speed_come_from_llama_cpp(model):
