@@ -58,7 +58,7 @@ StreamRecord = TextDelta | CallDelta | ReasoningDelta | Finish | TokenCount
 # written again and again (at least REPEAT_SPAN // REPEAT_UNIT times) has stopped saying
 # anything: greedy decoding that falls into a cycle stays in it to the output limit.
 REPEAT_SPAN = 600
-REPEAT_UNIT = 120
+REPEAT_UNIT = 200
 
 
 def repeating(text: str) -> bool:

@@ -16,6 +16,10 @@ LOOPED_NUMBERS = ("Return 4 values: @clean_entries[1153], @mean_USFLUX[21.786, 2
                   "84.526, 84.563, 84.563" + ", 84.526, 84.563" * 200)
 # The same model after a table of one row per group: one line written again and again.
 LOOPED_LINE = "For each continent:\n@asia[0.00]\n@europe[0.00]\n" + "@asia[0.00]\n" * 120
+# The same model completing a function: four doctest cases of a docstring, over and over.
+LOOPED_DOCTESTS = ('def xor(a: str, b: str) -> str:\n    """XOR of two bit strings.\n'
+                   + "".join(f"    >>> xor('{a}', '{b}')\n    '{int(a != b)}'\n"
+                             for a, b in ("10", "01", "00", "11") * 12))
 CODE = ("```python\nimport pandas as pd\n\ndf = pd.read_csv('sales.csv')\n"
         + "".join(f"print(df['{c}'].describe())\n" for c in
                   ("price", "units", "region", "discount", "returns", "margin", "cost"))
@@ -32,7 +36,7 @@ def stopped_at(text: str, piece: int = 4) -> int | None:
     return None
 
 
-@pytest.mark.parametrize("text", [LOOPED_NUMBERS, LOOPED_LINE])
+@pytest.mark.parametrize("text", [LOOPED_NUMBERS, LOOPED_LINE, LOOPED_DOCTESTS])
 def test_a_reply_looping_on_a_short_piece_is_stopped_soon_after_the_loop_starts(text):
     at = stopped_at(text)
     assert at is not None and at < REPEAT_SPAN + 300 < len(text)
