@@ -5,7 +5,9 @@ Small models test their code with `print(f(x))  # Output: [1, 4, 2, 4, 3]`, see 
 and call the output correct. The comment is the model's own expectation (the docstring's
 example, as a rule), so a line that differs from it is a failure the model can act on. A
 print of a call a docstring in the block shows as an example (`>>> round(find_zero([1, 2]),
-2)` then `-0.5`) is held to that example, whatever its comment says.
+2)` then `-0.5`) is held to that example, whatever its comment says. The check holds a block
+only to the expectations of calls the task itself shows (Mismatch.shown_in): a comment on a
+call nobody showed is the model's guess, and a wrong guess sent back breaks right code.
 """
 
 from __future__ import annotations
@@ -32,6 +34,12 @@ class Mismatch:
     printed: str
     expected: str
     example: bool = False  # the expectation is a docstring's example, not a comment
+    argument: str = ""  # what it prints, as ast.unparse writes it: intersperse([1, 2, 3], 4)
+
+    def shown_in(self, text: str) -> bool:
+        """Whether `text` (the task) shows what this print prints, blanks and quote marks
+        aside: then the expectation is the person's example, not the model's guess."""
+        return bool(self.argument) and _squeezed(self.argument) in _squeezed(text)
 
 
 def mismatches(code: str, output: str) -> list[Mismatch]:
@@ -64,7 +72,8 @@ def mismatches(code: str, output: str) -> list[Mismatch]:
         expected = example if example is not None else comment
         if expected is not None and not _same(printed, expected):
             found.append(Mismatch(statement.lineno, ast.get_source_segment(code, statement) or "",
-                                  printed.strip(), expected, example is not None))
+                                  printed.strip(), expected, example is not None,
+                                  ast.unparse(statement.value.args[0])))
     return found
 
 
@@ -150,3 +159,7 @@ def _unquoted(text: str) -> str:
 
 def _loose(text: str) -> str:
     return re.sub(r"\s+", "", _unquoted(text)).lower()
+
+
+def _squeezed(text: str) -> str:
+    return re.sub(r"\s+", "", text).replace('"', "'")

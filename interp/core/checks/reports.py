@@ -38,12 +38,14 @@ def only_installed(view: TaskView) -> Request | None:
 
 def own_expectation(view: TaskView) -> Request | None:
     """A Python block that ran to the end and printed other than its own comments (or its
-    docstrings' examples) expect has not done what its author meant: the model is shown the
-    difference instead of being asked whether the output answers the task."""
+    docstrings' examples) expect, for calls the task shows, has not done what the person
+    meant: the model is shown the difference instead of being asked whether the output
+    answers the task. A comment on a call the task never shows is the model's guess: not
+    held against the code."""
     last = _last_ran(view)
     if last is None or last.status != "ok" or last.language != "python":
         return None
-    found = mismatches(last.code, last.output_text())
+    found = [m for m in mismatches(last.code, last.output_text()) if m.shown_in(view.task)]
     if not found:
         return None
     return Request(mismatch_note(found), "The block printed other than its own comments "

@@ -119,7 +119,7 @@ def test_a_block_whose_last_print_printed_an_empty_line_is_checked(server, make_
     same = py('def reverse(s):\n    return s\n\nprint(reverse("ab"))  # Output: "ba"\n'
               'print(reverse(""))  # Output: ""')
     server.script([same, "reverse is done."])
-    run(make_session(server, tools="off"), "Write reverse.")
+    run(make_session(server, tools="off"), 'Write reverse: reverse("ab") is "ba".')
     assert 'printed `ab` but its comment expects `"ba"`' in told(server, 1)
 
 

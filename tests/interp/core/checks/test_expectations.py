@@ -33,7 +33,8 @@ print(make_palindrome('cata'))  # Output: 'catac'
 
 def test_a_print_whose_line_differs_from_its_comment_is_found():
     assert mismatches(INTERSPERSE, "[]\n[1, 4, 3]\n") == [
-        Mismatch(14, "print(intersperse([1, 2, 3], 4))", "[1, 4, 3]", "[1, 4, 2, 4, 3]")]
+        Mismatch(14, "print(intersperse([1, 2, 3], 4))", "[1, 4, 3]", "[1, 4, 2, 4, 3]",
+                 argument="intersperse([1, 2, 3], 4)")]
     note = mismatch_note(mismatches(INTERSPERSE, "[]\n[1, 4, 3]\n"))
     assert "printed `[1, 4, 3]` but its comment expects `[1, 4, 2, 4, 3]`" in note
     assert "fix it and run the code again" in note

@@ -23,9 +23,24 @@ def test_blocks_that_only_installed_packages_are_told_to_run_the_code_next():
 
 def test_prints_that_differ_from_the_code_s_own_comments_are_said():
     code = "def double(x):\n    return x + 2\n\nprint(double(3))  # Output: 6"
-    request = own_expectation(view("Write double.", records=[record(1, code, "5\n")], new=1))
+    task = "Write double: double(3) gives 6."
+    request = own_expectation(view(task, records=[record(1, code, "5\n")], new=1))
     assert request is not None and "`print(double(3))` printed `5` but its comment expects `6`" in request.message
-    assert own_expectation(view("Write double.", records=[record(1, code, "6\n")], new=1)) is None
+    assert own_expectation(view(task, records=[record(1, code, "6\n")], new=1)) is None
+
+
+def test_a_comment_on_a_call_the_task_never_shows_is_not_held_against_the_code():
+    """Qwen2.5-Coder-1.5B on HumanEval/15 (2026-12-07): right code, a wrong guess in its own
+    comment; told the output did not match, it broke the code."""
+    code = ("def string_sequence(n: int) -> str:\n    return ' '.join(map(str, range(n + 1)))\n\n"
+            "print(string_sequence(0))  # Output: '0'\nprint(string_sequence(1))  # Output: '0'\n")
+    task = ('Complete this function:\n    >>> string_sequence(0)\n    "0"\n'
+            '    >>> string_sequence(5)\n    "0 1 2 3 4 5"')
+    assert own_expectation(view(task, records=[record(1, code, "0\n0 1\n")], new=1)) is None
+    broken = code.replace("n + 1", "n")
+    request = own_expectation(view(task, records=[record(1, broken, "\n0\n")], new=1))
+    assert request is not None and "`print(string_sequence(0))` printed an empty line" in request.message
+    assert "string_sequence(1)" not in request.message
 
 
 def test_a_question_whose_code_printed_nothing_gets_a_block_that_prints_its_values():
