@@ -69,40 +69,10 @@ def test_chat_sentences_ask_for_no_form(task):
     assert answer_format(view(task, "Here is my view: 3.14159 is pi.")) is None
 
 
-CHOICES = ("Is the delay column normally distributed, and how strong is its link to distance?\n"
-           "Give your answer in this format: @normal[yes/no] @strength[strength_value]\n"
-           'where "strength_value" is a string that can be either "strong", "moderate", or '
-           '"weak", and "yes" if the test passes.')
-
-
-def test_the_words_a_slot_may_hold_are_read_from_its_placeholder_and_its_description():
-    form = answer_form(CHOICES)
-    assert form.choices == (("@normal[", ("yes", "no")),
-                            ("@strength[", ("strong", "moderate", "weak")))
-    inside = answer_form('Answer in this format: @sorted["Yes"/"No"] @count[n], where "n" is'
-                         ' an integer.')
-    assert inside.choices == (("@sorted[", ("Yes", "No")),)
-
-
-def test_quoted_words_that_name_slots_or_stand_alone_are_no_choices():
-    form = answer_form('Give it in this format: @range[range] @kind[kind]\n'
-                       'where "range" is a string, for example "0-1", "kind" is the type.')
-    assert form.choices == ()
-    ratio = answer_form("Answer in this format: @ratio[n/m], where the values are counts.")
-    assert ratio.choices == ()  # letters parted by a slash: too short to be words
-
-
-def test_a_slot_holding_none_of_its_words_is_said():
-    form = answer_form(CHOICES)
-    assert missing_form(form, "@normal[No] @strength[Weak.]") == []  # case and a full stop
-    assert missing_form(form, "@normal[False] @strength[weak]") == [
-        '`@normal[...]` holds "False", not "yes" or "no"']
-    assert missing_form(form, "@normal[no] @strength[0.31]") == [
-        '`@strength[...]` holds "0.31", not "strong", "moderate" or "weak"']
-
 
 def test_an_answer_stopped_repeating_itself_is_restated_with_repeats_penalised():
-    looped = "@normal[no] @strength[" + "weak, " * 150
-    request = answer_format(view(CHOICES, looped, samples={"runaway"}, finish="repeating"))
+    looped = "@mean_weight[4.25] @weight_std[" + "1.07, " * 150
+    request = answer_format(view(TEMPLATE, looped, samples={"runaway"}, finish="repeating"))
     assert request is not None and request.sampling == "runaway"
-    assert answer_format(view(CHOICES, "@normal[no]", samples={"runaway"})).sampling is None
+    plain = answer_format(view(TEMPLATE, "The mean is 4.25.", samples={"runaway"}))
+    assert plain is not None and plain.sampling is None
