@@ -37,6 +37,7 @@ class AnswerForm:
     json: bool = False
     decimals: int | None = None
     said: str = ""
+    placeholders: tuple[str, ...] = ()  # what the template writes in each slot, in order
 
     def __bool__(self) -> bool:
         return bool(self.slots or self.json or self.decimals is not None)
@@ -49,16 +50,19 @@ def answer_form(task: str) -> AnswerForm:
     anywhere."""
     said = _form_lines(task)
     slots: list[str] = []
+    placeholders: list[str] = []
     for part in said:
-        for name, _ in _SLOT.findall(part):
+        for name, placeholder in _SLOT.findall(part):
             if f"{name}[" not in slots:
                 slots.append(f"{name}[")
+                placeholders.append(placeholder)
     wants_json = any(_JSON.search(p) for p in said) and not _JSON_FILE.search(task)
     stated = [int(w) if w.isdigit() else _WORDS[w.lower()] for w in _PLACES.findall(task)]
     decimals = max(stated) if stated else None  # several: only more than the most is wrong
     text = " ".join(said)
     return AnswerForm(tuple(slots), wants_json, decimals,
-                      text if len(text) <= FORM_CHARS else text[:FORM_CHARS - 1] + "…")
+                      text if len(text) <= FORM_CHARS else text[:FORM_CHARS - 1] + "…",
+                      tuple(placeholders))
 
 
 def _form_lines(task: str) -> list[str]:
@@ -85,6 +89,12 @@ def missing_form(form: AnswerForm, answer: str) -> list[str]:
     absent = [slot for slot in form.slots[:MAX_SLOTS] if not _has_slot(answer, slot)]
     if absent:
         lacks.append("it has no " + listed([f"`{slot}...]`" for slot in absent]))
+    unfilled = [slot for slot, placeholder in zip(form.slots[:MAX_SLOTS], form.placeholders)
+                if _has_slot(answer, slot) and _only_placeholder(answer, slot, placeholder)]
+    if unfilled:
+        lacks.append(f"{listed([f'`{slot}...]`' for slot in unfilled])} still "
+                     f"{'holds' if len(unfilled) == 1 else 'hold'} the template's placeholder "
+                     "instead of the value")
     if form.json and not form.slots and not _has_json(answer):
         lacks.append("it holds no JSON value")
     if form.decimals is not None:
@@ -97,7 +107,7 @@ def missing_form(form: AnswerForm, answer: str) -> list[str]:
 
 def answer_format(view: TaskView) -> Request | None:
     """A final answer that does not take the form the task asks for (its template's slots,
-    JSON, a number of decimal places) is sent back once, saying what is missing; the model
+    filled with values, not the placeholders; JSON, a number of decimal places) is sent back once, saying what is missing; the model
     restates it (its values stay in the conversation)."""
     form = answer_form(view.task)
     if not form:
@@ -115,6 +125,17 @@ def answer_format(view: TaskView) -> Request | None:
                    f"The answer does not take the form the task asks for ({'; '.join(lacks)}); "
                    "asking the model to restate it.", retracts=False,
                    sampling="runaway" if looped else None)
+
+
+def _only_placeholder(answer: str, slot: str, placeholder: str) -> bool:
+    """Whether every `slot...]` of the answer holds just the template's placeholder."""
+    wanted, start, seen = placeholder.strip().lower(), answer.find(slot), False
+    while start >= 0:
+        close = answer.find("]", start + len(slot))
+        if close < 0 or answer[start + len(slot):close].strip().lower() != wanted:
+            return False
+        seen, start = True, answer.find(slot, close)
+    return seen
 
 
 def _has_slot(answer: str, slot: str) -> bool:

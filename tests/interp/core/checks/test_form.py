@@ -76,3 +76,15 @@ def test_an_answer_stopped_repeating_itself_is_restated_with_repeats_penalised()
     assert request is not None and request.sampling == "runaway"
     plain = answer_format(view(TEMPLATE, "The mean is 4.25.", samples={"runaway"}))
     assert plain is not None and plain.sampling is None
+
+
+def test_a_slot_that_still_holds_the_template_s_placeholder_is_said():
+    """Qwen2.5-Coder-1.5B printed the right values, then answered with the template copied and
+    the values beside it."""
+    form = answer_form(TEMPLATE)
+    assert missing_form(form, "@mean_weight[value] 4.25 @weight_std[value] 1.07") == [
+        "`@mean_weight[...]` and `@weight_std[...]` still hold the template's placeholder "
+        "instead of the value"]
+    assert missing_form(form, "@mean_weight[4.25] @weight_std[Value ]") == [
+        "`@weight_std[...]` still holds the template's placeholder instead of the value"]
+    assert missing_form(form, "@mean_weight[4.25] @weight_std[1.07]") == []
