@@ -233,6 +233,20 @@ def holding(namespace, exc, value):
     return None
 
 
+def first_seen(chars):
+    """The characters, each once, in the order first seen."""
+    seen = []
+    for char in chars:
+        if char not in seen:
+            seen.append(char)
+    return seen
+
+
+def removals(chars):
+    """The .replace calls that remove these characters."""
+    return "".join(".replace(%r, '')" % c for c in chars)
+
+
 def column_of(pd, table, label):
     """A DataFrame's column by label, or the Series itself."""
     return table if isinstance(table, pd.Series) else table[label]
@@ -254,16 +268,17 @@ def number_note(exc, namespace):
         value = ast.literal_eval(found[0].group(1)) if found else None
         if not isinstance(value, str) or readable(value):  # int('12.5'): a float, not text
             return None
-        around = [c for c in value if not (c.isdigit() or c in ".-")]
-        around = sorted(set(around), key=around.index)
+        skip = "pd.to_numeric(column, errors='coerce') makes them empty"
+        how = "is mostly numbers: to skip the values that are not, " + skip
+        signs = first_seen(c for c in value if c in WRITTEN_AROUND)
+        if signs and readable("".join(c for c in value if c not in WRITTEN_AROUND)):
+            how = ("holds numbers written with other characters: remove them (for example "
+                   "%s) before converting" % removals(signs))
+        around = first_seen(c for c in value if not (c.isdigit() or c in ".-"))
         if any(c.isdigit() for c in value) and around:
-            clean = "remove them (for example %s) before converting" % "".join(
-                ".replace(%r, '')" % c for c in around)
-            how = "holds numbers written with other characters: " + clean
-            alone = "%r holds a number with other characters around it: %s" % (value, clean)
+            alone = ("%r holds a number with other characters around it: remove them (for "
+                     "example %s) before converting" % (value, removals(around)))
         else:
-            skip = "pd.to_numeric(column, errors='coerce') makes them empty"
-            how = "is mostly numbers: to skip the values that are not, " + skip
             alone = ("%r is not a number: to skip such values, convert inside try/except "
                      "ValueError (for a pandas column: %s)" % (value, skip))
         place = holding(namespace, exc, value)

@@ -405,6 +405,12 @@ def test_text_of_a_table_given_to_code_that_needs_numbers_names_its_column(py, c
         "'(HA2)149' is a value of column 'site' of sites, which holds text, not numbers (sites's "
         "text columns: site): ")  # ids with digits in them are text, not numbers to clean
     assert "replace" not in res.notes[0]
+    _, res = collect(py, "sites = pd.DataFrame({'site': ['1', '2', '3', '(HA2)149'],\n"
+                         "                      'sel': [0.5, 1.5, 2.5, 3.5]})\n"
+                         "sites['site'].astype(float)")
+    assert res.notes[0] == (  # an id among numbers: skipped, its letters are no separators
+        "'(HA2)149' is a value of column 'site' of sites, which is mostly numbers: to skip the "
+        "values that are not, pd.to_numeric(column, errors='coerce') makes them empty")
     _, res = collect(py, "jobs = pd.DataFrame({'industry': ['Total, all', 'Mining'],\n"
                          "                     'Mar.2019': ['157,538', '703'],\n"
                          "                     'Mar.2020': ['$1,100', None]})\n"
