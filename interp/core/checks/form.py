@@ -90,7 +90,7 @@ def missing_form(form: AnswerForm, answer: str) -> list[str]:
     if absent:
         lacks.append("it has no " + listed([f"`{slot}...]`" for slot in absent]))
     unfilled = [slot for slot, placeholder in zip(form.slots[:MAX_SLOTS], form.placeholders)
-                if _has_slot(answer, slot) and _only_placeholder(answer, slot, placeholder)]
+                if _only_placeholder(answer, slot, placeholder)]
     if unfilled:
         lacks.append(f"{listed([f'`{slot}...]`' for slot in unfilled])} still "
                      f"{'holds' if len(unfilled) == 1 else 'hold'} the template's placeholder "
@@ -107,8 +107,9 @@ def missing_form(form: AnswerForm, answer: str) -> list[str]:
 
 def answer_format(view: TaskView) -> Request | None:
     """A final answer that does not take the form the task asks for (its template's slots,
-    filled with values, not the placeholders; JSON, a number of decimal places) is sent back once, saying what is missing; the model
-    restates it (its values stay in the conversation)."""
+    filled with values, not the placeholders; JSON; a number of decimal places) is sent back
+    once, saying what is missing; the model restates it (its values stay in the
+    conversation)."""
     form = answer_form(view.task)
     if not form:
         return None
@@ -128,7 +129,8 @@ def answer_format(view: TaskView) -> Request | None:
 
 
 def _only_placeholder(answer: str, slot: str, placeholder: str) -> bool:
-    """Whether every `slot...]` of the answer holds just the template's placeholder."""
+    """Whether the answer has `slot...]`, and every one of them holds just the template's
+    placeholder."""
     wanted, start, seen = placeholder.strip().lower(), answer.find(slot), False
     while start >= 0:
         close = answer.find("]", start + len(slot))

@@ -69,7 +69,6 @@ def test_chat_sentences_ask_for_no_form(task):
     assert answer_format(view(task, "Here is my view: 3.14159 is pi.")) is None
 
 
-
 def test_an_answer_stopped_repeating_itself_is_restated_with_repeats_penalised():
     looped = "@mean_weight[4.25] @weight_std[" + "1.07, " * 150
     request = answer_format(view(TEMPLATE, looped, samples={"runaway"}, finish="repeating"))

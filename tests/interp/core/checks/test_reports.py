@@ -39,7 +39,8 @@ def test_a_comment_on_a_call_the_task_never_shows_is_not_held_against_the_code()
     assert own_expectation(view(task, records=[record(1, code, "0\n0 1\n")], new=1)) is None
     broken = code.replace("n + 1", "n")
     request = own_expectation(view(task, records=[record(1, broken, "\n0\n")], new=1))
-    assert request is not None and "`print(string_sequence(0))` printed an empty line" in request.message
+    assert request is not None
+    assert "`print(string_sequence(0))` printed an empty line" in request.message
     assert "string_sequence(1)" not in request.message
 
 
