@@ -94,6 +94,15 @@ def declared_sampling(model, kind: str) -> dict | None:
     return dict(sampling) if isinstance(sampling, dict) and sampling else None
 
 
+def template_sampling(model, slots: tuple[str, ...]) -> dict | None:
+    """The request parameters that hold a model's next reply to a template's slots (`@mean[`
+    and so on, one a line, each closed by `]` after its value), as its `template_sampling`
+    method gives them (LocalModel: a llama.cpp grammar), or None."""
+    hold = getattr(model, "template_sampling", None)
+    sampling = hold(slots) if callable(hold) and slots else None
+    return dict(sampling) if isinstance(sampling, dict) and sampling else None
+
+
 class Model(Protocol):
     """What the conversation loop needs from a language model."""
 

@@ -75,6 +75,9 @@ class Request:
     retracts: bool = True
     sampling: Literal["retry", "runaway"] | None = None
     block: Proposed | None = None  # report stage: a block interp proposes itself (approved as any)
+    # answer stage: the slots (`@mean[`) the restated answer is to hold, in order; a model
+    # that can keep a reply to them (models.base.template_sampling) is held to them
+    template: tuple[str, ...] = ()
     check: str = ""  # the name of the check that asked (filled in by the list that runs it)
 
 

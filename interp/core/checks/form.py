@@ -21,6 +21,9 @@ _JSON = re.compile(r"\bjson\b", re.IGNORECASE)
 _JSON_FILE = re.compile(r"\.json\b", re.IGNORECASE)
 _PLACES = re.compile(r"\b(\d|one|two|three|four|five|six)\s+(?:decimal\s+(?:places?|digits?)|"
                      r"decimals?|digits?\s+after\s+the\s+(?:decimal\s+)?point)\b", re.IGNORECASE)
+# Words that make a sentence a condition: its slots are an alternative answer, not required.
+_CONDITION = re.compile(r"\b(?:if|unless|otherwise|else)\b", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"[.;!?](?=\s)")
 _WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 _DECIMAL = re.compile(r"(?<![\w.])-?\d+\.(\d+)(?![\w.])")
 MAX_SLOTS = 12  # slots named in one request
@@ -38,9 +41,21 @@ class AnswerForm:
     decimals: int | None = None
     said: str = ""
     placeholders: tuple[str, ...] = ()  # what the template writes in each slot, in order
+    optional: tuple[str, ...] = ()  # slots given in a condition ("if there are none, @x[...]")
 
     def __bool__(self) -> bool:
         return bool(self.slots or self.json or self.decimals is not None)
+
+    @property
+    def required(self) -> tuple[str, ...]:
+        """The slots every answer must hold (all of them when each is a condition's)."""
+        return tuple(s for s in self.slots if s not in self.optional) or self.slots
+
+    def lines(self) -> str:
+        """The template's required slots, one a line, each with its placeholder."""
+        return "\n".join(f"{slot}{placeholder}]" for slot, placeholder
+                         in zip(self.slots[:MAX_SLOTS], self.placeholders)
+                         if slot in self.required)
 
 
 def answer_form(task: str) -> AnswerForm:
@@ -51,18 +66,28 @@ def answer_form(task: str) -> AnswerForm:
     said = _form_lines(task)
     slots: list[str] = []
     placeholders: list[str] = []
+    optional: list[str] = []
     for part in said:
-        for name, placeholder in _SLOT.findall(part):
+        for found in _SLOT.finditer(part):
+            name, placeholder = found.groups()
             if f"{name}[" not in slots:
                 slots.append(f"{name}[")
                 placeholders.append(placeholder)
+                if _in_condition(part, found.start()):
+                    optional.append(f"{name}[")
     wants_json = any(_JSON.search(p) for p in said) and not _JSON_FILE.search(task)
     stated = [int(w) if w.isdigit() else _WORDS[w.lower()] for w in _PLACES.findall(task)]
     decimals = max(stated) if stated else None  # several: only more than the most is wrong
     text = " ".join(said)
     return AnswerForm(tuple(slots), wants_json, decimals,
                       text if len(text) <= FORM_CHARS else text[:FORM_CHARS - 1] + "…",
-                      tuple(placeholders))
+                      tuple(placeholders), tuple(optional))
+
+
+def _in_condition(line: str, at: int) -> bool:
+    """Whether the sentence of `line` that reaches `at` is a condition up to there."""
+    starts = [end.end() for end in _SENTENCE_END.finditer(line, 0, at)]
+    return bool(_CONDITION.search(line, starts[-1] if starts else 0, at))
 
 
 def _form_lines(task: str) -> list[str]:
@@ -86,7 +111,10 @@ def _form_lines(task: str) -> list[str]:
 def missing_form(form: AnswerForm, answer: str) -> list[str]:
     """What `answer` lacks of `form`, in words ([] when it follows it)."""
     lacks = []
-    absent = [slot for slot in form.slots[:MAX_SLOTS] if not _has_slot(answer, slot)]
+    required = form.required[:MAX_SLOTS]
+    absent = [slot for slot in required if not _has_slot(answer, slot)]
+    if set(required) <= set(form.optional) and len(absent) < len(required):
+        absent = []  # every slot is a condition's: any one of them answers
     if absent:
         lacks.append("it has no " + listed([f"`{slot}...]`" for slot in absent]))
     unfilled = [slot for slot, placeholder in zip(form.slots[:MAX_SLOTS], form.placeholders)
@@ -108,8 +136,9 @@ def missing_form(form: AnswerForm, answer: str) -> list[str]:
 def answer_format(view: TaskView) -> Request | None:
     """A final answer that does not take the form the task asks for (its template's slots,
     filled with values, not the placeholders; JSON; a number of decimal places) is sent back
-    once, saying what is missing; the model restates it (its values stay in the
-    conversation)."""
+    once, saying what is missing and showing the template's lines to copy; the model restates
+    it (its values stay in the conversation), held to the template's slots where it can be
+    (`Request.template`)."""
     form = answer_form(view.task)
     if not form:
         return None
@@ -117,15 +146,19 @@ def answer_format(view: TaskView) -> Request | None:
     if not lacks:
         return None
     asked = f' ("{form.said}")' if form.said else ""
+    lines = form.lines()
+    copy = (": copy these lines, and replace each placeholder (the text in brackets) with its "
+            f"value; the text before each bracket stays as it is:\n{lines}") if lines else "."
     # an answer stopped repeating itself would be written again the same way: sampled anew,
     # with repeats penalised, where the model declares how
     looped = view.reply.finish_reason == REPEATING and "runaway" in view.samples
     return Request(f"Your answer does not take the form the task asks for{asked}: "
                    f"{'; '.join(lacks)}. Reply with your final answer again in exactly that "
-                   "form, with the values the output showed, and no code.",
+                   f"form, with the values the output showed, and no code{copy}",
                    f"The answer does not take the form the task asks for ({'; '.join(lacks)}); "
                    "asking the model to restate it.", retracts=False,
-                   sampling="runaway" if looped else None)
+                   sampling="runaway" if looped else None,
+                   template=form.required[:MAX_SLOTS])
 
 
 def _only_placeholder(answer: str, slot: str, placeholder: str) -> bool:

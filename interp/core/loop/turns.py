@@ -21,7 +21,7 @@ from interp.core.replies.steps import CUT_OFF_BLOCK, STOPPED_BLOCK, Step, steps_
 from interp.core.state import SessionState
 from interp.core.replies.textcalls import text_calls, valid_arguments
 from interp.core.replies.tool_choice import TEXT_CALLS_NOTICE, ToolChoice, choose_tools, tool_mode
-from interp.models.base import REPEATING, Reply, Retrying, declared_sampling
+from interp.models.base import REPEATING, Reply, Retrying, declared_sampling, template_sampling
 
 EMPTY_NUDGE = ("Your last reply had no answer and no code. Continue with the task (run code if "
                "there is more to do) or give your final answer.")
@@ -192,11 +192,15 @@ class TurnChecks:
 
     def ask(self, request: Request) -> Iterator[ev.Event]:
         """Say that a check asked, send the model its request (retracting the reply where the
-        request says so), and make the next call sample where it asks to."""
+        request says so), and make the next call sample where it asks to, held to the
+        request's template where the model can be."""
         yield ev.Notice(level="info", text=request.notice, check=request.check)
         self.state.add(replace(user_message(request.message), retracts=request.retracts))
-        if request.sampling:
-            self.sample_next(declared_sampling(self.state.model, request.sampling))
+        model = self.state.model
+        declared = declared_sampling(model, request.sampling) if request.sampling else None
+        held = template_sampling(model, request.template)
+        if declared or held:
+            self.sample_next({**(declared or {}), **(held or {})})
 
     def sample_next(self, sampling: dict | None) -> None:
         """Make the next call with `sampling` and a seed (a run can be repeated)."""

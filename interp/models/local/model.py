@@ -20,6 +20,7 @@ from interp.models.reach import model_for
 from interp.models.stream import repeating
 from interp.models.local.server import LocalServer, LocalServerError
 from interp.models.local.files import ModelFileError, read_gguf, writes_calls_as_text
+from interp.models.local.grammar import slots_grammar
 
 # Qwen2.5's code-interpreter format: after a code block it writes the block's "output" itself
 # (made up) and then answers from it. Generation stops there, so only the real output is read.
@@ -96,6 +97,11 @@ class LocalModel:
     # modes) is made with this: a prompt prefix reused from llama.cpp's cache changes greedy
     # replies (HumanEval/41's was its placeholder fresh, code after HumanEval/58's prompt)
     fresh_sampling = {"cache_prompt": False}
+
+    def template_sampling(self, slots: tuple[str, ...]) -> dict:
+        """A reply held to a template's slots (answer-format's restatement): a llama.cpp
+        grammar that writes each slot, a value, and its closing bracket, one a line."""
+        return {"grammar": slots_grammar(slots)}
 
     def stream(self, messages: list[dict], tools: list[dict] | None = None, *,
                until: Callable[[str], int | None] | None = None,

@@ -58,6 +58,42 @@ def test_an_answer_out_of_form_is_sent_back_once_without_retracting_it():
     assert answer_format(view(TEMPLATE, "@mean_weight[4.25] @weight_std[1.07]")) is None
 
 
+def test_the_request_shows_the_template_s_lines_to_copy_and_holds_the_reply_to_its_slots():
+    """Qwen2.5-Coder-1.5B answered `@Switzerland[Switzerland]` (the value where the slot's
+    name goes) and, asked to restate, wrote the same again; shown the lines to copy, and held
+    to the slots, it filled them."""
+    request = answer_format(view(TEMPLATE, "@4.25[4.25] @1.07[1.07]"))
+    assert request is not None and request.template == ("@mean_weight[", "@weight_std[")
+    assert request.message.endswith(
+        "and no code: copy these lines, and replace each placeholder (the text in brackets) "
+        "with its value; the text before each bracket stays as it is:\n"
+        "@mean_weight[value]\n@weight_std[value]")
+    plain = answer_format(view("Give the total as JSON.", "The total is 4."))
+    assert plain is not None and plain.template == () and plain.message.endswith("no code.")
+
+
+CONDITIONAL = ("How many outliers does the price column have?\nGive your final answer in "
+               "exactly this format: @outlier_count[count] where count is an integer. If "
+               "there are no outliers, output @outlier_status[\"None found\"]")
+
+
+def test_a_slot_the_template_gives_in_a_condition_is_not_required():
+    form = answer_form(CONDITIONAL)
+    assert form.slots == ("@outlier_count[", "@outlier_status[")
+    assert form.optional == ("@outlier_status[",) and form.required == ("@outlier_count[",)
+    assert missing_form(form, "@outlier_count[25]") == []
+    assert missing_form(form, "There are 25.") == ["it has no `@outlier_count[...]`"]
+    assert form.lines() == "@outlier_count[count]"
+
+
+def test_when_every_slot_is_a_condition_s_one_of_them_answers():
+    form = answer_form("Is the mean above 3? Answer in this format: if it is, "
+                       "@above[value]; otherwise @below[value].")
+    assert form.required == form.slots == ("@above[", "@below[")
+    assert missing_form(form, "@below[2.5]") == []
+    assert missing_form(form, "It is below.") == ["it has no `@above[...]` and `@below[...]`"]
+
+
 @pytest.mark.parametrize("task", [
     "Should I write this tool in Python or in Go? Just give me your opinion.",
     "Explain what x^2 + 1 means; don't compute anything.",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import time
@@ -307,3 +308,14 @@ def test_a_fresh_request_reuses_nothing_from_the_prompt_cache(model):
         cached = processed(lambda: list(model.stream([{"role": "user", "content": content}],
                                                      sampling={"temperature": 0.0})))
     assert fresh >= 60 and cached <= 5, (fresh, cached)
+
+
+def test_template_sampling_holds_the_reply_to_the_slots(model):
+    """answer-format's restatement: llama.cpp takes the grammar and the reply is the slots,
+    one a line, each with a value."""
+    asked = [{"role": "user", "content": "Say hello."}]
+    with hang_guard(120):
+        reply = list(model.stream(asked, sampling={**model.template_sampling(
+            ("@mean[", "@note[")), "temperature": 0.0, "max_tokens": 64}))[-1]
+    value = r"(?:[^\[\]\n]|\[[^\[\]\n]*\])+"
+    assert re.fullmatch(rf"@mean\[{value}\]\n@note\[{value}\]", reply.text), reply.text
