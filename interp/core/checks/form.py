@@ -138,7 +138,7 @@ def answer_format(view: TaskView) -> Request | None:
     filled with values, not the placeholders; JSON; a number of decimal places) is sent back
     once, saying what is missing and showing the template's lines to copy; the model restates
     it (its values stay in the conversation), held to the template's slots where it can be
-    (`Request.template`)."""
+    (`Request.template`) when the last block that ran ended well."""
     form = answer_form(view.task)
     if not form:
         return None
@@ -158,7 +158,15 @@ def answer_format(view: TaskView) -> Request | None:
                    f"The answer does not take the form the task asks for ({'; '.join(lacks)}); "
                    "asking the model to restate it.", retracts=False,
                    sampling="runaway" if looped else None,
-                   template=form.required[:MAX_SLOTS])
+                   template=form.required[:MAX_SLOTS] if _last_ran_ok(view) else ())
+
+
+def _last_ran_ok(view: TaskView) -> bool:
+    """Whether the last block of the task that ran ended well: only then do the outputs hold
+    values to fill a template with (after a failure, holding the reply to the slots would make
+    the model write values it never computed, where it may need to say what went wrong)."""
+    ran = view.ran
+    return bool(ran) and ran[-1].status == "ok"
 
 
 def _only_placeholder(answer: str, slot: str, placeholder: str) -> bool:

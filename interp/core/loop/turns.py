@@ -17,7 +17,7 @@ from interp.core.checks.catalog import TaskChecks, active
 from interp.core.exits import Ending
 from interp.core.history import task_indices, user_message
 from interp.core.files.mentions import unwritten_files
-from interp.core.replies.steps import CUT_OFF_BLOCK, STOPPED_BLOCK, Step, steps_from_reply
+from interp.core.replies.steps import Step, steps_from_reply
 from interp.core.state import SessionState
 from interp.core.replies.textcalls import text_calls, valid_arguments
 from interp.core.replies.tool_choice import TEXT_CALLS_NOTICE, ToolChoice, choose_tools, tool_mode
@@ -153,9 +153,7 @@ class TurnChecks:
         """The request of the first check on a reply: before its blocks run, or, when it has
         none, on it as the answer; None when it stands."""
         if steps:
-            proposed = tuple(Proposed(s.language, s.code,
-                                      s.problem in (CUT_OFF_BLOCK, STOPPED_BLOCK))
-                             for s in steps)
+            proposed = tuple(Proposed(s.language, s.code, s.cut_off) for s in steps)
             return self.checks.first("proposed", self.view(reply, proposed=proposed))
         if not is_answer(reply):
             return None

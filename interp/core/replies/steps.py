@@ -206,6 +206,7 @@ class Step:
     call_id: str | None = None
     problem: str | None = None
     fenced: bool = False  # a fenced block of the reply's text (not a tool call)
+    cut_off: bool = False  # the reply ran on inside it (to the length limit, or repeating)
 
 
 def steps_from_reply(reply: Reply, registry: Registry, *, fenced: bool = True,
@@ -226,7 +227,8 @@ def steps_from_reply(reply: Reply, registry: Registry, *, fenced: bool = True,
             continue
         if not block.closed and reply.ran_on:
             problem = STOPPED_BLOCK if reply.finish_reason == REPEATING else CUT_OFF_BLOCK
-            steps.append(Step(block.language, block.code, fenced=True, problem=problem))
+            steps.append(Step(block.language, block.code, fenced=True, problem=problem,
+                              cut_off=True))
         elif block.language in TRANSCRIPTS and TRANSCRIPTS[block.language] in registry:
             steps.append(Step(registry.canonical(TRANSCRIPTS[block.language]), block.code,
                               fenced=True))

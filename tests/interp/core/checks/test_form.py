@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from check_kit import view
+from check_kit import record, view
 from interp.core.checks.form import answer_form, answer_format, missing_form
 
 pytestmark = pytest.mark.fast
@@ -62,14 +62,27 @@ def test_the_request_shows_the_template_s_lines_to_copy_and_holds_the_reply_to_i
     """Qwen2.5-Coder-1.5B answered `@Switzerland[Switzerland]` (the value where the slot's
     name goes) and, asked to restate, wrote the same again; shown the lines to copy, and held
     to the slots, it filled them."""
-    request = answer_format(view(TEMPLATE, "@4.25[4.25] @1.07[1.07]"))
+    ran = [record(1, "print(w.mean(), w.std())", "4.25 1.07")]
+    request = answer_format(view(TEMPLATE, "@4.25[4.25] @1.07[1.07]", records=ran))
     assert request is not None and request.template == ("@mean_weight[", "@weight_std[")
     assert request.message.endswith(
         "and no code: copy these lines, and replace each placeholder (the text in brackets) "
         "with its value; the text before each bracket stays as it is:\n"
         "@mean_weight[value]\n@weight_std[value]")
-    plain = answer_format(view("Give the total as JSON.", "The total is 4."))
+    plain = answer_format(view("Give the total as JSON.", "The total is 4.", records=ran))
     assert plain is not None and plain.template == () and plain.message.endswith("no code.")
+
+
+def test_after_a_failed_block_the_restatement_is_not_held_to_the_slots():
+    """Held to the slots, Qwen2.5-Coder-1.5B wrote values after code that had failed three
+    times; the answer it had given said what went wrong."""
+    failed = [record(1, "print(w.mean())", "", status="ok"),
+              record(2, "print(df['weight'].mean())", "KeyError: 'weight'", status="error")]
+    request = answer_format(view(TEMPLATE, "The code failed: there is no weight column.",
+                                 records=failed))
+    assert request is not None and request.template == ()
+    assert request.message.endswith("@mean_weight[value]\n@weight_std[value]")  # still shown
+    assert answer_format(view(TEMPLATE, "The mean is 4.25.")).template == ()  # nothing ran
 
 
 CONDITIONAL = ("How many outliers does the price column have?\nGive your final answer in "
