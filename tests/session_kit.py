@@ -7,6 +7,7 @@ from helpers import hang_guard as shared_guard
 from interp.approval.decision import RUN, Decision, Proposal
 from interp.core import events as ev
 from interp.core.session import Session
+from interp.models.reach import model_for
 
 
 KEY = "sk-test-123456"
@@ -67,3 +68,20 @@ def contents(request: dict) -> list[str]:
 
 def py(code: str) -> str:
     return f"```python\n{code}\n```"
+
+
+class SamplingClient:
+    """interp's real client for a model, taking a call's `sampling` as LocalModel does: into
+    that request's parameters. Subclasses declare what the model declares (`retry_sampling`,
+    `template_sampling`, ...)."""
+
+    def __init__(self, name, **options) -> None:
+        self.inner = model_for(name, **options)
+        self.name = self.inner.name
+
+    def stream(self, messages, tools=None, *, sampling=None):
+        self.inner.params = dict(sampling or {})
+        return self.inner.stream(messages, tools)
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)

@@ -48,14 +48,14 @@ class AnswerForm:
 
     @property
     def required(self) -> tuple[str, ...]:
-        """The slots every answer must hold (all of them when each is a condition's)."""
-        return tuple(s for s in self.slots if s not in self.optional) or self.slots
+        """The slots every answer must hold (all of them when each is a condition's), at
+        most MAX_SLOTS."""
+        return (tuple(s for s in self.slots if s not in self.optional) or self.slots)[:MAX_SLOTS]
 
     def lines(self) -> str:
-        """The template's required slots, one a line, each with its placeholder."""
-        return "\n".join(f"{slot}{placeholder}]" for slot, placeholder
-                         in zip(self.slots[:MAX_SLOTS], self.placeholders)
-                         if slot in self.required)
+        """The required slots, one a line, each with its placeholder."""
+        placeholders = dict(zip(self.slots, self.placeholders))
+        return "\n".join(f"{slot}{placeholders[slot]}]" for slot in self.required)
 
 
 def answer_form(task: str) -> AnswerForm:
@@ -111,7 +111,7 @@ def _form_lines(task: str) -> list[str]:
 def missing_form(form: AnswerForm, answer: str) -> list[str]:
     """What `answer` lacks of `form`, in words ([] when it follows it)."""
     lacks = []
-    required = form.required[:MAX_SLOTS]
+    required = form.required
     absent = [slot for slot in required if not _has_slot(answer, slot)]
     if set(required) <= set(form.optional) and len(absent) < len(required):
         absent = []  # every slot is a condition's: any one of them answers
@@ -158,7 +158,7 @@ def answer_format(view: TaskView) -> Request | None:
                    f"The answer does not take the form the task asks for ({'; '.join(lacks)}); "
                    "asking the model to restate it.", retracts=False,
                    sampling="runaway" if looped else None,
-                   template=form.required[:MAX_SLOTS] if _last_ran_ok(view) else ())
+                   template=form.required if _last_ran_ok(view) else ())
 
 
 def _last_ran_ok(view: TaskView) -> bool:

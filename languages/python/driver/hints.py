@@ -233,15 +233,6 @@ def holding(namespace, exc, value):
     return None
 
 
-def first_seen(chars):
-    """The characters, each once, in the order first seen."""
-    seen = []
-    for char in chars:
-        if char not in seen:
-            seen.append(char)
-    return seen
-
-
 def removals(chars):
     """The .replace calls that remove these characters."""
     return "".join(".replace(%r, '')" % c for c in chars)
@@ -270,11 +261,11 @@ def number_note(exc, namespace):
             return None
         skip = "pd.to_numeric(column, errors='coerce') makes them empty"
         how = "is mostly numbers: to skip the values that are not, " + skip
-        signs = first_seen(c for c in value if c in WRITTEN_AROUND)
+        signs = list(dict.fromkeys(c for c in value if c in WRITTEN_AROUND))
         if signs and readable("".join(c for c in value if c not in WRITTEN_AROUND)):
             how = ("holds numbers written with other characters: remove them (for example "
                    "%s) before converting" % removals(signs))
-        around = first_seen(c for c in value if not (c.isdigit() or c in ".-"))
+        around = list(dict.fromkeys(c for c in value if not (c.isdigit() or c in ".-")))
         if any(c.isdigit() for c in value) and around:
             alone = ("%r holds a number with other characters around it: remove them (for "
                      "example %s) before converting" % (value, removals(around)))

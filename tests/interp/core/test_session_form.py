@@ -5,10 +5,9 @@ server, real runners."""
 
 from __future__ import annotations
 
-from session_kit import answer, finished, of, py, run
+from session_kit import SamplingClient, answer, finished, of, py, run
 
 from interp.models.local.grammar import slots_grammar
-from interp.models.reach import model_for
 
 TASK = ("Which of 2**10 and 10**3 is larger?\n"
         "Give your final answer in exactly this format: @larger[value]")
@@ -17,23 +16,11 @@ TASK = ("Which of 2**10 and 10**3 is larger?\n"
 VALUE_AS_NAME = "@1024[1024]"
 
 
-class Held:
-    """The client model declaring `template_sampling`, as LocalModel does: a call's sampling
-    goes into that request's parameters."""
-
-    def __init__(self, name, **options) -> None:
-        self.inner = model_for(name, **options)
-        self.name = self.inner.name
+class Held(SamplingClient):
+    """The client model declaring `template_sampling`, as LocalModel does."""
 
     def template_sampling(self, slots):
         return {"grammar": slots_grammar(slots)}
-
-    def stream(self, messages, tools=None, *, sampling=None):
-        self.inner.params = dict(sampling or {})
-        return self.inner.stream(messages, tools)
-
-    def __getattr__(self, name):
-        return getattr(self.inner, name)
 
 
 def test_the_restatement_is_held_to_the_template_s_slots(server, make_session):

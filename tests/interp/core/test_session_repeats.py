@@ -6,12 +6,11 @@ OpenAI server, real runners."""
 from __future__ import annotations
 
 from fake_openai import Reply
-from session_kit import finished, of, py, run
+from session_kit import SamplingClient, finished, of, py, run
 
 from interp.core import exits
 from interp.core.checks.catalog import CHECKS
 from interp.core.checks.reruns import CUT_OFF_NOTE, CUT_OFF_NOTICE
-from interp.models.reach import model_for
 
 # Qwen2.5-Coder-1.5B asked to fix a script's crash (a real transcript, shortened): the same
 # block, word for word, after each failure.
@@ -26,22 +25,10 @@ RESAMPLES = next(c.asks for c in CHECKS if c.name == "repeat-failed")
 CUT_OFFS = next(c.asks for c in CHECKS if c.name == "cut-off")
 
 
-class Sampled:
-    """The client model declaring `retry_sampling`, as LocalModel does: a call's sampling
-    goes into that request's parameters."""
+class Sampled(SamplingClient):
+    """The client model declaring `retry_sampling`, as LocalModel does."""
 
     retry_sampling = {"temperature": 0.7}
-
-    def __init__(self, name, **options) -> None:
-        self.inner = model_for(name, **options)
-        self.name = self.inner.name
-
-    def stream(self, messages, tools=None, *, sampling=None):
-        self.inner.params = dict(sampling or {})
-        return self.inner.stream(messages, tools)
-
-    def __getattr__(self, name):
-        return getattr(self.inner, name)
 
 
 def told(server, index):
