@@ -23,6 +23,11 @@ from wire_server import Turn
 from interp.models.base import ModelError, Reply, Retrying
 from interp.models.reach import model_for
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # annotations only
+    from interp.models.litellm.model import LiteLLMModel
+
 KEY = "sk-test-secret-1234"
 MESSAGES = [{"role": "system", "content": "You are terse."}, {"role": "user", "content": "Say hello."}]
 TOOLS = [{"type": "function", "function": {

@@ -24,6 +24,11 @@ from interp.models.wire import http as direct
 from interp.models.base import ModelError, Reply
 from interp.models.reach import model_for
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # annotations only
+    from interp.models.litellm.model import LiteLLMModel
+
 KEY = "AIza-test-secret-1234"
 MODEL = "gemini/gemini-2.5-flash"
 ROOT = Path(__file__).resolve().parents[4]

@@ -26,6 +26,11 @@ from interp.models.base import ModelError, Reply, Retrying
 from interp.models.stream import is_progress
 from interp.models.reach import model_for
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # annotations only
+    from interp.models.litellm.model import LiteLLMModel
+
 MESSAGES = [{"role": "user", "content": "Say hello."}]
 TOOLS = [{"type": "function", "function": {
     "name": "execute", "description": "Run code",
