@@ -42,7 +42,7 @@ def run_resumable(items: Sequence[Item], key: Callable[[Item], str],
     try:
         while pending:
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
+            for future in [f for f in pending if f in done]:  # in the items' order
                 item = pending.pop(future)
                 records[key(item)] = future.result()
                 store.append(records[key(item)])

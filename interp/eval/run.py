@@ -57,7 +57,7 @@ def run_mode(plan: EvalPlan, mode: str, model: Model, progress: Progress | None 
         pending = {pool.submit(solve, mode, p, model, plan.mode_config): p for p in todo}
         while pending:
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
+            for future in [f for f in pending if f in done]:  # in the items' order
                 problem, outcome = pending.pop(future), future.result()
                 record = Record.build(problem.task_id, plan.benchmark, mode, plan.model_name,
                                       problem.prompt, outcome)
