@@ -50,6 +50,8 @@ CHECKS: tuple[ListedCheck, ...] = (
                 form.answer_format),
     ListedCheck("missing-package", "a module pip can install is missing: install it",
                 "report", "any", installs.missing_package),
+    ListedCheck("failing-streak", "a small model rarely fixes code that failed three times "
+                "in a row", "report", "here", reports.failing_streak),
     ListedCheck("only-installed", "installing packages does not do the task", "report", "any",
                 reports.only_installed),
     ListedCheck("own-expectation", "prints that differ from the code's own comments are "

@@ -233,6 +233,29 @@ def test_a_question_whose_block_printed_nothing_gets_a_block_that_prints_the_val
     assert "determinant: 5.0" in server.requests[2]["messages"][-1]["content"]
 
 
+def test_three_failed_blocks_in_a_row_ask_the_model_for_its_answer_once(server, make_session):
+    """Qwen2.5-Coder-1.5B on data it did not write (real transcripts): after three failed blocks
+    in a row it patched the code until the turns ran out and never got it right; it is asked
+    for its answer, or what went wrong, instead."""
+    (make_session.work / "people.csv").write_text("name,age\nAda,30\nBo,40\n")
+    load = "rows = [line.strip().split(',') for line in open('people.csv')]\n"
+    fixes = [load + "print(sum(float(r[0]) for r in rows))",
+             load + "print(sum(float(r[0]) for r in rows[1:]))",
+             load + "print(sum(float(r[0].strip()) for r in rows[1:]))"]
+    stopped = "The name column holds text, so it cannot be summed as numbers."
+    server.script([*map(py, fixes), stopped, "unused"])
+    events = run(make_session(server, tools="off"), "What is the sum of the first column of people.csv?")
+    assert [b["status"] for b in of(events, "block.finished")] == ["error"] * 3
+    assert [m["final"] for m in of(events, "message")] == [False, False, False, True]
+    assert [n["check"] for n in of(events, "notice") if n.get("check")] == ["failing-streak"]
+    assert "The code failed" in server.requests[2]["messages"][-1]["content"]
+    asked = server.requests[3]["messages"][-1]["content"]
+    assert asked.endswith("Blocks 1 to 3 all failed, so another fix is unlikely to work. Do not "
+                          "write more code: reply now with your final answer to the task from "
+                          "what the outputs showed, or say what went wrong.")
+    assert len(server.requests) == 4
+
+
 def test_an_answer_stating_a_number_no_output_showed_is_asked_to_print_it_once(
         server, make_session):
     """Qwen2.5-Coder-1.5B (a real transcript): its code printed nothing and it answered "-10"
