@@ -16,7 +16,8 @@ MODES = ("auto", "on", "off")
 
 @dataclass(frozen=True)
 class ListedCheck:
-    """A check of the list: its function, name, reason, stage, scope and asks per task."""
+    """A check of the list: its function, name, reason, stage, scope, asks per task, and
+    whether its request asks for the final answer."""
 
     name: str
     reason: str
@@ -24,6 +25,7 @@ class ListedCheck:
     scope: Scope
     run: Callable[[TaskView], Request | None]
     asks: int = 1
+    closes: bool = False  # its request asks for the final answer: the list takes the reply
 
     def __call__(self, view: TaskView) -> Request | None:
         return self.run(view)
@@ -51,7 +53,7 @@ CHECKS: tuple[ListedCheck, ...] = (
     ListedCheck("missing-package", "a module pip can install is missing: install it",
                 "report", "any", installs.missing_package),
     ListedCheck("failing-streak", "a small model rarely fixes code that failed three times "
-                "in a row", "report", "here", reports.failing_streak),
+                "in a row", "report", "here", reports.failing_streak, closes=True),
     ListedCheck("only-installed", "installing packages does not do the task", "report", "any",
                 reports.only_installed),
     ListedCheck("own-expectation", "prints that differ from the code's own comments are "
@@ -94,19 +96,26 @@ def active(setting: str | tuple[str, ...], model) -> tuple[ListedCheck, ...]:
 
 class TaskChecks:
     """The checks on for this task, run stage by stage; each asks at most its `asks` times
-    a task."""
+    a task. The answer that replies to a request for the final answer (a check that
+    `closes`) is taken as it comes by the list's checks (asked for its form, a model that
+    could not do the task writes values it never computed); those the person asked for (an
+    output schema, Stop hooks) still hold it."""
 
     def __init__(self, checks: tuple[ListedCheck, ...]) -> None:
         self.checks = checks
         self.asked: dict[str, int] = {}
+        self.closing = False  # the last request asked for the final answer
 
     def first(self, stage: Stage, view: TaskView) -> Request | None:
         """The first request of a check of `stage` that may still ask, or None; counted."""
+        closing, self.closing = self.closing and stage == "answer", False
         for check in self.checks:
-            if check.stage != stage or self.asked.get(check.name, 0) >= check.asks:
+            if (check.stage != stage or self.asked.get(check.name, 0) >= check.asks
+                    or (closing and check.name in NAMES)):
                 continue
             request = check(view)
             if request is not None:
                 self.asked[check.name] = self.asked.get(check.name, 0) + 1
+                self.closing = check.closes
                 return replace(request, check=check.name)
         return None

@@ -236,7 +236,8 @@ def test_a_question_whose_block_printed_nothing_gets_a_block_that_prints_the_val
 def test_three_failed_blocks_in_a_row_ask_the_model_for_its_answer_once(server, make_session):
     """Qwen2.5-Coder-1.5B on data it did not write (real transcripts): after three failed blocks
     in a row it patched the code until the turns ran out and never got it right; it is asked
-    for its answer, or what went wrong, instead."""
+    for its answer, or what went wrong, instead, and that reply is the answer (asked for the
+    task's form, it wrote a value it never computed)."""
     (make_session.work / "people.csv").write_text("name,age\nAda,30\nBo,40\n")
     load = "rows = [line.strip().split(',') for line in open('people.csv')]\n"
     fixes = [load + "print(sum(float(r[0]) for r in rows))",
@@ -244,7 +245,8 @@ def test_three_failed_blocks_in_a_row_ask_the_model_for_its_answer_once(server, 
              load + "print(sum(float(r[0].strip()) for r in rows[1:]))"]
     stopped = "The name column holds text, so it cannot be summed as numbers."
     server.script([*map(py, fixes), stopped, "unused"])
-    events = run(make_session(server, tools="off"), "What is the sum of the first column of people.csv?")
+    events = run(make_session(server, tools="off"), "What is the sum of the first column of "
+                 "people.csv? Give your answer in this format: @sum[value]")
     assert [b["status"] for b in of(events, "block.finished")] == ["error"] * 3
     assert [m["final"] for m in of(events, "message")] == [False, False, False, True]
     assert [n["check"] for n in of(events, "notice") if n.get("check")] == ["failing-streak"]

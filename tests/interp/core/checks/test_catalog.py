@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from check_kit import view
+from check_kit import record, view
 from interp.core.checks.catalog import CHECKS, NAMES, TaskChecks, active, parse_setting
 from interp.models.base import runs_here
 from interp.models.reach import model_for
@@ -49,6 +49,22 @@ def test_each_check_asks_at_most_its_number_of_times_a_task():
     first = runner.first("answer", answer)
     assert first is not None and first.check == "answer-format"
     assert runner.first("answer", answer) is None
+
+
+def test_the_answer_to_a_request_for_the_final_answer_is_taken_as_it_comes():
+    """After three failed blocks the 1.5B model said what went wrong; asked for the task's form
+    it wrote `@prediction_accuracy[0.78]`, a value it never computed (a real transcript)."""
+    runner = TaskChecks(CHECKS)
+    failed = [record(i, f"fit({i})", "ValueError: could not convert string to float\n",
+                     status="error") for i in (1, 2, 3)]
+    task = "What is the accuracy? Give it in this format: @prediction_accuracy[accuracy]"
+    streak = runner.first("report", view(task, records=failed, new=1))
+    assert streak is not None and streak.check == "failing-streak"
+    went_wrong = view(task, "The Name column holds text, so the model cannot be fitted.",
+                      records=failed)
+    assert runner.first("answer", went_wrong) is None  # taken as it comes
+    asked_again = runner.first("answer", went_wrong)  # a later answer is checked as usual
+    assert asked_again is not None and asked_again.check == "answer-format"
 
 
 # Ordinary chat: sentences that ask for no code, with replies a model gives them.
