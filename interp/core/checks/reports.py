@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from interp.core.blocks import FAILED
 from interp.core.checks.base import Request, TaskView
 from interp.bounded import read_at_most
 from interp.core.checks.expectations import mismatch_note, mismatches
@@ -25,7 +26,6 @@ SILENT_NAMED = (" The session keeps its variables: reply with this ```python blo
 MIN_LINES = 3  # a script shorter than this is not recognised in a block
 SCRIPT_BYTES = 1024 * 1024  # a larger script is not compared
 STREAK = 3  # failed blocks in a row after which the model is asked to stop writing code
-FAILED = frozenset({"error", "timeout", "died"})
 STREAK_REQUEST = ("Blocks {first} to {last} all failed, so another fix is unlikely to work. Do "
                   "not write more code: reply now with your final answer to the task from what "
                   "the outputs showed, or say what went wrong.")

@@ -18,8 +18,9 @@ from pathlib import Path
 import pytest
 
 from fake_openai import Reply
-from session_kit import of, py, run
+from session_kit import finished, of, py, run
 
+from interp.core import exits
 from interp.core.history import Entry
 from interp.core.replies.report import ANSWER_CHECK
 from interp.core.prompt.vision import MAX_IMAGES
@@ -256,6 +257,31 @@ def test_three_failed_blocks_in_a_row_ask_the_model_for_its_answer_once(server, 
                           "write more code: reply now with your final answer to the task from "
                           "what the outputs showed, or say what went wrong.")
     assert len(server.requests) == 4
+
+
+def test_code_that_fails_again_after_the_model_was_asked_for_its_answer_ends_the_task(
+        server, make_session):
+    """Qwen2.5-Coder-1.5B, asked for its answer after three failed blocks, wrote a fourth fix
+    (real transcripts: questions of a benchmark of tables it did not write, wrong each time
+    it went on, until `--max-turns`); when that fails too, the task stops. A block that
+    works after the request lets the task go on."""
+    (make_session.work / "people.csv").write_text("name,age\nAda,30\nBo,40\n")
+    load = "rows = [line.strip().split(',') for line in open('people.csv')]\n"
+    fixes = [load + f"print(sum(float(r[0]) for r in rows[{start}:]))" for start in (0, 1, 2)]
+    fixes.append(load + "print(sum(int(r[0]) for r in rows[1:]))")
+    server.script([*map(py, fixes), "unused"])
+    events = run(make_session(server, tools="off"), "What is the sum of the first column of people.csv?")
+    assert [b["status"] for b in of(events, "block.finished")] == ["error"] * 4
+    assert finished(events) == {"exit_code": exits.LOOP, "reason": "failing"}
+    assert of(events, "notice")[-1]["text"] == (
+        "Stopped: block 4 failed too, after the model was asked for its answer because blocks "
+        "kept failing (failing-streak).")
+    assert len(server.requests) == 4
+    works = [*map(py, fixes[:3]), py(load + "print(sum(float(r[1]) for r in rows[1:]))"),
+             py("print(undefined_name)"), "The sum of the ages is 70."]
+    server.script(works)
+    events = run(make_session(server, tools="off"), "What is the sum of the first column of people.csv?")
+    assert finished(events) == {"exit_code": 0, "reason": "done"}
 
 
 def test_an_answer_stating_a_number_no_output_showed_is_asked_to_print_it_once(

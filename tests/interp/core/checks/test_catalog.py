@@ -63,6 +63,15 @@ def test_the_answer_to_a_request_for_the_final_answer_is_taken_as_it_comes():
     went_wrong = view(task, "The Name column holds text, so the model cannot be fitted.",
                       records=failed)
     assert runner.first("answer", went_wrong) is None  # taken as it comes
+    runner = TaskChecks(CHECKS)
+    runner.first("report", view(task, records=failed, new=1))
+    parrot = "The code failed, so the task is not done yet. Fix the error and run the code again."
+    copied = runner.first("answer", view(task, parrot, records=failed,
+                                         shown=(task, f"Output:\n```\nValueError\n```\n{parrot}")))
+    assert copied is not None and copied.check == "acknowledged"  # a copy is no answer at all
+    runner = TaskChecks(CHECKS)
+    runner.first("report", view(task, records=failed, new=1))
+    runner.first("answer", went_wrong)
     asked_again = runner.first("answer", went_wrong)  # a later answer is checked as usual
     assert asked_again is not None and asked_again.check == "answer-format"
 
