@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from interp.core.checks import answers, form, installs, reports, reruns
-from interp.core.checks.base import Request, Scope, Stage, TaskView
+from interp.core.checks.base import Check, Request, Scope, Stage, TaskView
 from interp.models.base import runs_here
 
 MODES = ("auto", "on", "off")
@@ -103,8 +103,8 @@ class TaskChecks:
     answer at all (a copy of interp's report); those the person asked for (an output schema,
     Stop hooks) still hold it."""
 
-    def __init__(self, checks: tuple[ListedCheck, ...]) -> None:
-        self.checks = checks
+    def __init__(self, checks: tuple[Check, ...]) -> None:
+        self.checks = checks  # the list's (ListedCheck), then those the person asked for
         self.asked: dict[str, int] = {}
         self.closing = False  # the last request asked for the final answer
         # the check that asked for the final answer this task, and how many blocks had run
@@ -120,7 +120,7 @@ class TaskChecks:
             request = check(view)
             if request is not None:
                 self.asked[check.name] = self.asked.get(check.name, 0) + 1
-                self.closing = check.closes
-                self.closed = (check.name, len(view.ran)) if check.closes else self.closed
+                self.closing = check.name in NAMES and check.closes
+                self.closed = (check.name, len(view.ran)) if self.closing else self.closed
                 return replace(request, check=check.name)
         return None

@@ -74,6 +74,11 @@ def test_the_answer_to_a_request_for_the_final_answer_is_taken_as_it_comes():
     runner.first("answer", went_wrong)
     asked_again = runner.first("answer", went_wrong)  # a later answer is checked as usual
     assert asked_again is not None and asked_again.check == "answer-format"
+    schema = pytest.importorskip("interp.core.checks.schema")
+    runner = TaskChecks(CHECKS + (schema.schema_check({"type": "number"}),))
+    runner.first("report", view(task, records=failed, new=1))
+    held = runner.first("answer", went_wrong)  # the schema the person gave still holds it
+    assert held is not None and held.check == "output-schema"
 
 
 # Ordinary chat: sentences that ask for no code, with replies a model gives them.
