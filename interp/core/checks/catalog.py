@@ -120,7 +120,7 @@ class TaskChecks:
             request = check(view)
             if request is not None:
                 self.asked[check.name] = self.asked.get(check.name, 0) + 1
-                self.closing = check.name in NAMES and check.closes
+                self.closing = closing or (check.name in NAMES and check.closes)
                 self.closed = (check.name, len(view.ran)) if self.closing else self.closed
                 return replace(request, check=check.name)
         return None

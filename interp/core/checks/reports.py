@@ -60,15 +60,15 @@ def own_expectation(view: TaskView) -> Request | None:
 
 def failing_streak(view: TaskView) -> Request | None:
     """STREAK blocks that failed in a row, the last of them just now: the model is asked for
-    its answer, or what went wrong, instead of another fix (the same code each time is the
-    loop guard's to stop). The 1.5B local model made no task right after three failures in
+    its answer, or what went wrong, instead of another fix (the last STREAK all the same code
+    are the loop guard's, which asks the same). The 1.5B local model made no task right after three failures in
     a row (docs/checks.md), and each further fix cost a model call and a run."""
     streak = 0
     for record in view.ran:
         streak = streak + 1 if record.status in FAILED else 0
     last, failed = _last_ran(view), view.ran[len(view.ran) - streak:]
     if (streak < STREAK or last is None or last.status not in FAILED
-            or len({r.code.strip() for r in failed}) < 2):  # the same code: the loop guard's
+            or len({r.code.strip() for r in failed[-STREAK:]}) < 2):  # the loop guard's
         return None
     return Request(STREAK_REQUEST.format(first=failed[0].index, last=failed[-1].index),
                    f"{streak} blocks in a row failed; asking the model for its answer or what "

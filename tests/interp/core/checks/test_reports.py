@@ -62,6 +62,8 @@ def test_three_failed_blocks_in_a_row_ask_for_the_answer_instead_of_another_fix(
     assert failing_streak(view("What is it?", records=timed_out, new=1)) is not None
     same = [record(i, "fit(rows)", "ValueError\n", status="error") for i in (1, 2, 3)]
     assert failing_streak(view("What is it?", records=same, new=1)) is None  # the loop guard's
+    other_then_same = [failed(1), *[record(i, "fit(rows)", "ValueError\n", status="error") for i in (2, 3, 4)]]
+    assert failing_streak(view("What is it?", records=other_then_same, new=1)) is None
     then_ok = [*ran, record(5, "print(2)", "2\n")]
     assert failing_streak(view("What is it?", records=then_ok, new=1)) is None
 
