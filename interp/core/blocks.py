@@ -21,6 +21,7 @@ from languages.records import Outcome, image_paths
 
 RECORD_VERSION = 1
 RAN = frozenset({"ok", "error", "interrupted", "timeout", "died"})  # statuses of blocks that ran
+FAILED = frozenset({"error", "timeout", "died"})  # of blocks that ran and failed
 NOT_RUN = frozenset({"declined", "denied", "skipped"})
 
 

@@ -299,6 +299,9 @@ class Session:
             stopped, carry_on = yield from self._blocks.act(steps, reply)
             if stopped:
                 return (yield from self._stopped())
+            if (ending := self._checks.gave_up()) is not None:
+                yield ev.Notice(level=ending.level, text=ending.notice)
+                return ending.code, ending.reason
             if self._loops.stuck:
                 ending = yield from self._unstick()
                 if ending is None:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from interp.core.checks.base import Request, TaskView, listed
 from interp.core.files.mentions import mentioned_folders
+from interp.core.replies.report import ANSWER_CHECK, FIX_REQUEST
 from interp.core.replies.steps import HOW_TO_CALL, HOW_TO_FENCE, unrun_code_tag
 
 # A reply that acknowledges the output without saying anything ("ok.", "Done!").
@@ -20,6 +21,7 @@ QUESTION = re.compile(r"\?|\b(?:tell me|how many|how much|which|what|report|list
                       re.IGNORECASE)
 # A reply that copies interp's report of a block ("[Block 2, python]\nOutput:").
 _REPORT_ECHO = re.compile(r"\[Block \d+, [\w-]+\]\s*\n\s*(?:Output:|No output\.|Not run)")
+_REPORT_ASKS = (FIX_REQUEST, ANSWER_CHECK)  # what a report asks after its blocks, copied
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:,\d{3})*(?:\.\d+)?(?:e[-+]?\d+)?(?![\w])", re.IGNORECASE)
 _LIST_ITEM = re.compile(r"^\s*\d+[.)]\s", re.MULTILINE)  # "1. Acme": a list's numbering
 # Mathematical notation: a power (x^3, 2**20), arithmetic between a number or a variable and a
@@ -61,11 +63,12 @@ def untagged_code(view: TaskView) -> Request | None:
 
 def acknowledged(view: TaskView) -> Request | None:
     """After code ran, a reply that only acknowledges ("ok.") a task that asks something, or
-    that copies interp's report of a block, is no answer: the model is asked for it."""
+    that copies interp's report of a block or its question after one, is no answer: the
+    model is asked for it."""
     said = view.reply.text.strip()
     if not view.ran:
         return None
-    if _REPORT_ECHO.match(said):
+    if _REPORT_ECHO.match(said) or said in _REPORT_ASKS:
         return Request("Your last reply copied the report of a block instead of replying. If "
                        "the task is done, reply to the user with the answer (the values you "
                        "found) and no code; if it is not, run code that does what is still "

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from interp.core.checks import answers, form, installs, reports, reruns
-from interp.core.checks.base import Request, Scope, Stage, TaskView
+from interp.core.checks.base import Check, Request, Scope, Stage, TaskView
 from interp.models.base import runs_here
 
 MODES = ("auto", "on", "off")
@@ -16,7 +16,8 @@ MODES = ("auto", "on", "off")
 
 @dataclass(frozen=True)
 class ListedCheck:
-    """A check of the list: its function, name, reason, stage, scope and asks per task."""
+    """A check of the list: its function, name, reason, stage, scope, asks per task, and
+    whether its request asks for the final answer."""
 
     name: str
     reason: str
@@ -24,6 +25,8 @@ class ListedCheck:
     scope: Scope
     run: Callable[[TaskView], Request | None]
     asks: int = 1
+    closes: bool = False  # its request asks for the final answer: the list takes the reply
+    no_answer: bool = False  # it finds no answer at all: it holds that reply too
 
     def __call__(self, view: TaskView) -> Request | None:
         return self.run(view)
@@ -43,13 +46,15 @@ CHECKS: tuple[ListedCheck, ...] = (
     ListedCheck("named-file-missing", "a file the task names and that is not there yet may be "
                 "what it asks for", "answer", "here", answers.named_file_missing),
     ListedCheck("acknowledged", "\"ok.\" after the output, to a question, is no answer",
-                "answer", "any", answers.acknowledged),
+                "answer", "any", answers.acknowledged, no_answer=True),
     ListedCheck("unseen-numbers", "numbers no output showed were made up or worked out in "
                 "the head", "answer", "here", answers.unseen_numbers),
     ListedCheck("answer-format", "the task says how to give the answer", "answer", "any",
                 form.answer_format),
     ListedCheck("missing-package", "a module pip can install is missing: install it",
                 "report", "any", installs.missing_package),
+    ListedCheck("failing-streak", "a small model rarely fixes code that failed three times "
+                "in a row", "report", "here", reports.failing_streak, closes=True),
     ListedCheck("only-installed", "installing packages does not do the task", "report", "any",
                 reports.only_installed),
     ListedCheck("own-expectation", "prints that differ from the code's own comments are "
@@ -92,19 +97,30 @@ def active(setting: str | tuple[str, ...], model) -> tuple[ListedCheck, ...]:
 
 class TaskChecks:
     """The checks on for this task, run stage by stage; each asks at most its `asks` times
-    a task."""
+    a task. The answer that replies to a request for the final answer (a check that
+    `closes`) is taken as it comes by the list's checks (asked for its form, a model that
+    could not do the task writes values it never computed), but for those that find no
+    answer at all (a copy of interp's report); those the person asked for (an output schema,
+    Stop hooks) still hold it."""
 
-    def __init__(self, checks: tuple[ListedCheck, ...]) -> None:
-        self.checks = checks
+    def __init__(self, checks: tuple[Check, ...]) -> None:
+        self.checks = checks  # the list's (ListedCheck), then those the person asked for
         self.asked: dict[str, int] = {}
+        self.closing = False  # the last request asked for the final answer
+        # the check that asked for the final answer this task, and how many blocks had run
+        self.closed: tuple[str, int] | None = None
 
     def first(self, stage: Stage, view: TaskView) -> Request | None:
         """The first request of a check of `stage` that may still ask, or None; counted."""
+        closing, self.closing = self.closing and stage == "answer", False
         for check in self.checks:
-            if check.stage != stage or self.asked.get(check.name, 0) >= check.asks:
+            if (check.stage != stage or self.asked.get(check.name, 0) >= check.asks
+                    or (closing and check.name in NAMES and not check.no_answer)):
                 continue
             request = check(view)
             if request is not None:
                 self.asked[check.name] = self.asked.get(check.name, 0) + 1
+                self.closing = closing or (check.name in NAMES and check.closes)
+                self.closed = (check.name, len(view.ran)) if self.closing else self.closed
                 return replace(request, check=check.name)
         return None

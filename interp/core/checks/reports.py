@@ -1,12 +1,14 @@
 """Checks on a reply's blocks once they ran, in place of the report's usual question whether
 the output answers the task: blocks that only installed packages, a Python block whose prints
-differ from what its own comments expect, a block that printed nothing for a question, and a
-copy of a script the task names run in the session while the file stays unchanged."""
+differ from what its own comments expect, blocks that failed several times in a row, a block
+that printed nothing for a question, and a copy of a script the task names run in the session
+while the file stays unchanged."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from interp.core.blocks import FAILED
 from interp.core.checks.base import Request, TaskView
 from interp.bounded import read_at_most
 from interp.core.checks.expectations import mismatch_note, mismatches
@@ -23,6 +25,10 @@ SILENT_NAMED = (" The session keeps its variables: reply with this ```python blo
                 "values the task asks for (not run yet), then answer from its output:\n{code}")
 MIN_LINES = 3  # a script shorter than this is not recognised in a block
 SCRIPT_BYTES = 1024 * 1024  # a larger script is not compared
+STREAK = 3  # failed blocks in a row after which the model is asked to stop writing code
+STREAK_REQUEST = ("Blocks {first} to {last} all failed, so another fix is unlikely to work. Do "
+                  "not write more code: reply now with your final answer to the task from what "
+                  "the outputs showed, or say what went wrong.")
 RUN_WITH = {".py": "python3", ".js": "node", ".mjs": "node", ".cjs": "node", ".sh": "bash"}
 
 
@@ -50,6 +56,23 @@ def own_expectation(view: TaskView) -> Request | None:
         return None
     return Request(mismatch_note(found), "The block printed other than its own comments "
                    "expect; telling the model.", retracts=False)
+
+
+def failing_streak(view: TaskView) -> Request | None:
+    """STREAK blocks that failed in a row, the last of them just now: the model is asked for
+    its answer, or what went wrong, instead of another fix (the last STREAK all the same code
+    are the loop guard's, which asks the same). The 1.5B local model made no task right after three failures in
+    a row (docs/checks.md), and each further fix cost a model call and a run."""
+    streak = 0
+    for record in view.ran:
+        streak = streak + 1 if record.status in FAILED else 0
+    last, failed = _last_ran(view), view.ran[len(view.ran) - streak:]
+    if (streak < STREAK or last is None or last.status not in FAILED
+            or len({r.code.strip() for r in failed[-STREAK:]}) < 2):  # the loop guard's
+        return None
+    return Request(STREAK_REQUEST.format(first=failed[0].index, last=failed[-1].index),
+                   f"{streak} blocks in a row failed; asking the model for its answer or what "
+                   "went wrong.", retracts=False)
 
 
 def printed_nothing(view: TaskView) -> Request | None:

@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from interp.core import events as ev
 from interp.core import exits
-from interp.core.blocks import BlockRecord
+from interp.core.blocks import FAILED, BlockRecord
 from interp.core.checks.base import Proposed, Request, TaskView
 from interp.core.checks.catalog import TaskChecks, active
 from interp.core.exits import Ending
@@ -174,8 +174,7 @@ class TurnChecks:
              new: list[BlockRecord] = ()) -> TaskView:
         """What a check sees of this task."""
         state = self.state
-        start = (task_indices(state.messages) or [0])[-1]
-        entries = state.messages[start:]
+        entries = self._task_entries()
         records = [r for entry in entries for r in entry.blocks or ()] + list(new)
         shown = tuple(entry.content for entry in entries
                       if entry.role != "assistant" and isinstance(entry.content, str))
@@ -187,6 +186,24 @@ class TurnChecks:
                         absent=self.absent,
                         shown=shown, tools=tools, fenced=fenced,
                         languages=tuple(state.registry.names()), samples=samples)
+
+    def _task_entries(self) -> list:
+        """The conversation since this task began."""
+        return self.state.messages[(task_indices(self.state.messages) or [0])[-1]:]
+
+    def gave_up(self) -> Ending | None:
+        """How the task ends when the model, asked for its final answer instead of another
+        fix (failing-streak), wrote code anyway and every block since failed; None otherwise."""
+        if self.checks.closed is None:
+            return None
+        name, before = self.checks.closed
+        ran = [r for entry in self._task_entries() for r in entry.blocks or () if r.ran]
+        since = ran[before:]
+        if not since or any(r.status not in FAILED for r in since):
+            return None
+        return Ending(exits.LOOP, "failing",
+                      f"Stopped: block {since[-1].index} failed too, after the model was asked "
+                      f"for its answer because blocks kept failing ({name}).", level="warning")
 
     def ask(self, request: Request) -> Iterator[ev.Event]:
         """Say that a check asked, send the model its request (retracting the reply where the

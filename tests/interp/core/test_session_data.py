@@ -18,8 +18,9 @@ from pathlib import Path
 import pytest
 
 from fake_openai import Reply
-from session_kit import of, py, run
+from session_kit import finished, of, py, run
 
+from interp.core import exits
 from interp.core.history import Entry
 from interp.core.replies.report import ANSWER_CHECK
 from interp.core.prompt.vision import MAX_IMAGES
@@ -231,6 +232,56 @@ def test_a_question_whose_block_printed_nothing_gets_a_block_that_prints_the_val
                           "print the values the task asks for (not run yet), then answer from "
                           f"its output:\n```python\n{printing}\n```")
     assert "determinant: 5.0" in server.requests[2]["messages"][-1]["content"]
+
+
+def test_three_failed_blocks_in_a_row_ask_the_model_for_its_answer_once(server, make_session):
+    """Qwen2.5-Coder-1.5B on data it did not write (real transcripts): after three failed blocks
+    in a row it patched the code until the turns ran out and never got it right; it is asked
+    for its answer, or what went wrong, instead, and that reply is the answer (asked for the
+    task's form, it wrote a value it never computed)."""
+    (make_session.work / "people.csv").write_text("name,age\nAda,30\nBo,40\n")
+    load = "rows = [line.strip().split(',') for line in open('people.csv')]\n"
+    fixes = [load + "print(sum(float(r[0]) for r in rows))",
+             load + "print(sum(float(r[0]) for r in rows[1:]))",
+             load + "print(sum(float(r[0].strip()) for r in rows[1:]))"]
+    stopped = "The name column holds text, so it cannot be summed as numbers."
+    server.script([*map(py, fixes), stopped, "unused"])
+    events = run(make_session(server, tools="off"), "What is the sum of the first column of "
+                 "people.csv? Give your answer in this format: @sum[value]")
+    assert [b["status"] for b in of(events, "block.finished")] == ["error"] * 3
+    assert [m["final"] for m in of(events, "message")] == [False, False, False, True]
+    assert [n["check"] for n in of(events, "notice") if n.get("check")] == ["failing-streak"]
+    assert "The code failed" in server.requests[2]["messages"][-1]["content"]
+    asked = server.requests[3]["messages"][-1]["content"]
+    assert asked.endswith("Blocks 1 to 3 all failed, so another fix is unlikely to work. Do not "
+                          "write more code: reply now with your final answer to the task from "
+                          "what the outputs showed, or say what went wrong.")
+    assert len(server.requests) == 4
+
+
+def test_code_that_fails_again_after_the_model_was_asked_for_its_answer_ends_the_task(
+        server, make_session):
+    """Qwen2.5-Coder-1.5B, asked for its answer after three failed blocks, wrote a fourth fix
+    (real transcripts: questions of a benchmark of tables it did not write, wrong each time
+    it went on, until `--max-turns`); when that fails too, the task stops. A block that
+    works after the request lets the task go on."""
+    (make_session.work / "people.csv").write_text("name,age\nAda,30\nBo,40\n")
+    load = "rows = [line.strip().split(',') for line in open('people.csv')]\n"
+    fixes = [load + f"print(sum(float(r[0]) for r in rows[{start}:]))" for start in (0, 1, 2)]
+    fixes.append(load + "print(sum(int(r[0]) for r in rows[1:]))")
+    server.script([*map(py, fixes), "unused"])
+    events = run(make_session(server, tools="off"), "What is the sum of the first column of people.csv?")
+    assert [b["status"] for b in of(events, "block.finished")] == ["error"] * 4
+    assert finished(events) == {"exit_code": exits.LOOP, "reason": "failing"}
+    assert of(events, "notice")[-1]["text"] == (
+        "Stopped: block 4 failed too, after the model was asked for its answer because blocks "
+        "kept failing (failing-streak).")
+    assert len(server.requests) == 4
+    works = [*map(py, fixes[:3]), py(load + "print(sum(float(r[1]) for r in rows[1:]))"),
+             py("print(undefined_name)"), "The sum of the ages is 70."]
+    server.script(works)
+    events = run(make_session(server, tools="off"), "What is the sum of the first column of people.csv?")
+    assert finished(events) == {"exit_code": 0, "reason": "done"}
 
 
 def test_an_answer_stating_a_number_no_output_showed_is_asked_to_print_it_once(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from check_kit import view
+from check_kit import record, view
 from interp.core.checks.catalog import CHECKS, NAMES, TaskChecks, active, parse_setting
 from interp.models.base import runs_here
 from interp.models.reach import model_for
@@ -49,6 +49,37 @@ def test_each_check_asks_at_most_its_number_of_times_a_task():
     first = runner.first("answer", answer)
     assert first is not None and first.check == "answer-format"
     assert runner.first("answer", answer) is None
+
+
+def test_the_answer_to_a_request_for_the_final_answer_is_taken_as_it_comes():
+    """After three failed blocks the 1.5B model said what went wrong; asked for the task's form
+    it wrote `@prediction_accuracy[0.78]`, a value it never computed (a real transcript)."""
+    runner = TaskChecks(CHECKS)
+    failed = [record(i, f"fit({i})", "ValueError: could not convert string to float\n",
+                     status="error") for i in (1, 2, 3)]
+    task = "What is the accuracy? Give it in this format: @prediction_accuracy[accuracy]"
+    streak = runner.first("report", view(task, records=failed, new=1))
+    assert streak is not None and streak.check == "failing-streak"
+    went_wrong = view(task, "The Name column holds text, so the model cannot be fitted.",
+                      records=failed)
+    assert runner.first("answer", went_wrong) is None  # taken as it comes
+    runner = TaskChecks(CHECKS)
+    runner.first("report", view(task, records=failed, new=1))
+    parrot = "The code failed, so the task is not done yet. Fix the error and run the code again."
+    copied = runner.first("answer", view(task, parrot, records=failed,
+                                         shown=(task, f"Output:\n```\nValueError\n```\n{parrot}")))
+    assert copied is not None and copied.check == "acknowledged"  # a copy is no answer at all
+    assert runner.first("answer", went_wrong) is None  # its reply is still taken as it comes
+    runner = TaskChecks(CHECKS)
+    runner.first("report", view(task, records=failed, new=1))
+    runner.first("answer", went_wrong)
+    asked_again = runner.first("answer", went_wrong)  # a later answer is checked as usual
+    assert asked_again is not None and asked_again.check == "answer-format"
+    schema = pytest.importorskip("interp.core.checks.schema")
+    runner = TaskChecks(CHECKS + (schema.schema_check({"type": "number"}),))
+    runner.first("report", view(task, records=failed, new=1))
+    held = runner.first("answer", went_wrong)  # the schema the person gave still holds it
+    assert held is not None and held.check == "output-schema"
 
 
 # Ordinary chat: sentences that ask for no code, with replies a model gives them.

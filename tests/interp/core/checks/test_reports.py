@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from check_kit import record, view
-from interp.core.checks.reports import copied_script, only_installed, own_expectation, printed_nothing
+from interp.core.checks.reports import (copied_script, failing_streak, only_installed, own_expectation,
+                                        printed_nothing)
 
 pytestmark = pytest.mark.fast
 
@@ -42,6 +43,29 @@ def test_a_comment_on_a_call_the_task_never_shows_is_not_held_against_the_code()
     assert request is not None
     assert "`print(string_sequence(0))` printed an empty line" in request.message
     assert "string_sequence(1)" not in request.message
+
+
+def test_three_failed_blocks_in_a_row_ask_for_the_answer_instead_of_another_fix():
+    def failed(index):
+        return record(index, f"fit(rows[{index}])", "ValueError: could not convert string to float\n",
+                      status="error")
+
+    ran = [record(1, "rows = load()", "ok\n"), failed(2), failed(3), failed(4)]
+    request = failing_streak(view("What is the model's accuracy?", records=ran, new=1))
+    assert request is not None and not request.retracts
+    assert request.message.startswith("Blocks 2 to 4 all failed, so another fix is unlikely to work.")
+    assert "Do not write more code" in request.message
+    assert failing_streak(view("What is it?", records=ran[:3], new=1)) is None  # two in a row
+    ok_between = [failed(1), failed(2), record(3, "print(1)", "1\n"), failed(4)]
+    assert failing_streak(view("What is it?", records=ok_between, new=1)) is None
+    timed_out = [failed(1), failed(2), record(3, "train()", "", status="timeout")]
+    assert failing_streak(view("What is it?", records=timed_out, new=1)) is not None
+    same = [record(i, "fit(rows)", "ValueError\n", status="error") for i in (1, 2, 3)]
+    assert failing_streak(view("What is it?", records=same, new=1)) is None  # the loop guard's
+    other_then_same = [failed(1), *[record(i, "fit(rows)", "ValueError\n", status="error") for i in (2, 3, 4)]]
+    assert failing_streak(view("What is it?", records=other_then_same, new=1)) is None
+    then_ok = [*ran, record(5, "print(2)", "2\n")]
+    assert failing_streak(view("What is it?", records=then_ok, new=1)) is None
 
 
 def test_a_question_whose_code_printed_nothing_gets_a_block_that_prints_its_values():
