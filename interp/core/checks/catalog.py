@@ -120,7 +120,8 @@ class TaskChecks:
             request = check(view)
             if request is not None:
                 self.asked[check.name] = self.asked.get(check.name, 0) + 1
-                self.closing = closing or (check.name in NAMES and check.closes)
-                self.closed = (check.name, len(view.ran)) if self.closing else self.closed
+                closes = check.name in NAMES and check.closes
+                self.closing = closing or closes
+                self.closed = (check.name, len(view.ran)) if closes else self.closed
                 return replace(request, check=check.name)
         return None

@@ -61,13 +61,13 @@ def own_expectation(view: TaskView) -> Request | None:
 def failing_streak(view: TaskView) -> Request | None:
     """STREAK blocks that failed in a row, the last of them just now: the model is asked for
     its answer, or what went wrong, instead of another fix (the last STREAK all the same code
-    are the loop guard's, which asks the same). The 1.5B local model made no task right after three failures in
-    a row (docs/checks.md), and each further fix cost a model call and a run."""
+    are the loop guard's, which asks the same). The 1.5B local model made no task right after
+    three failures in a row (docs/checks.md), and each further fix cost a call and a run."""
     streak = 0
     for record in view.ran:
         streak = streak + 1 if record.status in FAILED else 0
-    last, failed = _last_ran(view), view.ran[len(view.ran) - streak:]
-    if (streak < STREAK or last is None or last.status not in FAILED
+    failed = view.ran[len(view.ran) - streak:]
+    if (streak < STREAK or _last_ran(view) is None  # nothing of this reply ran
             or len({r.code.strip() for r in failed[-STREAK:]}) < 2):  # the loop guard's
         return None
     return Request(STREAK_REQUEST.format(first=failed[0].index, last=failed[-1].index),

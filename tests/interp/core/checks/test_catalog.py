@@ -70,6 +70,7 @@ def test_the_answer_to_a_request_for_the_final_answer_is_taken_as_it_comes():
                                          shown=(task, f"Output:\n```\nValueError\n```\n{parrot}")))
     assert copied is not None and copied.check == "acknowledged"  # a copy is no answer at all
     assert runner.first("answer", went_wrong) is None  # its reply is still taken as it comes
+    assert runner.closed == ("failing-streak", 3)  # what asked for the final answer, and when
     runner = TaskChecks(CHECKS)
     runner.first("report", view(task, records=failed, new=1))
     runner.first("answer", went_wrong)
