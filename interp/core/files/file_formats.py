@@ -263,11 +263,19 @@ def line_count(path: Path, size: int, what: str = "lines") -> list[str]:
         return [f"{what.capitalize()}: not counted (large file)"]
     count, last = 0, b"\n"
     for chunk in chunks(path, size):  # the lines it had when measured, however it grows
-        count += chunk.count(b"\n")
+        count += _line_ends(chunk, after_return=last == b"\r")
         last = chunk[-1:]
-    count += last != b"\n"
+    count += last not in (b"\n", b"\r")
     extra = " (line count, including any header)" if what == "rows" else ""
     return [f"{what.capitalize()}: {count:,}{extra}"]
+
+
+def _line_ends(chunk: bytes, after_return: bool) -> int:
+    """Line ends in chunk, of every convention: LF, CRLF and a lone CR (old Mac files, one
+    line if only LF is counted); `after_return`: the chunk before ended on a CR, so an LF
+    that starts this one ends the same line."""
+    ends = chunk.count(b"\n") + chunk.count(b"\r") - chunk.count(b"\r\n")
+    return ends - (after_return and chunk.startswith(b"\n"))
 
 
 def first_lines(text: str, count: int, width: int) -> str:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from interp.bounded import CHUNK
 from interp.core.files.attachments import (HEAD_BYTES, AttachmentError, check_attachable, describe_file,
-
                                 describe_files, sniff)
 
 pytestmark = pytest.mark.fast  # pure units: no process, pty or server (see conftest.py)
@@ -96,6 +96,21 @@ def test_semicolon_csv_and_quoted_fields(tmp_path):
     path = tmp_path / "eu.csv"
     path.write_text('name;note;price\n"Smith; J.";"a, b";3,50\nDoe;x;1,00\n')
     assert "Columns: 3 (semicolon-delimited)" in describe_file(path)
+
+
+@pytest.mark.parametrize("end", ["\n", "\r\n", "\r"])
+def test_rows_are_counted_whatever_the_line_ends(tmp_path, end):
+    path = tmp_path / "ends.csv"
+    path.write_bytes(end.join(["a,b"] + [f"{i},{i}" for i in range(30)]).encode() + end.encode())
+    text = describe_file(path)
+    assert "Rows: 31 (line count" in text and "Columns: 2" in text and "\n0,0\n1,1\n" in text
+
+
+def test_a_crlf_split_between_two_reads_ends_one_line(tmp_path):
+    path = tmp_path / "split.txt"
+    body = b"x" * (CHUNK - 1) + b"\r\n" + b"tail\rlast"  # the CR ends the first read
+    path.write_bytes(body)
+    assert "Lines: 3" in describe_file(path)
 
 
 def test_csv_with_one_line_falls_back_without_raising(tmp_path):
