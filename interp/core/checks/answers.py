@@ -1,7 +1,7 @@
 """Checks on a reply with nothing to run, which would be the final answer: code the model
 wrote in a fence that does not run, an answer that only acknowledges the output, an answer
-given before any code ran about files the model has only seen a preview of, and numbers an
-answer states that nothing of the task showed."""
+given before any code ran about files the model has only seen a preview of, numbers an answer
+states that nothing of the task showed, and a value given as NaN."""
 
 from __future__ import annotations
 
@@ -38,6 +38,11 @@ _ALIASES = {"python3": "python", "py": "python", "bash": "shell", "sh": "shell",
 _OTHER_LANGUAGES = frozenset("go golang rust java kotlin scala swift c++ c# csharp ruby php perl "
                              "haskell elixir erlang lua julia dart typescript matlab fortran "
                              "cobol zig nim ocaml clojure".split())
+# NaN given as a value: in a slot or brackets, after "=" or ":", or after "is"/"was"/"of" (not
+# "NaN values", which counts them).
+_NAN_VALUE = re.compile(r"(?:^|[\[(=:]|\b(?:is|was|are|were|of|be)\b)\s*[-+]?nan\b"
+                        r"(?!\s*(?:values?|entries|entry|rows?|cells?)\b)", re.IGNORECASE)
+_NAN = re.compile(r"(?<![\w.])nan(?![\w])", re.IGNORECASE)
 SMALL = 10  # whole numbers below this are counts and list positions: never asked about
 NAMED = 3  # numbers named in a request
 
@@ -155,6 +160,25 @@ def unseen_numbers(view: TaskView) -> Request | None:
                    "its variables); then answer from its output.",
                    f"The answer states {stated}, which no output showed; asking the model to "
                    "compute it with code.")
+
+
+def nan_answer(view: TaskView) -> Request | None:
+    """An answer that gives NaN as a value, after an output of this task printed NaN, reports
+    a calculation that met missing values (or an empty selection) rather than its result: the
+    model is asked to find which and compute the value again without them."""
+    if not view.ran or not _NAN_VALUE.search(view.reply.text):
+        return None
+    printed = [record for record in view.ran if _NAN.search(record.output_text())]
+    if not printed:
+        return None
+    how = _how(view, printed[-1].language)
+    return Request("Your answer gives NaN (not a number) as a value: the calculation behind it "
+                   "met missing values in its input, or selected no rows, so it is not the "
+                   f"result. {how} that counts the missing values in what the calculation "
+                   "uses, computes the value again leaving them out, and prints it; then "
+                   "answer from its output.",
+                   "The answer gives NaN as a value; asking the model to leave the missing "
+                   "values out and compute it again.")
 
 
 def unseen(answer: str, seen: list[str]) -> tuple[str, ...]:

@@ -1,13 +1,14 @@
 """Checks on a reply that would be the final answer: untagged code, an acknowledgement, an
-answer before any code about files seen only in preview, numbers nothing showed."""
+answer before any code about files seen only in preview, numbers nothing showed, NaN given as
+a value."""
 
 from __future__ import annotations
 
 import pytest
 
 from check_kit import record, view
-from interp.core.checks.answers import (acknowledged, named_file_missing, run_first, unseen,
-                                        unseen_numbers, untagged_code)
+from interp.core.checks.answers import (acknowledged, nan_answer, named_file_missing, run_first,
+                                        unseen, unseen_numbers, untagged_code)
 
 pytestmark = pytest.mark.fast
 
@@ -136,3 +137,44 @@ def test_a_named_file_a_block_failed_to_find_is_an_input_not_one_to_make(tmp_pat
                                    absent=["a.csv"], root=tmp_path)) is None
     assert named_file_missing(view("Sum a.csv.", "a.csv is missing.", absent=["a.csv"],
                                    root=tmp_path)) is None  # no code ran
+
+
+# Qwen2.5-Coder-1.5B's block and answer on a table whose first row is empty: the average of
+# three columns kept the missing values, and the correlation came out NaN.
+QWEN_NAN_CODE = ("avg = (data['A'] + data['B'] + data['C']) / 3\n"
+                 "r, p = pearsonr(avg, data['D'])\nprint(f'@r[{r:.2f}]')\nprint(f'@p[{p:.4f}]')")
+QWEN_NAN_OUTPUT = "@r[nan]\n@p[nan]\n@relation[none]\n"
+QWEN_NAN_ANSWER = "@r[nan]\n@p[nan]\n@relation[none]"
+
+
+@pytest.mark.parametrize("answer", [
+    QWEN_NAN_ANSWER, "The correlation is NaN.", "mean = nan", "nan", "r: nan, p: nan"])
+def test_nan_given_as_a_value_after_an_output_printed_it_is_sent_back(answer):
+    ran = [record(1, QWEN_NAN_CODE, QWEN_NAN_OUTPUT)]
+    request = nan_answer(view("Correlate the average of A, B and C with D in t.csv.", answer,
+                              records=ran))
+    assert request is not None and request.retracts
+    assert request.message.startswith("Your answer gives NaN (not a number) as a value")
+    assert "```python block" in request.message and "missing values" in request.notice
+
+
+def test_the_request_names_the_language_of_the_block_that_printed_nan():
+    ran = [record(1, "console.log(0/0)", "NaN\n", language="javascript")]
+    request = nan_answer(view("Divide the totals.", "The ratio is NaN.", records=ran))
+    assert request is not None and "```javascript block of javascript code" in request.message
+
+
+@pytest.mark.parametrize("answer, output", [
+    ("The column has 12 NaN values.", "12\n"),  # a count of them, not a value
+    ("There are 3 NaN entries in price.", "price    3\nNaN\n"),
+    ("The mean is 4.5.", "4.5\nnan\n"),  # no NaN in the answer
+    ("The correlation is NaN.", "0.91\n"),  # no output printed one: another check's matter
+    ("The banana count is 7.", "banana 7\nnan\n"),  # a word holding the letters
+])
+def test_nan_as_a_count_a_word_or_not_printed_is_left_alone(answer, output):
+    ran = [record(1, "print(x)", output)]
+    assert nan_answer(view("Summarise the price column of t.csv.", answer, records=ran)) is None
+
+
+def test_nan_before_any_code_ran_is_left_to_run_first():
+    assert nan_answer(view("What is the mean of t.csv's price?", "The mean is nan.")) is None
