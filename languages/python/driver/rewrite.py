@@ -10,8 +10,6 @@ lines; in a block that is not valid Python, `!cmd`, `x = !cmd`, `%magic args` an
 
 import re
 
-from .paths import inside
-
 CONSOLE_FIRST = re.compile(r"^\s*(>>>|In \[\d+\]:)( |$)")
 CONSOLE_LINE = re.compile(r"^\s*(>>>|\.\.\.|In \[\d+\]:|\.\.\.:)( |$)")
 SHELL_LINE = re.compile(r"^(\s*)(?:([\w.]+)\s*=\s*)?!(.*)$")

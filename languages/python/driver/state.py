@@ -68,7 +68,6 @@ def clipped(note):
 
 def failing_names(exc):
     """The names on the failing line of the user's own code (the innermost such frame)."""
-    import linecache
     frame, number = failing_frame(exc)
     line = linecache.getline(frame.f_code.co_filename, number) if frame is not None else ""
     words, word = set(), ""
@@ -153,7 +152,6 @@ def name_note(exc):
     name (a line assigning it was dropped from the failed block before), or that the lines
     that do ran too late or not at all."""
     import ast
-    import linecache
     import re
     if type(exc) is not NameError:
         return None
