@@ -94,16 +94,7 @@ def declared_sampling(model, kind: str) -> dict | None:
     return dict(sampling) if isinstance(sampling, dict) and sampling else None
 
 
-@dataclass(frozen=True)
-class TemplateSlot:
-    """A slot of a template a reply is held to: its literal start (`@mean[`) and, where the
-    reply is not to write it again, the template's placeholder (`refused`: a value may not
-    begin with it)."""
-    start: str
-    refused: str = ""
-
-
-def template_sampling(model, slots: tuple[TemplateSlot, ...]) -> dict | None:
+def template_sampling(model, slots: tuple[str, ...]) -> dict | None:
     """The request parameters that hold a model's next reply to a template's slots (`@mean[`
     and so on, one a line, each closed by `]` after its value), as its `template_sampling`
     method gives them (LocalModel: a llama.cpp grammar), or None."""

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 
 from interp.core.checks.base import Request, TaskView, listed
-from interp.models.base import REPEATING, TemplateSlot
+from interp.models.base import REPEATING
 
 # A sentence of the task that says how the answer is to be written.
 _FORM_WORDS = re.compile(r"\b(?:format(?:ted)?|form|template)\b|\b(?:as|in)\s+json\b",
@@ -117,7 +117,8 @@ def missing_form(form: AnswerForm, answer: str) -> list[str]:
         absent = []  # every slot is a condition's: any one of them answers
     if absent:
         lacks.append("it has no " + listed([f"`{slot}...]`" for slot in absent]))
-    unfilled = unfilled_slots(form, answer)
+    unfilled = [slot for slot, placeholder in zip(form.slots[:MAX_SLOTS], form.placeholders)
+                if _only_placeholder(answer, slot, placeholder)]
     if unfilled:
         lacks.append(f"{listed([f'`{slot}...]`' for slot in unfilled])} still "
                      f"{'holds' if len(unfilled) == 1 else 'hold'} the template's placeholder "
@@ -132,28 +133,12 @@ def missing_form(form: AnswerForm, answer: str) -> list[str]:
     return lacks
 
 
-def unfilled_slots(form: AnswerForm, answer: str) -> list[str]:
-    """The slots of `form` that `answer` fills only with the template's placeholder."""
-    return [slot for slot, placeholder in zip(form.slots[:MAX_SLOTS], form.placeholders)
-            if _only_placeholder(answer, slot, placeholder)]
-
-
-def held_slots(form: AnswerForm, answer: str) -> tuple[TemplateSlot, ...]:
-    """The required slots a restatement of `answer` is held to: those `answer` filled with
-    the placeholder refuse it (a model asked again copies the template's text again)."""
-    placeholders = dict(zip(form.slots, form.placeholders))
-    unfilled = unfilled_slots(form, answer)
-    return tuple(TemplateSlot(slot, placeholders[slot] if slot in unfilled else "")
-                 for slot in form.required)
-
-
 def answer_format(view: TaskView) -> Request | None:
     """A final answer that does not take the form the task asks for (its template's slots,
     filled with values, not the placeholders; JSON; a number of decimal places) is sent back
     once, saying what is missing and showing the template's lines to copy; the model restates
     it (its values stay in the conversation), held to the template's slots where it can be
-    (`Request.template`; not to a placeholder it wrote) when the last block that ran ended
-    well."""
+    (`Request.template`) when the last block that ran ended well."""
     form = answer_form(view.task)
     if not form:
         return None
@@ -173,7 +158,7 @@ def answer_format(view: TaskView) -> Request | None:
                    f"The answer does not take the form the task asks for ({'; '.join(lacks)}); "
                    "asking the model to restate it.", retracts=False,
                    sampling="runaway" if looped else None,
-                   template=held_slots(form, view.reply.text) if _last_ran_ok(view) else ())
+                   template=form.required if _last_ran_ok(view) else ())
 
 
 def _last_ran_ok(view: TaskView) -> bool:

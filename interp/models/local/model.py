@@ -15,8 +15,7 @@ import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
-from interp.models.base import (LOCAL, REPEATING, Model, ModelError, Reply, Retrying, TemplateSlot,
-                                Usage)
+from interp.models.base import LOCAL, REPEATING, Model, ModelError, Reply, Retrying, Usage
 from interp.models.reach import model_for
 from interp.models.stream import repeating
 from interp.models.local.server import LocalServer, LocalServerError
@@ -99,10 +98,9 @@ class LocalModel:
     # replies (HumanEval/41's was its placeholder fresh, code after HumanEval/58's prompt)
     fresh_sampling = {"cache_prompt": False}
 
-    def template_sampling(self, slots: tuple[TemplateSlot, ...]) -> dict:
+    def template_sampling(self, slots: tuple[str, ...]) -> dict:
         """A reply held to a template's slots (answer-format's restatement): a llama.cpp
-        grammar that writes each slot, a value (not its refused placeholder), and its
-        closing bracket, one a line."""
+        grammar that writes each slot, a value, and its closing bracket, one a line."""
         return {"grammar": slots_grammar(slots)}
 
     def stream(self, messages: list[dict], tools: list[dict] | None = None, *,

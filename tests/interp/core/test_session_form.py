@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from session_kit import SamplingClient, answer, finished, of, py, run
 
-from interp.models.base import TemplateSlot
 from interp.models.local.grammar import slots_grammar
 
 TASK = ("Which of 2**10 and 10**3 is larger?\n"
@@ -32,7 +31,7 @@ def test_the_restatement_is_held_to_the_template_s_slots(server, make_session):
     asked = server.requests[2]
     assert asked["messages"][-1]["content"].endswith(
         "the text before each bracket stays as it is:\n@larger[value]")
-    assert asked["grammar"] == slots_grammar((TemplateSlot("@larger["),)) and asked["seed"] == 1
+    assert asked["grammar"] == slots_grammar(("@larger[",)) and asked["seed"] == 1
     assert [r.get("grammar") for r in server.requests[:2]] == [None, None]
     assert [n["check"] for n in of(events, "notice") if n.get("check")] == ["answer-format"]
 

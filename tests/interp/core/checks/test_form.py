@@ -6,7 +6,6 @@ import pytest
 
 from check_kit import record, view
 from interp.core.checks.form import answer_form, answer_format, missing_form
-from interp.models.base import TemplateSlot
 
 pytestmark = pytest.mark.fast
 
@@ -65,8 +64,7 @@ def test_the_request_shows_the_template_s_lines_to_copy_and_holds_the_reply_to_i
     to the slots, it filled them."""
     ran = [record(1, "print(w.mean(), w.std())", "4.25 1.07")]
     request = answer_format(view(TEMPLATE, "@4.25[4.25] @1.07[1.07]", records=ran))
-    assert request is not None and request.template == (
-        TemplateSlot("@mean_weight["), TemplateSlot("@weight_std["))
+    assert request is not None and request.template == ("@mean_weight[", "@weight_std[")
     assert request.message.endswith(
         "and no code: copy these lines, and replace each placeholder (the text in brackets) "
         "with its value; the text before each bracket stays as it is:\n"
@@ -138,19 +136,3 @@ def test_a_slot_that_still_holds_the_template_s_placeholder_is_said():
     assert missing_form(form, "@mean_weight[4.25] @weight_std[Value ]") == [
         "`@weight_std[...]` still holds the template's placeholder instead of the value"]
     assert missing_form(form, "@mean_weight[4.25] @weight_std[1.07]") == []
-
-
-def test_a_restatement_is_held_off_the_placeholders_the_answer_wrote():
-    """Qwen2.5-Coder-1.5B printed the right values beside the template's text
-    (`@station[name] = X12`), answered the same way, and, asked to restate and held to the
-    slots, wrote the placeholders again: the held restatement may not begin with them."""
-    task = ("Which station has the most missing readings, and how many?\nGive your final "
-            "answer in exactly this format: @station[\"name\"] @missing_count[count]")
-    ran = [record(1, "print(...)", "@station['name'] = X12\n@missing_count[count] = 4")]
-    request = answer_format(view(task, "@station[\"name\"] = X12 @missing_count[count] = 4",
-                                 records=ran))
-    assert request is not None and request.template == (
-        TemplateSlot("@station[", '"name"'), TemplateSlot("@missing_count[", "count"))
-    filled = answer_format(view(task, "@station[X12] @missing_count[count]", records=ran))
-    assert filled is not None and filled.template == (
-        TemplateSlot("@station["), TemplateSlot("@missing_count[", "count"))
