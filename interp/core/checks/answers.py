@@ -174,9 +174,10 @@ def nan_answer(view: TaskView) -> Request | None:
     how = _how(view, printed[-1].language)
     return Request("Your answer gives NaN (not a number) as a value: the calculation behind it "
                    "met missing values in its input, or selected no rows, so it is not the "
-                   f"result. {how} that counts the missing values in what the calculation "
-                   "uses, computes the value again leaving them out, and prints it; then "
-                   "answer from its output.",
+                   f"result. {how} that counts the missing values in each input of the "
+                   "calculation, keeps only the rows where none of them is missing, computes "
+                   "the value again on those rows, and prints it; then answer from its "
+                   "output.",
                    "The answer gives NaN as a value; asking the model to leave the missing "
                    "values out and compute it again.")
 
