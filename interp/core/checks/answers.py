@@ -175,7 +175,8 @@ def nan_answer(view: TaskView) -> Request | None:
     return Request("Your answer gives NaN (not a number) as a value: the calculation behind it "
                    "met missing values in its input, or selected no rows, so it is not the "
                    f"result. {how} that counts the missing values in each input of the "
-                   "calculation, keeps only the rows where none of them is missing, computes "
+                   "calculation, keeps only the rows where none of those inputs is missing "
+                   "(a value missing elsewhere in a row is no reason to drop it), computes "
                    "the value again on those rows, and prints it; then answer from its "
                    "output.",
                    "The answer gives NaN as a value; asking the model to leave the missing "
