@@ -1,6 +1,6 @@
 """Did-you-mean notes after a failure. After a KeyError: the keys the dict on the failing
 line has, or the columns of the table, with those like the missing one (or the row under the
-header that holds its name). After a module has no such attribute: the names it has that are
+header that holds its name, or the column that holds it as a value: a table in long form). After a module has no such attribute: the names it has that are
 like it. After a syntax error inside an f-string: work the value out on its own line. After
 text failed to convert to a number: the table column it came from, and how to clean it, skip
 it or leave the column out. After a path was not found: paths.py.
@@ -16,6 +16,7 @@ MAX_KEYS = 20  # dict keys named in one note
 MAX_SEARCHED = 50  # text columns searched for a value that is not a number
 HEADER_ROWS = 5  # first rows of a table searched for a missing column's name
 NOT_FOUND = "Column not found: "  # pandas' KeyError text after groupby(...)[column]
+TEXT_DTYPES = ("object", "string", "str", "category")  # pandas columns that may hold names
 
 
 def failing_frame_names(exc, namespace):
@@ -69,7 +70,7 @@ def placed(name, value, key):
         return None
     close = closest(key, list(value.columns))
     if not close:
-        return header_below(name, value, key)
+        return value_of_column(name, value, key) or header_below(name, value, key)
     note = "%s has no column %r; the closest: %s" % (
         name, key, ", ".join(short(label) for label in close))
     if isinstance(key, str) and isinstance(close[0], str) and close[0] != close[0].strip():
@@ -94,6 +95,29 @@ def header_below(name, table, key):
                     "on a later line; header=%d in the read_csv or read_excel call takes the "
                     "column names from there" % (name, key, row, ", ".join(
                         short(v) for v in values[:8]), line))
+    return None
+
+
+def value_of_column(name, table, key):
+    """The note for a missing column name that is a value of one of the table's text columns
+    (of the first MAX_SEARCHED) in more than one row: the table is in long form, a row per
+    kind with the kind in that column, so the rows of that kind are selected rather than a
+    column; or None. (A name found once, in the first rows, is a header further down.)"""
+    if not isinstance(key, str) or not key.strip():
+        return None
+    for label in list(table.columns)[:MAX_SEARCHED]:
+        column = table[label]
+        if getattr(column, "ndim", 0) != 1 or str(column.dtype) not in TEXT_DTYPES:
+            continue
+        try:
+            found = int((column == key).sum()) > 1
+        except Exception:  # an odd column: no note from it
+            continue
+        if found:
+            return ("%s has no column %r, but %r is a value of its column %s: the table has a "
+                    "row per %s, so take the rows %s[%s[%s] == %r] and the column that holds "
+                    "their values" % (name, key, key, short(repr(label)), short(repr(label)),
+                                      name, name, short(repr(label)), key))
     return None
 
 

@@ -886,6 +886,25 @@ def test_a_column_name_found_in_a_row_below_the_header_names_that_row(py, collec
     assert not res.notes[0].startswith("df has no column")
 
 
+def test_a_column_name_that_is_a_value_of_a_text_column_says_the_table_is_long(
+        py, collect, tmp_path):
+    """A table in long form (a row per reading, its kind in one column, its value in
+    another): a KeyError on a kind, taken for a column, names the column that holds it and
+    how to take its rows."""
+    rows = ["station,kind,value"] + [f"s{i},{k},{i}" for i in range(4) for k in ("HIGH", "LOW")]
+    (tmp_path / "readings.csv").write_text("\n".join(rows) + "\n")
+    path = str(tmp_path / "readings.csv")
+    _, res = collect(py, f"import pandas as pd\ndf = pd.read_csv({path!r})\ndf['LOW'].median()\n")
+    assert res.status == "error" and res.notes[0] == (
+        "df has no column 'LOW', but 'LOW' is a value of its column 'kind': the table has a row "
+        "per 'kind', so take the rows df[df['kind'] == 'LOW'] and the column that holds their "
+        "values")
+    _, res = collect(py, "print(df[df['kind'] == 'LOW']['value'].median())\n")
+    assert res.ok and res.output.text.strip() == "1.5"
+    _, res = collect(py, "df['MEDIUM']\n")  # a value of no column: no note of its own
+    assert not res.notes or not res.notes[0].startswith("df has no column")
+
+
 def test_a_column_with_spaces_around_its_name_is_shown_quoted(py, collect, tmp_path):
     """A header written `time, speed` makes the column ' speed'; a KeyError on 'speed' (from
     `df['speed']` or from a list pandas raises, as `dropna(subset=[...])` does) names the
