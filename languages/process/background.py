@@ -119,7 +119,7 @@ class Background:
         self._own: set[int] = set()  # the interpreter's processes (a sandbox's too), at start
         self._interpreter: set[str] = set()  # their command lines (a fork of one is a subshell)
         self._job: int | None = None  # the shell's $! after the last block
-        self._tasks: int | None = None  # the cgroup's pids.current after the last look
+        self._members: frozenset[int] | None = None  # the cgroup's processes at the last look
         self._drain: Drain | None = None
         self.log: Path | None = None  # the runner's log of background output
 
@@ -140,22 +140,24 @@ class Background:
         members = guard.members() if guard is not None else None
         self._own = {leader, *(members if members is not None else descendants(leader))}
         self._interpreter = {command_of(pid) for pid in self._own}
-        self._tasks = guard.tasks() if guard is not None else None
+        self._members = frozenset(members) if members is not None else None
 
     def look(self, leader: int, guard, status: dict | None, seconds: float,
              block: int | None, log: Path) -> tuple[BackgroundProcess, ...]:
         """After a block: the processes it left running, looked for only when it took long
         enough to start one or the shell's `$!` changed (status "bg"), and, with a cgroup,
-        when its count of processes and threads (pids.current) changed: cheap every time."""
+        when its set of processes changed (one read of cgroup.procs; a count would miss a
+        process that started as another ended)."""
         job = (status or {}).get("bg")
         changed = isinstance(job, int) and job != 0 and job != self._job
         self._job = job if isinstance(job, int) else self._job
         if not (changed or seconds >= QUICK):
             return ()
-        tasks = guard.tasks() if guard is not None else None
-        if tasks is not None and tasks == self._tasks and not changed:
+        members = guard.members() if guard is not None else None
+        now = frozenset(members) if members is not None else None
+        if now is not None and now == self._members and not changed:
             return ()
-        self._tasks = tasks
+        self._members = now
         return self.after_block(leader, guard.members if guard is not None else lambda: None,
                                 block, log)
 

@@ -94,7 +94,6 @@ class LimitGuard:
         self._events = 0
         self._events_fd: int | None = None
         self._procs: str | None = None  # the path of cgroup.procs
-        self._current_fd: int | None = None  # pids.current
         self._closing = threading.Lock()
         if self.method == "cgroup":
             self.cgroup = _make_cgroup(pids_parent(), limits.processes)
@@ -160,21 +159,6 @@ class LimitGuard:
         finally:
             os.close(fd)
 
-    def tasks(self) -> int | None:
-        """How many processes and threads the runner's cgroup holds now (pids.current, read
-        through a descriptor kept open), or None without a cgroup."""
-        if (cgroup := self.cgroup) is None:
-            return None
-        if self._current_fd is None:
-            try:
-                self._current_fd = os.open(cgroup / "pids.current", os.O_RDONLY)
-            except OSError:
-                return None
-        try:
-            return int(os.pread(self._current_fd, 64, 0))
-        except (OSError, ValueError):
-            return None
-
     def kill(self) -> None:
         """SIGKILL every process in the runner's cgroup, including ones that left its session."""
         cgroup = self.cgroup  # read once: close() on another thread may clear it meanwhile
@@ -193,11 +177,10 @@ class LimitGuard:
         """Kill what is left and remove the cgroup (safe to call from two threads at once)."""
         self.kill()
         with self._closing:
-            fds, self._events_fd, self._current_fd = (self._events_fd, self._current_fd), None, None
+            fd, self._events_fd = self._events_fd, None
             cgroup, self.cgroup = self.cgroup, None
-        for fd in fds:
-            if fd is not None:
-                os.close(fd)
+        if fd is not None:
+            os.close(fd)
         if cgroup is not None:
             for _ in range(200):
                 try:
