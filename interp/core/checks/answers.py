@@ -164,23 +164,25 @@ def unseen_numbers(view: TaskView) -> Request | None:
 
 def nan_answer(view: TaskView) -> Request | None:
     """An answer that gives NaN as a value, after an output of this task printed NaN, reports
-    a calculation that met missing values (or an empty selection) rather than its result: the
-    model is asked to find which and compute the value again without them."""
+    a calculation that selected no rows or met missing values rather than its result: the
+    model is asked to print which, and to fix the selection or compute the value again on the
+    rows where its inputs are present."""
     if not view.ran or not _NAN_VALUE.search(view.reply.text):
         return None
     printed = [record for record in view.ran if _NAN.search(record.output_text())]
     if not printed:
         return None
     how = _how(view, printed[-1].language)
-    return Request("Your answer gives NaN (not a number) as a value: the calculation behind it "
-                   "met missing values in its input, or selected no rows, so it is not the "
-                   f"result. {how} that counts the missing values in each input of the "
-                   "calculation, keeps only the rows where none of those inputs is missing "
-                   "(a value missing elsewhere in a row is no reason to drop it), computes "
-                   "the value again on those rows, and prints it; then answer from its "
+    return Request("Your answer gives NaN (not a number) as a value, so it is not the result: "
+                   "the calculation behind it selected no rows (a filter that matched nothing) "
+                   f"or met missing values in its inputs. {how} that prints how many rows the "
+                   "calculation uses and how many values of each input are missing; with no "
+                   "rows, fix the selection; else keep only the rows where none of those "
+                   "inputs is missing (a value missing elsewhere in a row is no reason to drop "
+                   "it) and compute the value again on them. Print it, then answer from its "
                    "output.",
-                   "The answer gives NaN as a value; asking the model to leave the missing "
-                   "values out and compute it again.")
+                   "The answer gives NaN as a value; asking the model for the rows and missing "
+                   "values behind it, and to compute it again.")
 
 
 def unseen(answer: str, seen: list[str]) -> tuple[str, ...]:

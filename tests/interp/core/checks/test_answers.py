@@ -156,6 +156,7 @@ def test_nan_given_as_a_value_after_an_output_printed_it_is_sent_back(answer):
     assert request is not None and request.retracts
     assert request.message.startswith("Your answer gives NaN (not a number) as a value")
     assert "```python block" in request.message and "missing values" in request.notice
+    assert "selected no rows" in request.message
 
 
 def test_the_request_names_the_language_of_the_block_that_printed_nan():
