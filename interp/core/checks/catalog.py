@@ -49,8 +49,8 @@ CHECKS: tuple[ListedCheck, ...] = (
                 "answer", "any", answers.acknowledged, no_answer=True),
     ListedCheck("unseen-numbers", "numbers no output showed were made up or worked out in "
                 "the head", "answer", "here", answers.unseen_numbers),
-    ListedCheck("nan-answer", "a value given as NaN is a calculation that met missing "
-                "values, not its result", "answer", "here", answers.nan_answer),
+    ListedCheck("nan-answer", "a value given as NaN is a selection with no rows or missing "
+                "values, not a result", "answer", "here", answers.nan_answer),
     ListedCheck("answer-format", "the task says how to give the answer", "answer", "any",
                 form.answer_format),
     ListedCheck("missing-package", "a module pip can install is missing: install it",

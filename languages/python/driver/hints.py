@@ -1,9 +1,10 @@
 """Did-you-mean notes after a failure. After a KeyError: the keys the dict on the failing
-line has, or the columns of the table, with those like the missing one (or the row under the
-header that holds its name, or the column that holds it as a value: a table in long form). After a module has no such attribute: the names it has that are
-like it. After a syntax error inside an f-string: work the value out on its own line. After
-text failed to convert to a number: the table column it came from, and how to clean it, skip
-it or leave the column out. After a path was not found: paths.py.
+line has, or the columns of the table, with those like the missing one (or the column that
+holds it as a value, in a table in long form, or the row under the header that holds it).
+After a module has no such attribute: the names it has that are like it. After a syntax error
+inside an f-string: work the value out on its own line. After text failed to convert to a
+number: the table column it came from, and how to clean it, skip it or leave the column out.
+After a path was not found: paths.py.
 
 Runs inside the user's python3 (compatible with Python 3.8); never imports pandas itself.
 """
@@ -17,6 +18,7 @@ MAX_SEARCHED = 50  # text columns searched for a value that is not a number
 HEADER_ROWS = 5  # first rows of a table searched for a missing column's name
 NOT_FOUND = "Column not found: "  # pandas' KeyError text after groupby(...)[column]
 TEXT_DTYPES = ("object", "string", "str", "category")  # pandas columns that may hold names
+VALUE_ROWS = 100000  # rows of a text column searched for a missing column's name
 
 
 def failing_frame_names(exc, namespace):
@@ -100,15 +102,17 @@ def header_below(name, table, key):
 
 def value_of_column(name, table, key):
     """The note for a missing column name that is a value of one of the table's text columns
-    (of the first MAX_SEARCHED) in more than one row: the table is in long form, a row per
-    kind with the kind in that column, so the rows of that kind are selected rather than a
-    column; or None. (A name found once, in the first rows, is a header further down.)"""
+    (of the first MAX_SEARCHED, in their first VALUE_ROWS rows) in more than one row: the
+    table is in long form, a row per kind with the kind in that column, so the rows of that
+    kind are selected rather than a column; or None. (A name found once, in the first rows,
+    is a header further down.)"""
     if not isinstance(key, str) or not key.strip():
         return None
     for label in list(table.columns)[:MAX_SEARCHED]:
         column = table[label]
         if getattr(column, "ndim", 0) != 1 or str(column.dtype) not in TEXT_DTYPES:
             continue
+        column = column.iloc[:VALUE_ROWS]
         try:
             found = int((column == key).sum()) > 1
         except Exception:  # an odd column: no note from it
