@@ -175,7 +175,7 @@ class TurnChecks:
         """What a check sees of this task."""
         state = self.state
         entries = self._task_entries()
-        records = [r for entry in entries for r in entry.blocks or ()] + list(new)
+        records = self._task_records(entries) + list(new)
         shown = tuple(entry.content for entry in entries
                       if entry.role != "assistant" and isinstance(entry.content, str))
         samples = frozenset(kind for kind in ("retry", "runaway")
@@ -191,13 +191,17 @@ class TurnChecks:
         """The conversation since this task began."""
         return self.state.messages[(task_indices(self.state.messages) or [0])[-1]:]
 
+    def _task_records(self, entries: list | None = None) -> list[BlockRecord]:
+        """The block records of this task's entries (of `entries` when given)."""
+        return [r for entry in entries or self._task_entries() for r in entry.blocks or ()]
+
     def gave_up(self) -> Ending | None:
         """How the task ends when the model, asked for its final answer instead of another
         fix (failing-streak), wrote code anyway and every block since failed; None otherwise."""
         if self.checks.closed is None:
             return None
         name, before = self.checks.closed
-        ran = [r for entry in self._task_entries() for r in entry.blocks or () if r.ran]
+        ran = [r for r in self._task_records() if r.ran]
         since = ran[before:]
         if not since or any(r.status not in FAILED for r in since):
             return None
