@@ -35,10 +35,14 @@ def mentioned_files(task: str, root: str | os.PathLike) -> list[Path]:
     MAX_MENTIONS); hidden files, files outside `root` and secret-looking names are left out."""
     base = Path(root).resolve()
     found: list[Path] = []
-    for name in _file_names(task):
-        if _SECRET.search(Path(name).name):
-            continue
+    for name, end in _file_names(task):
         path = (base / name).resolve()
+        if not path.is_file():  # "city temps.csv": the last word reads as a name of its own
+            spaced = max((n for n in _names_ending(path.parent, path.name)
+                          if task[:end].endswith(n)), key=len, default=None)
+            path = (path.parent / spaced).resolve() if spaced else path
+        if _SECRET.search(path.name):
+            continue
         if path in found or base not in path.parents or not path.is_file():
             continue
         found.append(path)
@@ -71,7 +75,7 @@ def unwritten_files(task: str, root: str | os.PathLike) -> list[str]:
     extension is not a common file type (`math.floor`, `df.head`), are left out."""
     base = Path(root).resolve()
     found: list[str] = []
-    for name in _file_names(task):
+    for name, _ in _file_names(task):
         if (name in found or Path(name).suffix[1:].lower() not in FILE_TYPES
                 or name.lower() in NOT_FILES):
             continue
@@ -86,23 +90,30 @@ def unwritten_files(task: str, root: str | os.PathLike) -> list[str]:
 
 def _ends_a_name_here(name: str, folder: Path) -> bool:
     """Whether a file of `folder` is named `... NAME` (the task named "city temps.csv", whose
-    last word reads as a file name of its own); the first LISTED entries are looked at."""
-    tail = " " + Path(name).name
+    last word reads as a file name of its own)."""
+    return bool(_names_ending(folder, Path(name).name))
+
+
+def _names_ending(folder: Path, name: str) -> list[str]:
+    """The names of `folder`'s entries that are words and a space before `name` ("city
+    temps.csv" for `temps.csv`); the first LISTED entries are looked at."""
+    tail, names = " " + name, []
     try:
         with os.scandir(folder) as entries:
             for count, entry in enumerate(entries):
                 if count >= LISTED:
                     break
                 if entry.name.endswith(tail):
-                    return True
+                    names.append(entry.name)
     except OSError:
-        return False
-    return False
+        return []
+    return names
 
 
-def _file_names(task: str) -> Iterator[str]:
-    """The file names written in `task`, in order, leaving out hidden ones."""
+def _file_names(task: str) -> Iterator[tuple[str, int]]:
+    """The file names written in `task`, in order, each with where it ends, leaving out
+    hidden ones."""
     for match in _NAME.finditer(task):
         name = match.group(1).rstrip(".")
         if not any(part.startswith(".") for part in Path(name).parts):
-            yield name
+            yield name, match.start(1) + len(name)

@@ -72,3 +72,18 @@ def test_the_last_word_of_a_file_name_with_spaces_is_not_a_file_to_write(tmp_pat
     (tmp_path / "city temps.csv").write_text("city,temp\n")
     assert unwritten_files("Which city in city temps.csv is warmest? Save it to best.csv",
                            tmp_path) == ["best.csv"]
+
+
+def test_a_file_name_with_spaces_is_described(tmp_path):
+    """"The data is in city temps 2016.csv": the name is the words the task writes right up
+    to the extension, as the folder's file is named; a file its last word names alone, or a
+    longer name the task does not write, is not taken for it."""
+    for name in ("city temps 2016.csv", "old city temps 2016.csv", "2016.csv.bak"):
+        (tmp_path / name).write_text("city,temp\n")
+    assert names(mentioned_files("The data is in city temps 2016.csv.", tmp_path), tmp_path) \
+        == ["city temps 2016.csv"]
+    assert names(mentioned_files('Read "old city temps 2016.csv"', tmp_path), tmp_path) == \
+        ["old city temps 2016.csv"]
+    assert mentioned_files("Compare it with 2016.csv", tmp_path) == []
+    (tmp_path / "2016.csv").write_text("x\n")  # a file of that name is the one it names
+    assert names(mentioned_files("Compare it with 2016.csv", tmp_path), tmp_path) == ["2016.csv"]
