@@ -26,6 +26,13 @@ _CONDITION = re.compile(r"\b(?:if|unless|otherwise|else)\b", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"[.;!?](?=\s)")
 _WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 _DECIMAL = re.compile(r"(?<![\w.])-?\d+\.(\d+)(?![\w.])")
+# What follows a slot left with its placeholder, up to the next slot or the line's end: the
+# value written beside it ("@total[value] = 4.25", "@total[value]: 4.25")
+_NEXT_SLOT = r"[@$#%]?[A-Za-z_]\w*\["
+_AFTER = re.compile(r"[ \t]*(?:=|:|\bis\b)?[ \t]*(?!" + _NEXT_SLOT + r")([^\n\[\]]{1,80}?)"
+                    r"[ \t]*[,;.}]*[ \t]*(?=" + _NEXT_SLOT + r"|$)", re.MULTILINE)
+_EDGE = " \t,;:."  # trimmed off a value recovered from beside the template's words
+MIN_COPIED = 3  # words of a placeholder, copied into a slot beside the value, that say so
 MAX_SLOTS = 12  # slots named in one request
 JSON_STARTS = 20  # brackets of an answer tried as the start of its JSON value
 FORM_CHARS = 600  # of the task's form statement quoted in a request
@@ -52,10 +59,11 @@ class AnswerForm:
         most MAX_SLOTS."""
         return (tuple(s for s in self.slots if s not in self.optional) or self.slots)[:MAX_SLOTS]
 
-    def lines(self) -> str:
-        """The required slots, one a line, each with its placeholder."""
-        placeholders = dict(zip(self.slots, self.placeholders))
-        return "\n".join(f"{slot}{placeholders[slot]}]" for slot in self.required)
+    def lines(self, given: dict[str, str] | None = None) -> str:
+        """The required slots, one a line, each with the value `given` for it, or else its
+        placeholder."""
+        filled = dict(zip(self.slots, self.placeholders)) | (given or {})
+        return "\n".join(f"{slot}{filled[slot]}]" for slot in self.required)
 
 
 def answer_form(task: str) -> AnswerForm:
@@ -123,6 +131,11 @@ def missing_form(form: AnswerForm, answer: str) -> list[str]:
         lacks.append(f"{listed([f'`{slot}...]`' for slot in unfilled])} still "
                      f"{'holds' if len(unfilled) == 1 else 'hold'} the template's placeholder "
                      "instead of the value")
+    padded = [slot for slot in given_values(form, answer) if slot not in unfilled]
+    if padded:
+        lacks.append(f"{listed([f'`{slot}...]`' for slot in padded])} "
+                     f"{'holds' if len(padded) == 1 else 'hold'} words of the template's "
+                     "placeholder beside the value")
     if form.json and not form.slots and not _has_json(answer):
         lacks.append("it holds no JSON value")
     if form.decimals is not None:
@@ -146,9 +159,13 @@ def answer_format(view: TaskView) -> Request | None:
     if not lacks:
         return None
     asked = f' ("{form.said}")' if form.said else ""
-    lines = form.lines()
-    copy = (": copy these lines, and replace each placeholder (the text in brackets) with its "
-            f"value; the text before each bracket stays as it is:\n{lines}") if lines else "."
+    given = given_values(form, view.reply.text)
+    lines = form.lines(_held(form, view.reply.text) | given if given else None)
+    fill = ("which hold the values your answer gave (replace any placeholder left in brackets "
+            "with its value)" if given else
+            "and replace each placeholder (the text in brackets) with its value")
+    copy = (f": copy these lines, {fill}; the text before each bracket stays as it is:"
+            f"\n{lines}") if lines else "."
     # an answer stopped repeating itself would be written again the same way: sampled anew,
     # with repeats penalised, where the model declares how
     looped = view.reply.finish_reason == REPEATING and "runaway" in view.samples
@@ -181,9 +198,69 @@ def _only_placeholder(answer: str, slot: str, placeholder: str) -> bool:
     return seen
 
 
-def _has_slot(answer: str, slot: str) -> bool:
+def given_values(form: AnswerForm, answer: str) -> dict[str, str]:
+    """The values an answer gave for required slots it left in the template's words: written
+    after a slot that still holds the placeholder (`@mean[value] = 4.25`), or inside the slot
+    beside words copied from the placeholder (`@skew[0.14, rounded to two decimal places]`).
+    A small model copies the template and then writes its value; shown the slots with those
+    values, it can restate the answer in form without computing anything again."""
+    placeholders = dict(zip(form.slots, form.placeholders))
+    given = {}
+    for slot in form.required:
+        found = _first_slot(answer, slot)
+        if found is None:
+            continue
+        held, close = found
+        placeholder = placeholders[slot].strip()
+        if held.lower() == placeholder.lower():
+            after = _AFTER.match(answer, close + 1)
+            value = after.group(1).strip(_EDGE) if after else ""
+        else:
+            value = _beside(held, placeholder)
+        if value and value.lower() != placeholder.lower():
+            given[slot] = value
+    return given
+
+
+def _held(form: AnswerForm, answer: str) -> dict[str, str]:
+    """What the answer holds in each required slot it has, other than the placeholder."""
+    placeholders = dict(zip(form.slots, form.placeholders))
+    held = {}
+    for slot in form.required:
+        inside = (_first_slot(answer, slot) or ("", 0))[0]
+        if inside and inside.lower() != placeholders[slot].strip().lower():
+            held[slot] = inside
+    return held
+
+
+def _first_slot(answer: str, slot: str) -> tuple[str, int] | None:
+    """What the answer's first `slot...]` holds, stripped, and where its bracket closes."""
     start = answer.find(slot)
-    return start >= 0 and "]" in answer[start + len(slot):]
+    close = answer.find("]", start + len(slot)) if start >= 0 else -1
+    return (answer[start + len(slot):close].strip(), close) if close >= 0 else None
+
+
+def _beside(held: str, placeholder: str) -> str:
+    """What a slot holds besides a run of at least MIN_COPIED words that begins or ends both
+    it and the template's placeholder ("" when it copied none)."""
+    ours, theirs = held.split(), placeholder.split()
+
+    def same(a: str, b: str) -> bool:
+        return a.strip(_EDGE).lower() == b.strip(_EDGE).lower()
+
+    tail = 0
+    while tail < min(len(ours), len(theirs)) and same(ours[-1 - tail], theirs[-1 - tail]):
+        tail += 1
+    if tail >= MIN_COPIED:
+        return " ".join(ours[:-tail]).strip(_EDGE)
+    head = 0
+    while head < min(len(ours), len(theirs)) and same(ours[head], theirs[head]):
+        head += 1
+    return " ".join(ours[head:]).strip(_EDGE) if head >= MIN_COPIED else ""
+
+
+def _has_slot(answer: str, slot: str) -> bool:
+    return _first_slot(answer, slot) is not None
 
 
 def _has_json(answer: str) -> bool:

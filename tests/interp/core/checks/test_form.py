@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from check_kit import record, view
-from interp.core.checks.form import answer_form, answer_format, missing_form
+from interp.core.checks.form import answer_form, answer_format, given_values, missing_form
 
 pytestmark = pytest.mark.fast
 
@@ -136,3 +136,47 @@ def test_a_slot_that_still_holds_the_template_s_placeholder_is_said():
     assert missing_form(form, "@mean_weight[4.25] @weight_std[Value ]") == [
         "`@weight_std[...]` still holds the template's placeholder instead of the value"]
     assert missing_form(form, "@mean_weight[4.25] @weight_std[1.07]") == []
+
+
+DESCRIBED = ("Is the weight column of parcels.csv skewed?\nGive your final answer in exactly "
+             "this format: @weight_skew[float between -1 and 1, rounded to two decimal places] "
+             "@verdict[string]")
+
+
+def test_words_of_the_placeholder_beside_a_value_are_said_and_the_value_shown_to_copy():
+    """Qwen2.5-Coder-1.5B printed its value inside a copy of the placeholder's description
+    (`[0.14, rounded to two decimal places]`) and answered with that line; the slot is to
+    hold the value alone."""
+    form = answer_form(DESCRIBED)
+    answer = "@weight_skew[0.14, rounded to two decimal places] @verdict[skewed]"
+    assert given_values(form, answer) == {"@weight_skew[": "0.14"}
+    assert missing_form(form, answer) == [
+        "`@weight_skew[...]` holds words of the template's placeholder beside the value"]
+    ran = [record(1, "print(w.skew())", "0.14")]
+    request = answer_format(view(DESCRIBED, answer, records=ran))
+    assert request is not None and request.message.endswith(
+        "copy these lines, which hold the values your answer gave (replace any placeholder "
+        "left in brackets with its value); the text before each bracket stays as it is:\n"
+        "@weight_skew[0.14]\n@verdict[skewed]")
+    assert missing_form(form, "@weight_skew[0.14] @verdict[skewed]") == []
+    # a value that shares fewer than three words with the placeholder is the model's own
+    assert given_values(form, "@weight_skew[0.14 to two places] @verdict[no]") == {}
+
+
+@pytest.mark.parametrize("answer, given", [
+    ("{ @mean_weight[value] = 4.25 } @weight_std[value]: -1.07.",
+     {"@mean_weight[": "4.25", "@weight_std[": "-1.07"}),
+    ("@mean_weight[value] 4.25 @weight_std[value] 1.07",
+     {"@mean_weight[": "4.25", "@weight_std[": "1.07"}),
+    ("@mean_weight[value] @weight_std[value]", {}),
+    ("@mean_weight[4.25] @weight_std[value]\nThe spread is 1.07.", {}),
+])
+def test_a_value_written_after_a_slot_left_with_its_placeholder_is_shown_in_it(answer, given):
+    """Qwen2.5-Coder-1.5B answered `{ @name[placeholder] = value }`: the template copied, its
+    value after it. The request shows the slot with that value, the others with their
+    placeholders."""
+    form = answer_form(TEMPLATE)
+    assert given_values(form, answer) == given
+    request = answer_format(view(TEMPLATE, answer, records=[record(1, "print(1)", "1")]))
+    assert request is not None
+    assert request.message.endswith(form.lines(given))
