@@ -78,6 +78,9 @@ class Turn:
             for _ in batch:
                 self._events.task_done()
             if done is not None:
+                # the worker hands its end last: once its thread is gone (bounded), the
+                # session takes the editor's next prompt as soon as this one is answered
+                await asyncio.to_thread(self.thread.join, self.stop_wait)
                 return done
 
     def cancel(self) -> None:
