@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from interp.core.checks.base import Request, TaskView, listed
@@ -204,14 +205,8 @@ def given_values(form: AnswerForm, answer: str) -> dict[str, str]:
     beside words copied from the placeholder (`@skew[0.14, rounded to two decimal places]`).
     A small model copies the template and then writes its value; shown the slots with those
     values, it can restate the answer in form without computing anything again."""
-    placeholders = dict(zip(form.slots, form.placeholders))
     given = {}
-    for slot in form.required:
-        found = _first_slot(answer, slot)
-        if found is None:
-            continue
-        held, close = found
-        placeholder = placeholders[slot].strip()
+    for slot, held, close, placeholder in _slots_held(form, answer):
         if held.lower() == placeholder.lower():
             after = _AFTER.match(answer, close + 1)
             value = after.group(1).strip(_EDGE) if after else ""
@@ -224,13 +219,18 @@ def given_values(form: AnswerForm, answer: str) -> dict[str, str]:
 
 def _held(form: AnswerForm, answer: str) -> dict[str, str]:
     """What the answer holds in each required slot it has, other than the placeholder."""
+    return {slot: held for slot, held, _, placeholder in _slots_held(form, answer)
+            if held and held.lower() != placeholder.lower()}
+
+
+def _slots_held(form: AnswerForm, answer: str) -> Iterator[tuple[str, str, int, str]]:
+    """Each required slot the answer has: (slot, what its first one holds, where its bracket
+    closes, the template's placeholder), stripped."""
     placeholders = dict(zip(form.slots, form.placeholders))
-    held = {}
     for slot in form.required:
-        inside = (_first_slot(answer, slot) or ("", 0))[0]
-        if inside and inside.lower() != placeholders[slot].strip().lower():
-            held[slot] = inside
-    return held
+        found = _first_slot(answer, slot)
+        if found is not None:
+            yield slot, found[0], found[1], placeholders[slot].strip()
 
 
 def _first_slot(answer: str, slot: str) -> tuple[str, int] | None:
