@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from interp.core.checks.base import Request, TaskView, listed
+from interp.core.checks.choices import either, is_choice, slot_choices
 from interp.models.base import REPEATING
 
 # A sentence of the task that says how the answer is to be written.
@@ -50,6 +51,7 @@ class AnswerForm:
     said: str = ""
     placeholders: tuple[str, ...] = ()  # what the template writes in each slot, in order
     optional: tuple[str, ...] = ()  # slots given in a condition ("if there are none, @x[...]")
+    choices: tuple[tuple[str, ...], ...] = ()  # the values each slot may take, as listed
 
     def __bool__(self) -> bool:
         return bool(self.slots or self.json or self.decimals is not None)
@@ -88,9 +90,11 @@ def answer_form(task: str) -> AnswerForm:
     stated = [int(w) if w.isdigit() else _WORDS[w.lower()] for w in _PLACES.findall(task)]
     decimals = max(stated) if stated else None  # several: only more than the most is wrong
     text = " ".join(said)
+    choices = tuple(slot_choices(task, slot, placeholder)
+                    for slot, placeholder in zip(slots, placeholders))
     return AnswerForm(tuple(slots), wants_json, decimals,
                       text if len(text) <= FORM_CHARS else text[:FORM_CHARS - 1] + "…",
-                      tuple(placeholders), tuple(optional))
+                      tuple(placeholders), tuple(optional), choices)
 
 
 def _in_condition(line: str, at: int) -> bool:
@@ -137,6 +141,10 @@ def missing_form(form: AnswerForm, answer: str) -> list[str]:
         lacks.append(f"{listed([f'`{slot}...]`' for slot in padded])} "
                      f"{'holds' if len(padded) == 1 else 'hold'} words of the template's "
                      "placeholder beside the value")
+    for slot, held in unchosen(form, answer).items():
+        choices = form.choices[form.slots.index(slot)]
+        lacks.append(f"`{slot}{held}]` is none of the values the task lists for it "
+                     f"({either(choices)}): write the one the output shows applies")
     if form.json and not form.slots and not _has_json(answer):
         lacks.append("it holds no JSON value")
     if form.decimals is not None:
@@ -161,7 +169,9 @@ def answer_format(view: TaskView) -> Request | None:
         return None
     asked = f' ("{form.said}")' if form.said else ""
     given = given_values(form, view.reply.text)
-    lines = form.lines(_held(form, view.reply.text) | given if given else None)
+    held = {slot: value for slot, value in _held(form, view.reply.text).items()
+            if slot not in unchosen(form, view.reply.text)}
+    lines = form.lines(held | given if given else None)
     fill = ("which hold the values your answer gave (replace any placeholder left in brackets "
             "with its value)" if given else
             "and replace each placeholder (the text in brackets) with its value")
@@ -215,6 +225,14 @@ def given_values(form: AnswerForm, answer: str) -> dict[str, str]:
         if value and value.lower() != placeholder.lower():
             given[slot] = value
     return given
+
+
+def unchosen(form: AnswerForm, answer: str) -> dict[str, str]:
+    """What the answer holds in each slot whose values the task lists, when it is none of
+    them (`@normal[False]` where the task said "yes" or "no"), other than the placeholder."""
+    listed_for = dict(zip(form.slots, form.choices))
+    return {slot: held for slot, held in _held(form, answer).items()
+            if listed_for.get(slot) and not is_choice(held, listed_for[slot])}
 
 
 def _held(form: AnswerForm, answer: str) -> dict[str, str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from check_kit import record, view
+from interp.core.checks.choices import slot_choices
 from interp.core.checks.form import answer_form, answer_format, given_values, missing_form
 
 pytestmark = pytest.mark.fast
@@ -180,3 +181,49 @@ def test_a_value_written_after_a_slot_left_with_its_placeholder_is_shown_in_it(a
     request = answer_format(view(TEMPLATE, answer, records=[record(1, "print(1)", "1")]))
     assert request is not None
     assert request.message.endswith(form.lines(given))
+
+
+CHOICES = ("Is there a linear relation between the weight and the price in parcels.csv?\n"
+           "Give your final answer in exactly this format: @weight_price_r[r_value]\n"
+           "@relation[relation_kind] @normal_weight[yes/no]\n"
+           "where \"r_value\" is a number between -1 and 1, rounded to two decimal places and "
+           "\"relation_kind\" is a string that can either be \"linear\", \"nonlinear\", or "
+           "\"none\" based on the p-value.")
+
+
+@pytest.mark.parametrize("placeholder, task, choices", [
+    ("yes/no", "", ("yes", "no")),
+    ('"Yes"/"No"', "", ("Yes", "No")),
+    ('A string that is either "Normal" or "Not Normal"', "", ("Normal", "Not Normal")),
+    ("kind", 'where "kind" is one of "up", "down" or "flat".', ("up", "down", "flat")),
+    ("a", '"a" and "b" are strings that can be "high" or "low".', ("high", "low")),
+    ("value", 'where "value" is a number, rounded to two places.', ()),
+    ("range", '"range" should be a string, for example "0-1" or "1-2".', ()),
+    ("r_value", 'where "r_value" is a number and "kind" can be "a" or "b".', ()),
+    ("km/h", "", ()),  # a unit is no list of choices
+    ("m/s", "", ()),
+    ("3/4", "", ()),
+])
+def test_the_values_a_slot_may_take_are_read_where_the_task_lists_them(
+        placeholder, task, choices):
+    assert slot_choices(task, "@x[", placeholder) == choices
+
+
+def test_an_answer_that_writes_none_of_a_slot_s_listed_values_is_told_which_they_are():
+    """Qwen2.5-Coder-1.5B wrote `False` where the task listed "yes" or "no", and a Python
+    condition where it listed "linear", "nonlinear" or "none", after printing the values
+    that decide it."""
+    form = answer_form(CHOICES)
+    assert form.choices == ((), ("linear", "nonlinear", "none"), ("yes", "no"))
+    answer = ("@weight_price_r[-0.08] @relation[False or (r > 0.5 and 'nonlinear')] "
+              "@normal_weight[False]")
+    assert missing_form(form, answer) == [
+        "`@relation[False or (r > 0.5 and 'nonlinear')]` is none of the values the task "
+        "lists for it (\"linear\", \"nonlinear\" or \"none\"): write the one the output shows "
+        "applies",
+        "`@normal_weight[False]` is none of the values the task lists for it (\"yes\" or "
+        "\"no\"): write the one the output shows applies"]
+    request = answer_format(view(CHOICES, answer, records=[record(1, "print(r, p)", "-0.08 0.7")]))
+    assert request is not None and request.message.endswith(
+        "@weight_price_r[r_value]\n@relation[relation_kind]\n@normal_weight[yes/no]")
+    assert missing_form(form, '@weight_price_r[-0.08] @relation["None"] @normal_weight[No.]') == []
