@@ -94,10 +94,19 @@ def declared_sampling(model, kind: str) -> dict | None:
     return dict(sampling) if isinstance(sampling, dict) and sampling else None
 
 
-def template_sampling(model, slots: tuple[str, ...]) -> dict | None:
+@dataclass(frozen=True)
+class Slot:
+    """A slot of an answer's template: its start as the task writes it (`@mean[`) and, where
+    the task lists them, the values it may take."""
+    start: str
+    choices: tuple[str, ...] = ()
+
+
+def template_sampling(model, slots: tuple[Slot, ...]) -> dict | None:
     """The request parameters that hold a model's next reply to a template's slots (`@mean[`
-    and so on, one a line, each closed by `]` after its value), as its `template_sampling`
-    method gives them (LocalModel: a llama.cpp grammar), or None."""
+    and so on, one a line, each closed by `]` after its value, one of its choices where it
+    has them), as its `template_sampling` method gives them (LocalModel: a llama.cpp
+    grammar), or None."""
     hold = getattr(model, "template_sampling", None)
     sampling = hold(slots) if callable(hold) and slots else None
     return dict(sampling) if isinstance(sampling, dict) and sampling else None

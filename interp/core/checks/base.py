@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from interp.core.blocks import BlockRecord
-from interp.models.base import Reply
+from interp.models.base import Reply, Slot
 
 # When a check runs: on a reply that proposes blocks, before they run ("proposed"); on a
 # reply with nothing to run, which would be the answer ("answer"); on a reply's blocks once
@@ -77,7 +77,7 @@ class Request:
     block: Proposed | None = None  # report stage: a block interp proposes itself (approved as any)
     # answer stage: the slots (`@mean[`) the restated answer is to hold, in order; a model
     # that can keep a reply to them (models.base.template_sampling) is held to them
-    template: tuple[str, ...] = ()
+    template: tuple[Slot, ...] = ()
     check: str = ""  # the name of the check that asked (filled in by the list that runs it)
 
 

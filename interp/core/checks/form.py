@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from interp.core.checks.base import Request, TaskView, listed
 from interp.core.checks.choices import either, is_choice, slot_choices
-from interp.models.base import REPEATING
+from interp.models.base import REPEATING, Slot
 
 # A sentence of the task that says how the answer is to be written.
 _FORM_WORDS = re.compile(r"\b(?:format(?:ted)?|form|template)\b|\b(?:as|in)\s+json\b",
@@ -61,6 +61,11 @@ class AnswerForm:
         """The slots every answer must hold (all of them when each is a condition's), at
         most MAX_SLOTS."""
         return (tuple(s for s in self.slots if s not in self.optional) or self.slots)[:MAX_SLOTS]
+
+    def template(self) -> tuple[Slot, ...]:
+        """The required slots as a reply is held to them, each with its listed values."""
+        listed_for = dict(zip(self.slots, self.choices))
+        return tuple(Slot(slot, listed_for.get(slot, ())) for slot in self.required)
 
     def lines(self, given: dict[str, str] | None = None) -> str:
         """The required slots, one a line, each with the value `given` for it, or else its
@@ -186,7 +191,7 @@ def answer_format(view: TaskView) -> Request | None:
                    f"The answer does not take the form the task asks for ({'; '.join(lacks)}); "
                    "asking the model to restate it.", retracts=False,
                    sampling="runaway" if looped else None,
-                   template=form.required if _last_ran_ok(view) else ())
+                   template=form.template() if _last_ran_ok(view) else ())
 
 
 def _last_ran_ok(view: TaskView) -> bool:

@@ -15,7 +15,7 @@ import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
-from interp.models.base import LOCAL, REPEATING, Model, ModelError, Reply, Retrying, Usage
+from interp.models.base import LOCAL, REPEATING, Model, ModelError, Reply, Retrying, Slot, Usage
 from interp.models.reach import model_for
 from interp.models.stream import repeating
 from interp.models.local.server import LocalServer, LocalServerError
@@ -98,7 +98,7 @@ class LocalModel:
     # replies (HumanEval/41's was its placeholder fresh, code after HumanEval/58's prompt)
     fresh_sampling = {"cache_prompt": False}
 
-    def template_sampling(self, slots: tuple[str, ...]) -> dict:
+    def template_sampling(self, slots: tuple[Slot, ...]) -> dict:
         """A reply held to a template's slots (answer-format's restatement): a llama.cpp
         grammar that writes each slot, a value, and its closing bracket, one a line."""
         return {"grammar": slots_grammar(slots)}

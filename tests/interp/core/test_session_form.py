@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from session_kit import SamplingClient, answer, finished, of, py, run
 
+from interp.models.base import Slot
 from interp.models.local.grammar import slots_grammar
 
 TASK = ("Which of 2**10 and 10**3 is larger?\n"
@@ -31,7 +32,7 @@ def test_the_restatement_is_held_to_the_template_s_slots(server, make_session):
     asked = server.requests[2]
     assert asked["messages"][-1]["content"].endswith(
         "the text before each bracket stays as it is:\n@larger[value]")
-    assert asked["grammar"] == slots_grammar(("@larger[",)) and asked["seed"] == 1
+    assert asked["grammar"] == slots_grammar((Slot("@larger["),)) and asked["seed"] == 1
     assert [r.get("grammar") for r in server.requests[:2]] == [None, None]
     assert [n["check"] for n in of(events, "notice") if n.get("check")] == ["answer-format"]
 
@@ -43,3 +44,8 @@ def test_a_model_that_cannot_be_held_is_only_asked(server, make_session):
     assert answer(events) == VALUE_AS_NAME
     assert "grammar" not in server.requests[2] and "seed" not in server.requests[2]
     assert server.requests[2]["messages"][-1]["content"].endswith("@larger[value]")
+
+
+def test_a_slot_s_listed_values_are_the_grammar_s_choices():
+    grammar = slots_grammar((Slot("@p["), Slot("@normal[", ("yes", "no"))))
+    assert grammar.splitlines()[0] == 'root ::= "@p[" value "]" "\\n" "@normal[" ("yes" | "no") "]"'

@@ -6,6 +6,7 @@ import pytest
 
 from check_kit import record, view
 from interp.core.checks.choices import slot_choices
+from interp.models.base import Slot
 from interp.core.checks.form import answer_form, answer_format, given_values, missing_form
 
 pytestmark = pytest.mark.fast
@@ -65,7 +66,8 @@ def test_the_request_shows_the_template_s_lines_to_copy_and_holds_the_reply_to_i
     to the slots, it filled them."""
     ran = [record(1, "print(w.mean(), w.std())", "4.25 1.07")]
     request = answer_format(view(TEMPLATE, "@4.25[4.25] @1.07[1.07]", records=ran))
-    assert request is not None and request.template == ("@mean_weight[", "@weight_std[")
+    assert request is not None and request.template == (Slot("@mean_weight["),
+                                                        Slot("@weight_std["))
     assert request.message.endswith(
         "and no code: copy these lines, and replace each placeholder (the text in brackets) "
         "with its value; the text before each bracket stays as it is:\n"
@@ -226,4 +228,7 @@ def test_an_answer_that_writes_none_of_a_slot_s_listed_values_is_told_which_they
     request = answer_format(view(CHOICES, answer, records=[record(1, "print(r, p)", "-0.08 0.7")]))
     assert request is not None and request.message.endswith(
         "@weight_price_r[r_value]\n@relation[relation_kind]\n@normal_weight[yes/no]")
+    assert request.template == (Slot("@weight_price_r["),  # a held restatement chooses
+                                Slot("@relation[", ("linear", "nonlinear", "none")),
+                                Slot("@normal_weight[", ("yes", "no")))
     assert missing_form(form, '@weight_price_r[-0.08] @relation["None"] @normal_weight[No.]') == []

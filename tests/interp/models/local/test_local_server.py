@@ -14,7 +14,7 @@ import pytest
 from helpers import hang_guard
 from interp.core.history import Entry
 from interp.core.prompt.payload import build_payload
-from interp.models.base import REPEATING, ModelError, Reply
+from interp.models.base import REPEATING, ModelError, Reply, Slot
 from interp.models.local.server import LocalConfig, LocalServer, LocalServerError
 from interp.models.local.files import read_gguf
 from interp.models.local.model import LocalModel
@@ -316,6 +316,8 @@ def test_template_sampling_holds_the_reply_to_the_slots(model):
     asked = [{"role": "user", "content": "Say hello."}]
     with hang_guard(120):
         reply = list(model.stream(asked, sampling={**model.template_sampling(
-            ("@mean[", "@note[")), "temperature": 0.0, "max_tokens": 64}))[-1]
+            (Slot("@mean["), Slot("@note["), Slot("@kind[", ("up", "flat")))),
+            "temperature": 0.0, "max_tokens": 64}))[-1]
     value = r"(?:[^\[\]\n]|\[[^\[\]\n]*\])+"
-    assert re.fullmatch(rf"@mean\[{value}\]\n@note\[{value}\]", reply.text), reply.text
+    assert re.fullmatch(rf"@mean\[{value}\]\n@note\[{value}\]\n@kind\[(?:up|flat)\]",
+                        reply.text), reply.text
