@@ -83,23 +83,6 @@ def unretracted(entries: list[Entry]) -> list[Entry]:
     return sent
 
 
-def left_out(entries: list[Entry], hidden: tuple[Entry, ...]) -> list[Entry]:
-    """`entries` without those in `hidden` (by identity); a plain user message that then
-    follows another is sent with it, as one message (a small model given two user messages
-    in a row answers the first)."""
-    if not hidden:
-        return entries
-    sent: list[Entry] = []
-    for entry in entries:
-        if any(entry is gone for gone in hidden):
-            continue
-        if sent and _plain(sent[-1], "user") and _plain(entry, "user") and not entry.task:
-            sent[-1] = sent[-1].with_content(f"{sent[-1].content}\n\n{entry.content}")
-        else:
-            sent.append(entry)
-    return sent
-
-
 def _plain(entry: Entry, role: str) -> bool:
     return entry.role == role and isinstance(entry.content, str) and not entry.tool_calls
 

@@ -79,9 +79,6 @@ class Request:
     # that can keep a reply to them (models.base.template_sampling) is held to them
     template: tuple[Slot, ...] = ()
     check: str = ""  # the name of the check that asked (filled in by the list that runs it)
-    # proposed stage: the block whose attempt (the reply that proposed it, its report and
-    # what came after) the next call leaves out, so the model writes the code anew
-    hides: int | None = None
 
 
 class Check(Protocol):

@@ -10,13 +10,10 @@ from interp.core.checks.installs import installed_nothing, only_installs
 from interp.core.blocks import failing_line
 from interp.models.base import REPEATING
 
-RESAMPLE_NOTE = ("Note: code you wrote for this task (block {index}) failed{where}, with "
-                 "{error}. Write the code again, in a ```{language} block, changed so that it "
-                 "avoids that error.")
+RESAMPLE_NOTE = ("Note: your last reply proposed the code of block {index} again, which "
+                 "failed{where}; it was not run. Write changed code that avoids that error.")
 RESAMPLE_NOTICE = ("The model proposed the code of block {index} again, which {what}; it was "
-                   "not run. Asking again with sampling{hidden}.")
-HIDDEN = ", the failed attempt out of view"
-ERROR_CHARS = 600  # of a failed block's one-line summary quoted in the note
+                   "not run. Asking again with sampling.")
 UNCHANGED_NOTE = ("Note: your last reply proposed the code of block {index} again, which "
                   "installed nothing (it was all installed already); it was not run. Write "
                   "changed code that avoids the error before it.")
@@ -49,15 +46,11 @@ def repeat_failed(view: TaskView) -> Request | None:
     record = next(r for r in view.ran if r.index == index)
     if record.status != "error":
         return Request(UNCHANGED_NOTE.format(index=index), RESAMPLE_NOTICE.format(
-            index=index, what="installed nothing", hidden=""), sampling="retry")
+            index=index, what="installed nothing"), sampling="retry")
     line = failing_line(record.code, record.output_text(), index)
     where = f" on line {line[0]}: `{line[1]}`" if line else ""
-    error = record.summary if len(record.summary) <= ERROR_CHARS else \
-        record.summary[:ERROR_CHARS - 1] + "…"
-    return Request(RESAMPLE_NOTE.format(index=index, where=where, error=error,
-                                        language=record.language),
-                   RESAMPLE_NOTICE.format(index=index, what="failed", hidden=HIDDEN),
-                   sampling="retry", hides=index)
+    return Request(RESAMPLE_NOTE.format(index=index, where=where),
+                   RESAMPLE_NOTICE.format(index=index, what="failed"), sampling="retry")
 
 
 def _changed_nothing(record) -> bool:

@@ -10,7 +10,7 @@ from dataclasses import replace
 from interp.core import events as ev
 from interp.core.loop import turns
 from interp.core.prompt.compaction import view
-from interp.core.history import Entry, left_out, unretracted
+from interp.core.history import Entry, unretracted
 from interp.core.prompt.payload import build_payload, has_images
 from interp.core.state import SessionState
 from interp.core.replies.steps import EXECUTE_TOOL, first_block_end, runner_functions
@@ -31,11 +31,11 @@ class ModelAsker:
         self.checks = checks
         self._vision: tuple[object, bool] | None = None  # (model, supports_vision), cached
 
-    def payload(self, tools: bool = False, leave_out: tuple[Entry, ...] = ()) -> list[dict]:
+    def payload(self, tools: bool = False) -> list[dict]:
         """The messages the model is sent next: trimmed to its window, figures attached
-        (`tools`: with the system prompt for the execute tool), without `leave_out`."""
+        (`tools`: with the system prompt for the execute tool)."""
         # after a compaction: the summary and what came since; retracted answers left out
-        history = unretracted(left_out(view(self.state.messages), leave_out))
+        history = unretracted(view(self.state.messages))
         messages = build_payload(history, self.state.model,
                                  self.supports_vision() if has_images(history) else False)
         messages = turns.valid_calls(messages)
@@ -109,8 +109,7 @@ class ModelAsker:
         """The model's stream; a model that declares `one_block_per_reply` is stopped, in
         fenced mode, at the end of the reply's first block that runs: what it writes after a
         block, before seeing the block's output, is made up."""
-        model = self.state.model
-        payload = self.payload(tools=bool(tools), leave_out=self.checks.take_hidden())
+        model, payload = self.state.model, self.payload(tools=bool(tools))
         options = {"sampling": sampling} if sampling else {}
         if tools or not getattr(model, "one_block_per_reply", False):
             return model.stream(payload, tools, **options)

@@ -15,7 +15,7 @@ from interp.core.blocks import FAILED, BlockRecord
 from interp.core.checks.base import Proposed, Request, TaskView
 from interp.core.checks.catalog import TaskChecks, active
 from interp.core.exits import Ending
-from interp.core.history import Entry, task_indices, user_message
+from interp.core.history import task_indices, user_message
 from interp.core.files.mentions import unwritten_files
 from interp.core.replies.steps import Step, steps_from_reply
 from interp.core.state import SessionState
@@ -100,12 +100,11 @@ class TurnChecks:
         self.absent: tuple[str, ...] = ()  # files the task names that were not there at its start
         self.checks = TaskChecks(())  # the reply checks on for this task
         self._sampling: dict | None = None  # for the next model call, once
-        self._hidden: tuple[Entry, ...] = ()  # left out of the next model call, once
         self._samples = 0  # calls asked to sample this task (the seed)
 
     def new_task(self) -> None:
         """Forget this task's counts; the checks on for the model as it is now."""
-        self.empty_replies, self._sampling, self._samples, self._hidden = 0, None, 0, ()
+        self.empty_replies, self._sampling, self._samples = 0, None, 0
         config = self.state.config
         asked = ()
         if config.output_schema is not None:  # asked for: on whatever `checks` says
@@ -215,8 +214,6 @@ class TurnChecks:
         request says so), and make the next call sample where it asks to, held to the
         request's template where the model can be."""
         yield ev.Notice(level="info", text=request.notice, check=request.check)
-        if request.hides is not None:
-            self._hidden = self._attempt(request.hides)
         self.state.add(replace(user_message(request.message), retracts=request.retracts))
         model = self.state.model
         declared = declared_sampling(model, request.sampling) if request.sampling else None
@@ -234,22 +231,6 @@ class TurnChecks:
         """The sampling for the next model call (once), or None for the model's own."""
         sampling, self._sampling = self._sampling, None
         return sampling
-
-    def take_hidden(self) -> tuple[Entry, ...]:
-        """The entries the next model call leaves out (once), or ()."""
-        hidden, self._hidden = self._hidden, ()
-        return hidden
-
-    def _attempt(self, index: int) -> tuple[Entry, ...]:
-        """This task's entries from the reply that proposed block `index` on (its report and
-        what came after), or () when there is no such reply after the task."""
-        messages = self.state.messages
-        start = (task_indices(messages) or [0])[-1]
-        report = next((at for at in range(len(messages) - 1, start, -1)
-                       if any(r.index == index for r in messages[at].blocks or ())), None)
-        proposed = next((at for at in range(report - 1, start, -1)
-                         if messages[at].role == "assistant"), None) if report else None
-        return tuple(messages[proposed:]) if proposed is not None else ()
 
     def no_steps(self, reply: Reply) -> Iterator[ev.Event]:
         """A reply with nothing to run that no check sent back: the answer, or not one

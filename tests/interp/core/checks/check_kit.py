@@ -9,10 +9,9 @@ from languages import CapturedOutput, Result
 
 
 def record(index: int, code: str, output: str = "", status: str = "ok",
-           language: str = "python", error: str | None = None) -> blocks.BlockRecord:
-    """The record of a block that ran and printed `output` (and failed with `error`)."""
-    result = Result(status=status, output=CapturedOutput(output, "", 0, 0, len(output), None),
-                    error=error)
+           language: str = "python") -> blocks.BlockRecord:
+    """The record of a block that ran and printed `output`."""
+    result = Result(status=status, output=CapturedOutput(output, "", 0, 0, len(output), None))
     return blocks.ran(index, language, code, result)
 
 

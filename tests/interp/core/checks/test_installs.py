@@ -49,8 +49,7 @@ def test_an_install_that_installed_nothing_asks_for_changed_code(server, make_se
     assert [e["status"] for e in of(events, "block.finished")] == ["error", "ok"]
     assert told(server, 2).endswith(f"Your task: What is the area?\n{NOTHING_INSTALLED}")
     assert notices(events)[-1] == ("The model proposed the code of block 1 again, which failed; "
-                                   "it was not run. Asking again with sampling, the failed "
-                                   "attempt out of view.")
+                                   "it was not run. Asking again with sampling.")
 
 
 def test_after_an_install_the_task_s_code_is_asked_for(server, make_session):
