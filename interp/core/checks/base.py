@@ -95,6 +95,7 @@ class Check(Protocol):
     def __call__(self, view: TaskView) -> Request | None: ...
 
 
-def listed(names: Sequence[str]) -> str:
-    """Names as a sentence lists them: "a", "a and b", "a, b and c"."""
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+def listed(names: Sequence[str], last: str = "and") -> str:
+    """Names as a sentence lists them: "a", "a and b", "a, b and c" (`last`: "or" offers
+    them as choices)."""
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" {last} " + names[-1]

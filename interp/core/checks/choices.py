@@ -37,12 +37,6 @@ def is_choice(value: str, choices: tuple[str, ...]) -> bool:
     return _plain(value) in {_plain(choice) for choice in choices}
 
 
-def either(choices: tuple[str, ...]) -> str:
-    """The choices as a sentence offers them: '"a" or "b"', '"a", "b" or "c"'."""
-    quoted = [f'"{choice}"' for choice in choices]
-    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
-
-
 def _plain(text: str) -> str:
     return " ".join(text.strip().strip("\"'“”`").strip(" .").lower().split())
 

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from interp.core.checks.base import Request, TaskView, listed
-from interp.core.checks.choices import either, is_choice, slot_choices
+from interp.core.checks.choices import is_choice, slot_choices
 from interp.models.base import REPEATING, Slot
 
 # A sentence of the task that says how the answer is to be written.
@@ -147,9 +147,9 @@ def missing_form(form: AnswerForm, answer: str) -> list[str]:
                      f"{'holds' if len(padded) == 1 else 'hold'} words of the template's "
                      "placeholder beside the value")
     for slot, held in unchosen(form, answer).items():
-        choices = form.choices[form.slots.index(slot)]
+        offered = listed(['"' + c + '"' for c in form.choices[form.slots.index(slot)]], "or")
         lacks.append(f"`{slot}{held}]` is none of the values the task lists for it "
-                     f"({either(choices)}): write the one the output shows applies")
+                     f"({offered}): write the one the output shows applies")
     if form.json and not form.slots and not _has_json(answer):
         lacks.append("it holds no JSON value")
     if form.decimals is not None:
