@@ -279,7 +279,7 @@ class Session:
                 self.tell(STOPPED_NOTE)
                 yield ev.Notice(level="warning", text="Reply interrupted.")
                 return exits.INTERRUPTED, "interrupted"
-            steps = yield from self._checks.patched(self._checks.steps(reply))
+            steps = self._checks.steps(reply)
             yield from self._checks.tools_after(reply)
             request = self._checks.on_reply(reply, steps)  # a reply check sends it back
             yield from self._checks.said()

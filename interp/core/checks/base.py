@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from interp.core.blocks import BlockRecord
-from interp.core.replies.patch import LinePatch
 from interp.models.base import Reply, Slot
 
 # When a check runs: on a reply that proposes blocks, before they run ("proposed"); on a
@@ -79,9 +78,6 @@ class Request:
     # answer stage: the slots (`@mean[`) the restated answer is to hold, in order; a model
     # that can keep a reply to them (models.base.template_sampling) is held to them
     template: tuple[Slot, ...] = ()
-    # proposed stage: the failed statement the model is asked to replace; its next reply's
-    # block is put in that statement's place (replies.patch)
-    patch: LinePatch | None = None
     check: str = ""  # the name of the check that asked (filled in by the list that runs it)
 
 

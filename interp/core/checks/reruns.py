@@ -8,19 +8,12 @@ from __future__ import annotations
 from interp.core.checks.base import Request, TaskView
 from interp.core.checks.installs import installed_nothing, only_installs
 from interp.core.blocks import failing_line
-from interp.core.replies.patch import patch_target
 from interp.models.base import REPEATING
 
 RESAMPLE_NOTE = ("Note: your last reply proposed the code of block {index} again, which "
                  "failed{where}; it was not run. Write changed code that avoids that error.")
 RESAMPLE_NOTICE = ("The model proposed the code of block {index} again, which {what}; it was "
                    "not run. Asking again with sampling.")
-PATCH_NOTE = ("Note: your last reply proposed the code of block {index} again, which failed on "
-              "{lines}: `{line}`; it was not run. Reply with only the code that replaces "
-              "{that}, in a ```python block (those few lines, not the whole block): interp "
-              "puts it in place of {that} in block {index} and runs the block.")
-PATCH_NOTICE = ("The model proposed the code of block {index} again, which failed on {lines}; it "
-                "was not run. Asking for the lines that replace {lines}.")
 UNCHANGED_NOTE = ("Note: your last reply proposed the code of block {index} again, which "
                   "installed nothing (it was all installed already); it was not run. Write "
                   "changed code that avoids the error before it.")
@@ -36,11 +29,8 @@ STOPPED_NOTICE = ("The reply kept repeating itself inside a code block and was s
 
 def repeat_failed(view: TaskView) -> Request | None:
     """A reply whose blocks all propose code that failed this task, with nothing but failures
-    run since, is not run: it would fail again. When it is one Python block whose traceback
-    names a statement that can be replaced on its own, the model is asked for only the lines
-    that replace it (put in place by the loop, replies.patch): rewriting the whole block, a
-    small model copies it. An install that installed nothing changed nothing: it counts as a
-    failure, not as a change."""
+    run since, is not run: it would fail again. An install that installed nothing changed
+    nothing: it counts as a failure, not as a change."""
     if "retry" not in view.samples or not view.proposed or view.reply.tool_calls:
         return None
     failed: dict[tuple[str, str], int] = {}
@@ -58,14 +48,6 @@ def repeat_failed(view: TaskView) -> Request | None:
         return Request(UNCHANGED_NOTE.format(index=index), RESAMPLE_NOTICE.format(
             index=index, what="installed nothing"), sampling="retry")
     line = failing_line(record.code, record.output_text(), index)
-    patch = (line and len(view.proposed) == 1
-             and patch_target(record.language, record.code, index, line[0]))
-    if patch:  # a few lines in place of the failing statement, rather than the block again
-        that = "that line" if patch.first == patch.last else "those lines"
-        return Request(PATCH_NOTE.format(index=index, lines=patch.lines(), line=line[1],
-                                         that=that),
-                       PATCH_NOTICE.format(index=index, lines=patch.lines()), sampling="retry",
-                       patch=patch)
     where = f" on line {line[0]}: `{line[1]}`" if line else ""
     return Request(RESAMPLE_NOTE.format(index=index, where=where),
                    RESAMPLE_NOTICE.format(index=index, what="failed"), sampling="retry")

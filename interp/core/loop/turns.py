@@ -17,7 +17,6 @@ from interp.core.checks.catalog import TaskChecks, active
 from interp.core.exits import Ending
 from interp.core.history import task_indices, user_message
 from interp.core.files.mentions import unwritten_files
-from interp.core.replies.patch import LinePatch
 from interp.core.replies.steps import Step, steps_from_reply
 from interp.core.state import SessionState
 from interp.core.replies.textcalls import text_calls, valid_arguments
@@ -27,8 +26,6 @@ from interp.models.base import REPEATING, Reply, Retrying, declared_sampling, te
 EMPTY_NUDGE = ("Your last reply had no answer and no code. Continue with the task (run code if "
                "there is more to do) or give your final answer.")
 _TOOLS_ECHO = re.compile(r"<tools>.*?(?:</tools>|$)", re.S)
-PATCHED_NOTICE = ("The reply's code is put in place of {lines} of block {index}; the whole "
-                  "block is proposed.")
 EMPTY_REPLY = "(empty reply)"  # stored for a reply with no text and no call
 
 
@@ -104,14 +101,10 @@ class TurnChecks:
         self.checks = TaskChecks(())  # the reply checks on for this task
         self._sampling: dict | None = None  # for the next model call, once
         self._samples = 0  # calls asked to sample this task (the seed)
-        self._patch: tuple[LinePatch, str] | None = None  # a failed statement the next reply
-        # replaces, and the check that asked
-        self._put: tuple[LinePatch, str] | None = None  # the block with the lines put in
 
     def new_task(self) -> None:
         """Forget this task's counts; the checks on for the model as it is now."""
         self.empty_replies, self._sampling, self._samples = 0, None, 0
-        self._patch = self._put = None
         config = self.state.config
         asked = ()
         if config.output_schema is not None:  # asked for: on whatever `checks` says
@@ -222,35 +215,11 @@ class TurnChecks:
         request's template where the model can be."""
         yield ev.Notice(level="info", text=request.notice, check=request.check)
         self.state.add(replace(user_message(request.message), retracts=request.retracts))
-        self._patch = (request.patch, request.check) if request.patch else None
         model = self.state.model
         declared = declared_sampling(model, request.sampling) if request.sampling else None
         held = template_sampling(model, request.template)
         if declared or held:
             self.sample_next({**(declared or {}), **(held or {})})
-
-    def patched(self, steps: list[Step]) -> Iterator[ev.Event]:
-        """The steps of a reply to a request for the lines that replace a failed statement
-        (or of the reply after such lines failed in turn): its one block of that language is
-        put in the statement's place and proposed as the whole block (said in one line); a
-        whole block, or anything else, is taken as it is. Returns the steps."""
-        asked, self._patch = self._patch, None
-        if asked is None and self._put is not None:  # the lines put in failed in turn?
-            ran = [r for r in self._task_records() if r.ran]
-            again = ran and self._put[0].failed_again(ran[-1])
-            asked = (again, self._put[1]) if again else None
-        self._put = None
-        if asked is None or len(steps) != 1 or steps[0].language != asked[0].language:
-            return steps
-        patch, check = asked
-        step = steps[0]
-        done = None if step.problem or step.cut_off else patch.put(step.code)
-        if done is None:
-            return steps
-        self._put = (done, check)
-        yield ev.Notice(level="info", check=check,
-                        text=PATCHED_NOTICE.format(lines=patch.lines(), index=patch.index))
-        return [replace(step, code=done.code)]
 
     def sample_next(self, sampling: dict | None) -> None:
         """Make the next call with `sampling` and a seed (a run can be repeated)."""

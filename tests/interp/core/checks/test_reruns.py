@@ -14,29 +14,14 @@ FAILED = ("Traceback (most recent call last):\n  File \"<block 1>\", line 2, in 
           "ZeroDivisionError: division by zero\n")
 
 
-def test_code_that_failed_proposed_again_is_not_run_and_the_failing_line_is_asked_for():
+def test_code_that_failed_proposed_again_is_not_run():
     ran = [record(1, "x = 1\ny = x / 0", FAILED, status="error")]
     request = repeat_failed(view("Divide.", proposed=[("python", "x = 1\ny = x / 0\n")],
                                  records=ran, samples={"retry"}))
     assert request is not None and request.retracts and request.sampling == "retry"
     assert request.message == ("Note: your last reply proposed the code of block 1 again, which "
-                               "failed on line 2: `y = x / 0`; it was not run. Reply with only "
-                               "the code that replaces that line, in a ```python block (those "
-                               "few lines, not the whole block): interp puts it in place of "
-                               "that line in block 1 and runs the block.")
-    assert (request.patch.index, request.patch.first, request.patch.last) == (1, 2, 2)
-
-
-def test_without_a_statement_to_replace_the_model_is_asked_for_changed_code():
-    """A loop's own line, or a block in another language: the whole block is asked for."""
-    code = "for x in 1 / 0, 2:\n    print(x)"
-    failed = FAILED.replace("line 2", "line 1")
-    request = repeat_failed(view("Divide.", proposed=[("python", code)],
-                                 records=[record(1, code, failed, status="error")],
-                                 samples={"retry"}))
-    assert request.patch is None
-    assert request.message.endswith("failed on line 1: `for x in 1 / 0, 2:`; it was not run. "
-                                    "Write changed code that avoids that error.")
+                               "failed on line 2: `y = x / 0`; it was not run. Write changed code "
+                               "that avoids that error.")
 
 
 def test_code_is_run_again_once_something_else_ran_or_for_a_model_that_declares_no_sampling():
