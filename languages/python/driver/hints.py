@@ -42,8 +42,10 @@ def abbreviates(key, name):
 
 def closest(key, names):
     """The names like a missing key: the same in another case or with spaces around it, a
-    close spelling, or the one name it abbreviates; [] when none."""
+    close spelling, the one name it abbreviates, or the few (up to 3) names that hold it as
+    whole words (a label with a qualifier around it: "Price" in "Unit Price"); [] when none."""
     import difflib
+    import re
     if not isinstance(key, str):
         return []
     names = [name for name in names if isinstance(name, str)]
@@ -52,7 +54,10 @@ def closest(key, names):
         return [lowered[key.strip().lower()]]
     close = difflib.get_close_matches(key, names, n=3, cutoff=0.8)
     short_for = [name for name in names if abbreviates(key, name)]
-    return close or (short_for if len(short_for) == 1 else [])
+    words = re.compile(r"(?<![^\W_])%s(?![^\W_])" % re.escape(key.strip().lower()))
+    holding = [name for name in names if len(key.strip()) >= 3 and words.search(name.lower())]
+    return (close or (short_for if len(short_for) == 1 else [])
+            or (holding if len(holding) <= 3 else []))
 
 
 def placed(name, value, key):

@@ -37,6 +37,12 @@ def test_the_did_you_mean_helpers_work_by_import():
     assert closest("Price", ["price", "units"]) == ["price"]
     assert closest("amt", ["item", "amount", "amendment"]) == []  # two fit: say nothing
     assert closest("temprature", ["temperature", "sensor"]) == ["temperature"]
+    labels = ["Country", "Economy (GDP per Capita)", "Health (Life Expectancy)", "Life"]
+    assert closest("Life Expectancy", labels) == ["Health (Life Expectancy)"]  # words held
+    assert closest("price", ["Unit Price", "price_change", "Priced"]) == ["Unit Price",
+                                                                         "price_change"]
+    assert closest("age", ["page_count", "stage"]) == []  # inside a word is no match
+    assert closest("ab", ["the ab", "x ab y"]) == []  # too short to look for in names
 
 
 def test_the_keys_a_key_error_names_are_read_from_each_form_pandas_raises():

@@ -917,3 +917,14 @@ def test_a_column_with_spaces_around_its_name_is_shown_quoted(py, collect, tmp_p
             "df.columns = df.columns.str.strip() removes them)"), line
         assert res.notes[1].startswith(  # the runner is shared: other tests' tables follow
             "tables in memory now: df (DataFrame, 2 rows; columns time, ' speed', ' dir')"), line
+
+
+def test_a_column_whose_name_holds_the_missing_one_in_words_is_named(py, collect, tmp_path):
+    """A header qualifies a label ("Health (Life Expectancy)"); the model asks for the label
+    alone: the note names the column that holds it."""
+    (tmp_path / "countries.csv").write_text(
+        "Country,Economy (GDP per Capita),Health (Life Expectancy)\nA,1.2,0.9\nB,0.8,0.7\n")
+    _, res = collect(py, f"import pandas as pd\ndf = pd.read_csv({str(tmp_path / 'countries.csv')!r})\n"
+                         "y = df['Life Expectancy']\n")
+    assert res.status == "error" and res.notes[0] == (
+        "df has no column 'Life Expectancy'; the closest: Health (Life Expectancy)")
