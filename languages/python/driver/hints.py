@@ -4,7 +4,7 @@ holds it as a value, in a table in long form, or the row under the header that h
 After a module has no such attribute: the names it has that are like it. After a syntax error
 inside an f-string: work the value out on its own line. After text failed to convert to a
 number: the table column it came from, and how to clean it, skip it or leave the column out.
-After a path was not found: paths.py.
+After a path was not found: paths.py. After a keyword a call does not take: calls.py.
 
 Runs inside the user's python3 (compatible with Python 3.8); never imports pandas itself.
 """

@@ -16,6 +16,7 @@ import types
 
 from .display import Displays
 from .habits import Habits, UsageError
+from .calls import keyword_note
 from .hints import attribute_note, key_note, number_note, syntax_note
 from .paths import path_note
 from .rewrite import CONSOLE_NOTE, console_paste, rewrite
@@ -260,9 +261,10 @@ class Driver:
                 print_error(exc, filename)
             if isinstance(exc, MemoryError):  # the runner restarts: a limit was hit
                 return {"status": "error", "error": summary(exc), "limit": "memory"}
-            # from state.py, hints.py and paths.py, whose sources come first
+            # from state.py, hints.py, calls.py and paths.py, whose sources come first
             found = (name_note(exc), key_note(self.namespace, exc), attribute_note(exc),
-                     path_note(exc), number_note(exc, self.namespace), syntax_note(exc),
+                     keyword_note(self.namespace, exc), path_note(exc),
+                     number_note(exc, self.namespace), syntax_note(exc),
                      tables_note(self.namespace, exc))
             return {"status": "error", "error": summary(exc),
                     "notes": notes + [note for note in found if note]}

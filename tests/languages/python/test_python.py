@@ -928,3 +928,30 @@ def test_a_column_whose_name_holds_the_missing_one_in_words_is_named(py, collect
                          "y = df['Life Expectancy']\n")
     assert res.status == "error" and res.notes[0] == (
         "df has no column 'Life Expectancy'; the closest: Health (Life Expectancy)")
+
+
+def test_a_keyword_a_function_does_not_take_names_its_parameters_and_names_like_it(
+        py, collect, tmp_path):
+    """A library dropped a keyword (and moved what it did to a function of a longer name), or
+    renamed it: the note names the parameters the called function has, the closest of them,
+    and the names beside it that hold its name."""
+    (tmp_path / "errors_lib.py").write_text(
+        "def mean_error(a, b, weight=None):\n    return 0\n\n"
+        "def root_mean_error(a, b):\n    return 0\n\n"
+        "class Encoder:\n    def __init__(self, sparse_output=True, drop=None):\n        pass\n")
+    setup = f"import sys\nsys.path.insert(0, {str(tmp_path)!r})\nimport errors_lib\n"
+    _, res = collect(py, setup + "e = errors_lib.mean_error([1], [2],\n    squared=False)\n")
+    assert res.error == "TypeError: mean_error() got an unexpected keyword argument 'squared'"
+    assert res.notes[0] == ("errors_lib.mean_error takes no keyword 'squared'; names like it: "
+                            "root_mean_error; its parameters: a, b, weight")
+    _, res = collect(py, setup + "from errors_lib import Encoder\nEncoder(sparse=False)\n")
+    assert res.notes[0] == ("Encoder takes no keyword 'sparse'; the closest: sparse_output; its "
+                            "parameters: sparse_output, drop")
+    _, res = collect(py, "import pandas as pd\ndf = pd.DataFrame({'x': [1, 2, 3.5]})\n"
+                         "df['x'].skew(fisher=False)\n")
+    assert res.notes[0].startswith("df['x'].skew takes no keyword 'fisher'; its parameters: "
+                                   "axis, skipna, numeric_only")
+    _, res = collect(py, "len([], key=1)\n")
+    assert res.error == "TypeError: len() takes no keyword arguments"
+    assert not any("takes no keyword '" in note for note in res.notes)  # says it all itself
+
