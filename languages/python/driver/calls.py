@@ -10,6 +10,7 @@ Runs inside the user's python3 (compatible with Python 3.8); never imports panda
 
 import sys
 
+from .hints import failing_frame_names, holding_words
 from .state import clipped, failing_frame
 
 UNEXPECTED = "got an unexpected keyword argument '(\\w+)'"
@@ -44,9 +45,7 @@ def called_with(exc, namespace, keyword):
     if frame is None:
         return None
     tree = ast.parse("".join(linecache.getlines(frame.f_code.co_filename)))
-    seen = dict(namespace)
-    seen.update(frame.f_globals)
-    seen.update(frame.f_locals)
+    seen = failing_frame_names(exc, namespace)
     for node in ast.walk(tree):
         if (isinstance(node, ast.Call) and node.lineno <= number <= (node.end_lineno or number)
                 and any(k.arg == keyword for k in node.keywords)):
@@ -98,12 +97,9 @@ def holding_name(function):
     """Public names of the function's module that hold its name in whole words
     (root_mean_squared_error beside mean_squared_error), at most MAX_SIBLINGS; [] for a
     method or when there are more."""
-    import re
     own = getattr(function, "__name__", "")
     module = sys.modules.get(getattr(function, "__module__", None) or "")
     if not own or module is None or "." in getattr(function, "__qualname__", own):
         return []
-    words = re.compile(r"(?<![^\W_])%s(?![^\W_])" % re.escape(own))
-    found = [name for name in dir(module)
-             if name != own and not name.startswith("_") and words.search(name)]
-    return found if len(found) <= MAX_SIBLINGS else []
+    public = [name for name in dir(module) if not name.startswith("_")]
+    return holding_words(own, public, MAX_SIBLINGS)

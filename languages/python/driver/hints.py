@@ -45,7 +45,6 @@ def closest(key, names):
     close spelling, the one name it abbreviates, or the few (up to 3) names that hold it as
     whole words (a label with a qualifier around it: "Price" in "Unit Price"); [] when none."""
     import difflib
-    import re
     if not isinstance(key, str):
         return []
     names = [name for name in names if isinstance(name, str)]
@@ -54,10 +53,18 @@ def closest(key, names):
         return [lowered[key.strip().lower()]]
     close = difflib.get_close_matches(key, names, n=3, cutoff=0.8)
     short_for = [name for name in names if abbreviates(key, name)]
-    words = re.compile(r"(?<![^\W_])%s(?![^\W_])" % re.escape(key.strip().lower()))
-    holding = [name for name in names if len(key.strip()) >= 3 and words.search(name.lower())]
-    return (close or (short_for if len(short_for) == 1 else [])
-            or (holding if len(holding) <= 3 else []))
+    holding = holding_words(key.strip(), names, 3) if len(key.strip()) >= 3 else []
+    return close or (short_for if len(short_for) == 1 else []) or holding
+
+
+def holding_words(part, names, most):
+    """The names (other than `part` itself) that hold `part` as whole words, in any case
+    ("Price" in "Unit Price", "mean_squared_error" in "root_mean_squared_error": an underscore
+    parts words); [] when there are more than `most`."""
+    import re
+    words = re.compile(r"(?<![^\W_])%s(?![^\W_])" % re.escape(part.lower()))
+    found = [name for name in names if name != part and words.search(name.lower())]
+    return found if len(found) <= most else []
 
 
 def placed(name, value, key):
