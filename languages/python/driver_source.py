@@ -18,7 +18,7 @@ from ..cache import cache_folder
 PACKAGE = "_interp_driver"  # the driver's name in the user's Python
 # Each module after those it imports: the order the fallback program makes them in.
 DRIVER = ("tables", "plots", "display", "state", "paths", "rewrite", "habits", "hints",
-          "calls", "main")
+          "calls", "values", "main")
 KERNEL_SETUP = ("tables", "plots", "display", "ipython_tables")
 
 

@@ -21,6 +21,7 @@ from .hints import attribute_note, key_note, number_note, syntax_note
 from .paths import path_note
 from .rewrite import CONSOLE_NOTE, console_paste, rewrite
 from .state import name_note, tables_note
+from .values import nan_note
 
 CO_COROUTINE = 0x80
 PREFIX = "__INTERP_"
@@ -268,7 +269,8 @@ class Driver:
                      tables_note(self.namespace, exc))
             return {"status": "error", "error": summary(exc),
                     "notes": notes + [note for note in found if note]}
-        return {"status": "ok", "notes": notes}
+        found = nan_note(self.namespace, tree)  # from values.py, whose source comes first
+        return {"status": "ok", "notes": notes + ([found] if found else [])}
 
 
 def flush():

@@ -955,3 +955,25 @@ def test_a_keyword_a_function_does_not_take_names_its_parameters_and_names_like_
     assert res.error == "TypeError: len() takes no keyword arguments"
     assert not any("takes no keyword '" in note for note in res.notes)  # says it all itself
 
+
+def test_numbers_a_block_assigned_that_came_out_nan_are_named(py, collect):
+    """numpy on a column with a missing value, or a statistic of an empty selection, gives NaN
+    without an error; a comparison with it is False. A block that ran names such numbers it
+    assigned, scalars and the fields of a test's result tuple alike; numbers that are not NaN,
+    and names the block did not assign, are not named."""
+    _, res = collect(py, "import collections\nimport numpy as np\nimport pandas as pd\n"
+                         "df = pd.DataFrame({'x': [1.0, None, 3.0]})\n"
+                         "skipped = df['x'].mean()\nmean_x = np.mean(df['x'].to_numpy())\n"
+                         "Test = collections.namedtuple('Test', 'statistic pvalue')\n"
+                         "result = Test(2.5, float('nan'))\n"
+                         "empty = df[df['x'] > 10]['x'].mean()\n"
+                         "print('significant' if result.pvalue < 0.05 else 'not significant')\n")
+    assert res.status == "ok" and res.notes == (
+        "mean_x, result, empty hold NaN: numpy and scipy give NaN when their input has missing "
+        "values (pandas' own methods skip them), and so does a statistic of an empty selection; "
+        "a comparison such as < or > with NaN is False",)
+    _, res = collect(py, "total = skipped * 2\nprint(mean_x)\n")
+    assert res.status == "ok" and res.notes == ()  # mean_x was assigned by an earlier block
+    _, res = collect(py, "flag = True\ncount = 0\nlabel = 'nan'\n")
+    assert res.notes == ()
+
