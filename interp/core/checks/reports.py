@@ -1,8 +1,8 @@
 """Checks on a reply's blocks once they ran, in place of the report's usual question whether
 the output answers the task: blocks that only installed packages, a Python block whose prints
 differ from what its own comments expect, blocks that failed several times in a row, a block
-that left numbers NaN, a block that printed nothing for a question, and a copy of a script the
-task names run in the session while the file stays unchanged."""
+that left numbers NaN, a block that printed nothing for a question, and a copy of a script the task names run in the session
+while the file stays unchanged."""
 
 from __future__ import annotations
 

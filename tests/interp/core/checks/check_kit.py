@@ -9,11 +9,9 @@ from languages import CapturedOutput, Result
 
 
 def record(index: int, code: str, output: str = "", status: str = "ok",
-           language: str = "python", nan_values: tuple[str, ...] = ()) -> blocks.BlockRecord:
-    """The record of a block that ran and printed `output` (`nan_values`: the names the
-    driver found NaN after it)."""
-    result = Result(status=status, output=CapturedOutput(output, "", 0, 0, len(output), None),
-                    nan_values=nan_values)
+           language: str = "python") -> blocks.BlockRecord:
+    """The record of a block that ran and printed `output`."""
+    result = Result(status=status, output=CapturedOutput(output, "", 0, 0, len(output), None))
     return blocks.ran(index, language, code, result)
 
 

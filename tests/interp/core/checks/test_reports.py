@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from check_kit import record, view
-from interp.core.checks.reports import (copied_script, failing_streak, nan_result, only_installed,
-                                        own_expectation, printed_nothing)
+from interp.core.checks.reports import (copied_script, failing_streak, only_installed, own_expectation,
+                                        printed_nothing)
 
 pytestmark = pytest.mark.fast
 
@@ -66,29 +66,6 @@ def test_three_failed_blocks_in_a_row_ask_for_the_answer_instead_of_another_fix(
     assert failing_streak(view("What is it?", records=other_then_same, new=1)) is None
     then_ok = [*ran, record(5, "print(2)", "2\n")]
     assert failing_streak(view("What is it?", records=then_ok, new=1)) is None
-
-
-def test_a_block_that_left_numbers_nan_is_asked_to_compute_them_again():
-    """The driver names the numbers a block assigned that came out NaN: the output built on
-    them (a comparison with NaN is False, so a test reads as not significant) is no result."""
-    code = "t, p = ttest_ind(a, b)\nprint('significant' if p < 0.05 else 'not significant')"
-    left = record(2, code, "not significant\n", nan_values=("t", "p"))
-    request = nan_result(view("Do the groups differ?", records=[record(1, "a = 1", ""), left],
-                              new=1))
-    assert request is not None and not request.retracts
-    assert request.message.startswith("Block 2 ran, but `t` and `p` hold NaN (not a number), so "
-                                      "its output is not the result yet")
-    assert "Reply with a ```python block" in request.message
-    assert "how many values of each input are missing" in request.message
-    one = record(1, "m = np.mean(x)", "", nan_values=("m",))
-    told = nan_result(view("What is the mean?", records=[one], new=1, tools=True))
-    assert "`m` holds NaN" in told.message and "Call the `execute` tool" in told.message
-    assert nan_result(view("Do they differ?", records=[record(2, code, "significant\n")],
-                           new=1)) is None
-    failed = record(3, code, "NameError\n", status="error", nan_values=("p",))
-    assert nan_result(view("Do they differ?", records=[failed], new=1)) is None
-    assert nan_result(view("Do they differ?", records=[left, record(3, "print(1)", "1\n")],
-                           new=1)) is None  # an earlier reply's block: already asked about
 
 
 def test_a_question_whose_code_printed_nothing_gets_a_block_that_prints_its_values():
