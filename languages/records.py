@@ -163,7 +163,6 @@ class Result(Outcome):
     output: CapturedOutput
     duration: float = 0.0
     notes: tuple[str, ...] = field(default_factory=tuple)
-    nan_values: tuple[str, ...] = ()  # names the block assigned that hold NaN (Python driver)
     displays: tuple[Display, ...] = field(default_factory=tuple)
     waiting_input: bool = False  # stopped because it sat reading the terminal (process/tty_wait.py)
     read_eof: bool = False  # a read of its standard input got end of input (nothing is typed in)

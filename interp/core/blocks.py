@@ -78,7 +78,6 @@ class BlockRecord(Outcome):
     files: FileChanges | None = None
     duration: float = 0.0
     python: str | None = None  # the interpreter of a failed Python block (install hints)
-    nan_values: tuple[str, ...] = ()  # names the block assigned that hold NaN (Python)
     extra: dict[str, Any] = field(default_factory=dict, compare=False)  # unknown stored keys
 
     @property
@@ -140,8 +139,6 @@ class BlockRecord(Outcome):
         """The JSON form stored in the session file (with derived flags for other readers)."""
         data = {"v": RECORD_VERSION, **{k: getattr(self, k) for k in _SCALARS
                                          if k not in _UNSET_LEFT_OUT or getattr(self, k)}}
-        if self.nan_values:  # saved only when set: records keep their old shape
-            data["nan_values"] = list(self.nan_values)
         data.update(displays=[d.to_dict() for d in self.displays],
                     files=self.files.to_dict() if self.files else None,
                     figures=self.figures, edited=self.edited, declined=self.declined,
@@ -163,7 +160,6 @@ class BlockRecord(Outcome):
         values["displays"] = tuple(d for d in map(Display.from_dict, displays)
                                    if d is not None) if isinstance(displays, list) else ()
         values["files"] = FileChanges.from_dict(raw.get("files"))
-        values["nan_values"] = _strings(raw.get("nan_values"))
         extra = {k: v for k, v in raw.items() if k not in _KNOWN}
         return cls(**values, extra=extra)
 
@@ -181,7 +177,7 @@ _TYPES: dict[str, tuple[type, ...]] = {
 _SCALARS = tuple(_TYPES)
 _UNSET_LEFT_OUT = frozenset({"background"})  # saved only when set: records keep their old shape
 _KNOWN = frozenset({*_SCALARS, "v", "displays", "files", "figures", "edited", "declined",
-                    "denied", "nan_values"})
+                    "denied"})
 
 
 def _is_int(value: object) -> bool:
@@ -215,8 +211,7 @@ def ran(index: int, language: str, code: str, result: Result, *, proposed: str |
         output_head=head,
         output_tail=tail, omitted_chars=out.omitted_chars, omitted_lines=out.omitted_lines,
         total_chars=out.total_chars, spool_path=out.spool_path, displays=result.displays,
-        files=files, duration=round(result.duration, 4), python=python,
-        nan_values=result.nan_values)
+        files=files, duration=round(result.duration, 4), python=python)
 
 
 def not_run(index: int, language: str, code: str, status: str, reason: str | None = None, *,

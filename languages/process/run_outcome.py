@@ -47,7 +47,6 @@ def build_result(outcome: Outcome, captured: CapturedOutput, restarted: bool,
                   signal=outcome.signal, interrupted=outcome.interrupted or kind == "interrupted",
                   timed_out=outcome.timed_out, died=outcome.died, restarted=restarted,
                   duration=duration, notes=_notes(outcome, status),
-                  nan_values=_names(status.get("nan")),
                   waiting_input=bool(outcome.waiting), read_eof=status.get("eof") is True,
                   displays=parse_displays(status))
 
@@ -59,11 +58,6 @@ def waiting_note(readers) -> str:
     return (f"{named} sat reading the terminal with no output: nothing can be typed into a "
             f"block, so give the input another way (an option such as --yes or "
             f"--non-interactive, a file, a here-string or a pipe) or use another command")
-
-
-def _names(value: object) -> tuple[str, ...]:
-    """The strings of a status line's list (a driver's typed field), or ()."""
-    return tuple(v for v in value if isinstance(v, str)) if isinstance(value, list) else ()
 
 
 def _notes(outcome: Outcome, status: dict) -> tuple[str, ...]:

@@ -102,7 +102,7 @@ def run_first(view: TaskView) -> Request | None:
                f"{'/' if len(folders) == 1 else ''} here")
     else:
         return None
-    return Request(f"{why}, and no code has run yet. {how_to_run(view, 'python')} that does it and "
+    return Request(f"{why}, and no code has run yet. {_how(view, 'python')} that does it and "
                    "prints the result; it will run, and you will see its output. Then answer "
                    "from the output.",
                    f"{why}, and the model answered without running code; asking it to run "
@@ -147,7 +147,7 @@ def unseen_numbers(view: TaskView) -> Request | None:
     found = unseen(view.reply.text, [view.task, *view.shown])
     if not found:
         return None
-    how = how_to_run(view, language or "python")
+    how = _how(view, language or "python")
     if not view.ran:  # the numbers are not quoted: a small model copies them into its code
         return Request(f"Your answer was worked out without running code, and no code has run "
                        f"yet. {how} that computes it and prints the result; it will run, and "
@@ -172,21 +172,17 @@ def nan_answer(view: TaskView) -> Request | None:
     printed = [record for record in view.ran if _NAN.search(record.output_text())]
     if not printed:
         return None
+    how = _how(view, printed[-1].language)
     return Request("Your answer gives NaN (not a number) as a value, so it is not the result: "
-                   "the calculation behind it " + nan_fix(how_to_run(view, printed[-1].language)),
+                   "the calculation behind it selected no rows (a filter that matched nothing) "
+                   f"or met missing values in its inputs. {how} that prints how many rows the "
+                   "calculation uses and how many values of each input are missing; with no "
+                   "rows, fix the selection; else keep only the rows where none of those "
+                   "inputs is missing (a value missing elsewhere in a row is no reason to drop "
+                   "it) and compute the value again on them. Print it, then answer from its "
+                   "output.",
                    "The answer gives NaN as a value; asking the model for the rows and missing "
                    "values behind it, and to compute it again.")
-
-
-def nan_fix(how: str) -> str:
-    """Why a value is NaN, and the code asked for to find out and compute it again (`how`
-    asks for a block or a tool call)."""
-    return ("selected no rows (a filter that matched nothing) or met missing values in its "
-            f"inputs. {how} that prints how many rows the calculation uses and how many values "
-            "of each input are missing; with no rows, fix the selection; else keep only the "
-            "rows where none of those inputs is missing (a value missing elsewhere in a row is "
-            "no reason to drop it) and compute the value again on them. Print it, then answer "
-            "from its output.")
 
 
 def unseen(answer: str, seen: list[str]) -> tuple[str, ...]:
@@ -229,6 +225,6 @@ def _language_named(task: str, languages: tuple[str, ...]) -> str | None:
     return found.pop() if len(found) == 1 and found <= known else None
 
 
-def how_to_run(view: TaskView, language: str) -> str:
+def _how(view: TaskView, language: str) -> str:
     return (f'Call the `execute` tool (language "{language}") with {language} code' if view.tools
             else f"Reply with a ```{language} block of {language} code")

@@ -61,9 +61,6 @@ CHECKS: tuple[ListedCheck, ...] = (
                 reports.only_installed),
     ListedCheck("own-expectation", "prints that differ from the code's own comments are "
                 "wrong", "report", "any", reports.own_expectation),
-    ListedCheck("nan-result", "numbers that came out NaN met missing values or an empty "
-                "selection: the output built on them is not the result", "report", "here",
-                reports.nan_result),
     ListedCheck("printed-nothing", "a question whose code printed nothing has no output to "
                 "answer from", "report", "here", reports.printed_nothing),
     ListedCheck("copied-script", "a copy of a script run in the session leaves the file "

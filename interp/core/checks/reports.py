@@ -1,7 +1,7 @@
 """Checks on a reply's blocks once they ran, in place of the report's usual question whether
 the output answers the task: blocks that only installed packages, a Python block whose prints
 differ from what its own comments expect, blocks that failed several times in a row, a block
-that left numbers NaN, a block that printed nothing for a question, and a copy of a script the task names run in the session
+that printed nothing for a question, and a copy of a script the task names run in the session
 while the file stays unchanged."""
 
 from __future__ import annotations
@@ -9,8 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from interp.core.blocks import FAILED
-from interp.core.checks.answers import how_to_run, nan_fix
-from interp.core.checks.base import Request, TaskView, listed
+from interp.core.checks.base import Request, TaskView
 from interp.bounded import read_at_most
 from interp.core.checks.expectations import mismatch_note, mismatches
 from interp.core.checks.unprinted import printing, question_words, unprinted
@@ -26,7 +25,6 @@ SILENT_NAMED = (" The session keeps its variables: reply with this ```python blo
                 "values the task asks for (not run yet), then answer from its output:\n{code}")
 MIN_LINES = 3  # a script shorter than this is not recognised in a block
 SCRIPT_BYTES = 1024 * 1024  # a larger script is not compared
-NAN_NAMES = 4  # names quoted in nan-result's request
 STREAK = 3  # failed blocks in a row after which the model is asked to stop writing code
 STREAK_REQUEST = ("Blocks {first} to {last} all failed, so another fix is unlikely to work. Do "
                   "not write more code: reply now with your final answer to the task from what "
@@ -75,24 +73,6 @@ def failing_streak(view: TaskView) -> Request | None:
     return Request(STREAK_REQUEST.format(first=failed[0].index, last=failed[-1].index),
                    f"{streak} blocks in a row failed; asking the model for its answer or what "
                    "went wrong.", retracts=False)
-
-
-def nan_result(view: TaskView) -> Request | None:
-    """A Python block that ran to the end while numbers it assigned hold NaN (the driver names
-    them) rests on a calculation that selected no rows or met missing values: no error says
-    so, and a comparison with NaN is False (`p < 0.05` reads as not significant), so its
-    output looks like a result. The model is asked for the rows and missing values behind
-    them and to compute them again, instead of whether the output answers the task."""
-    last = _last_ran(view)
-    if last is None or last.status != "ok" or not last.nan_values:
-        return None
-    names = listed([f"`{name}`" for name in last.nan_values[:NAN_NAMES]])
-    verb, them = ("holds", "it") if len(last.nan_values) == 1 else ("hold", "them")
-    return Request(f"Block {last.index} ran, but {names} {verb} NaN (not a number), so its output "
-                   f"is not the result yet: the calculation behind {them} "
-                   + nan_fix(how_to_run(view, "python")),
-                   f"Block {last.index} left {names} NaN; asking the model for the rows and "
-                   f"missing values behind {them}, and to compute {them} again.", retracts=False)
 
 
 def printed_nothing(view: TaskView) -> Request | None:

@@ -21,7 +21,7 @@ from .hints import attribute_note, key_note, number_note, syntax_note
 from .paths import path_note
 from .rewrite import CONSOLE_NOTE, console_paste, rewrite
 from .state import name_note, tables_note
-from .values import nan_names, nan_note
+from .values import nan_note
 
 CO_COROUTINE = 0x80
 PREFIX = "__INTERP_"
@@ -269,10 +269,8 @@ class Driver:
                      tables_note(self.namespace, exc))
             return {"status": "error", "error": summary(exc),
                     "notes": notes + [note for note in found if note]}
-        found = nan_names(self.namespace, tree)  # from values.py, whose source comes first
-        if found:  # the note for the model and the user; the names for interp's checks
-            return {"status": "ok", "notes": notes + [nan_note(found)], "nan": found}
-        return {"status": "ok", "notes": notes}
+        found = nan_note(self.namespace, tree)  # from values.py, whose source comes first
+        return {"status": "ok", "notes": notes + ([found] if found else [])}
 
 
 def flush():

@@ -43,17 +43,13 @@ def assigned(tree):
     return names
 
 
-def nan_names(namespace, tree):
-    """The names a block that ran assigned that now hold NaN, in the order they appear."""
+def nan_note(namespace, tree):
+    """The note for a block that ran, or None: the names it assigned that now hold NaN."""
     try:
-        return [name for name in assigned(tree)
-                if not name.startswith("_") and holds_nan(namespace.get(name))]
+        found = [name for name in assigned(tree)
+                 if not name.startswith("_") and holds_nan(namespace.get(name))]
     except Exception:  # the user's objects may be in any state; the note is only a help
-        return []
-
-
-def nan_note(found):
-    """The note for a block that ran, or None: `found`, the names it assigned that hold NaN."""
+        return None
     if not found:
         return None
     shown = ", ".join(found[:MAX_NAMES]) + (" and %d more" % (len(found) - MAX_NAMES)
