@@ -67,10 +67,15 @@ def untagged_code(view: TaskView) -> Request | None:
 
 
 def acknowledged(view: TaskView) -> Request | None:
-    """After code ran, a reply that only acknowledges ("ok.") a task that asks something, or
-    that copies interp's report of a block or its question after one, is no answer: the
-    model is asked for it."""
+    """A reply that only repeats the task word for word, or, after code ran, one that only
+    acknowledges ("ok.") a task that asks something, or that copies interp's report of a
+    block or its question after one, is no answer: the model is asked for it."""
     said = view.reply.text.strip()
+    if said and _words(said) == _words(view.task):
+        return Request("Your last reply only repeated the task instead of doing it. Do it now: "
+                       "run code that does it, or, if it is done, reply with the answer.",
+                       "The model replied with the task itself; asking it to do it.",
+                       sampling="retry")
     if not view.ran:
         return None
     if _REPORT_ECHO.match(said) or said in _REPORT_ASKS:
@@ -86,6 +91,12 @@ def acknowledged(view: TaskView) -> Request | None:
                        f"The model replied {said[:80]!r} to a question; asking it for the "
                        "answer itself.")
     return None
+
+
+def _words(text: str) -> list[str]:
+    """The words of `text`, lower-cased: two texts that differ only in case, spacing or
+    punctuation give the same list."""
+    return re.findall(r"\w+", text.lower())
 
 
 def run_first(view: TaskView) -> Request | None:

@@ -34,6 +34,21 @@ def test_an_acknowledgement_of_a_question_is_sent_back_after_code_ran():
     assert acknowledged(view("What is the sum?", "The sum is 3.", records=ran)) is None
 
 
+def test_a_reply_that_only_repeats_the_task_is_sent_back_and_sampled_again():
+    """Seen with the 1.5B local model on a follow-up instruction in a session: the reply was
+    the instruction itself, and the turn ended on it."""
+    task = "The p-value is NaN: drop the missing values and run the test again."
+    for ran in ((), [record(1, "print(3)", "3\n")]):
+        request = acknowledged(view(task, task, records=ran))
+        assert request is not None and request.sampling == "retry"
+        assert request.message.startswith("Your last reply only repeated the task")
+    assert acknowledged(view(task, "the p-value is NaN - drop the missing values and run the "
+                                   "test again")) is not None  # case and punctuation aside
+    assert acknowledged(view("Say hello.", "Hello.")) is None
+    assert acknowledged(view("Is 7 prime?", "Yes, 7 is prime.")) is None
+    assert acknowledged(view("", "")) is None
+
+
 def test_a_copied_report_is_sent_back_and_sampled_again():
     ran = [record(1, "print(3)", "3\n")]
     request = acknowledged(view("Sum it.", "[Block 1, python]\nOutput:\n```\n3\n```", records=ran))
