@@ -71,7 +71,8 @@ def acknowledged(view: TaskView) -> Request | None:
     acknowledges ("ok.") a task that asks something, or that copies interp's report of a
     block or its question after one, is no answer: the model is asked for it."""
     said = view.reply.text.strip()
-    if said and _words(said) == _words(view.task):
+    words = _words(said)
+    if words and words == _words(view.task):
         return Request("Your last reply only repeated the task instead of doing it. Do it now: "
                        "run code that does it, or, if it is done, reply with the answer.",
                        "The model replied with the task itself; asking it to do it.",

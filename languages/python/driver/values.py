@@ -8,15 +8,18 @@ reads as "not significant"), so the mistake goes on into the answer unless someo
 Runs inside the user's python3 (compatible with Python 3.8); imports neither numpy nor pandas.
 """
 
-import numbers
-
 MAX_NAMES = 4  # names listed in one note
 MAX_FIELDS = 8  # fields of a result tuple looked at (a test's statistic, p-value, ...)
 
 
 def is_nan(value):
     """Whether `value` is a real number (Python's or numpy's) that is NaN."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    if isinstance(value, float):  # numpy's float64 too
+        return bool(value != value)
+    if type(value).__module__ != "numpy":  # other Python values are never NaN
+        return False
+    import numbers  # not at start-up: a numpy scalar other than float64 (float32, ...)
+    if not isinstance(value, numbers.Real):
         return False
     try:
         return bool(value != value)

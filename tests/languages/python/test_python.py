@@ -976,4 +976,6 @@ def test_numbers_a_block_assigned_that_came_out_nan_are_named(py, collect):
     assert res.status == "ok" and res.notes == ()  # mean_x was assigned by an earlier block
     _, res = collect(py, "flag = True\ncount = 0\nlabel = 'nan'\n")
     assert res.notes == ()
+    _, res = collect(py, "import numpy as np\nlow = np.float32('nan')\nfine = np.float32(1)\n")
+    assert res.notes[0].startswith("low holds NaN: ")  # numpy's other float types too
 

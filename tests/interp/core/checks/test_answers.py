@@ -47,6 +47,7 @@ def test_a_reply_that_only_repeats_the_task_is_sent_back_and_sampled_again():
     assert acknowledged(view("Say hello.", "Hello.")) is None
     assert acknowledged(view("Is 7 prime?", "Yes, 7 is prime.")) is None
     assert acknowledged(view("", "")) is None
+    assert acknowledged(view("?", "...")) is None  # no words: nothing was repeated
 
 
 def test_a_copied_report_is_sent_back_and_sampled_again():
