@@ -339,6 +339,8 @@ class Session:
         if not self._loops.asked:
             yield ev.Notice(level="info", text=self._loops.notice())
             self._state.add(self._loops.ask_for_answer())
+            if self._loops.failed:  # other code that fails too ends the task (gave_up)
+                self._checks.answer_asked("loop guard")
             return None
         ending = self._loops.ending()
         yield ev.Notice(level=ending.level, text=ending.notice)

@@ -103,13 +103,16 @@ class TaskChecks:
     `closes`) is taken as it comes by the list's checks (asked for its form, a model that
     could not do the task writes values it never computed), but for those that find no
     answer at all (a copy of interp's report); those the person asked for (an output schema,
-    Stop hooks) still hold it."""
+    Stop hooks) still hold it. Once the final answer was asked for (by a check, or by the loop
+    guard after failing repeats), no check asks for it again: a further failure ends the task
+    (TurnChecks.gave_up)."""
 
     def __init__(self, checks: tuple[Check, ...]) -> None:
         self.checks = checks  # the list's (ListedCheck), then those the person asked for
         self.asked: dict[str, int] = {}
         self.closing = False  # the last request asked for the final answer
-        # the check that asked for the final answer this task, and how many blocks had run
+        # what asked for the final answer this task (a check that closes, or the loop guard)
+        # and how many blocks had run: asked once, it is not asked again
         self.closed: tuple[str, int] | None = None
 
     def first(self, stage: Stage, view: TaskView) -> Request | None:
@@ -117,7 +120,8 @@ class TaskChecks:
         closing, self.closing = self.closing and stage == "answer", False
         for check in self.checks:
             if (check.stage != stage or self.asked.get(check.name, 0) >= check.asks
-                    or (closing and check.name in NAMES and not check.no_answer)):
+                    or (closing and check.name in NAMES and not check.no_answer)
+                    or (self.closed is not None and getattr(check, "closes", False))):
                 continue
             request = check(view)
             if request is not None:

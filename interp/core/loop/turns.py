@@ -195,9 +195,17 @@ class TurnChecks:
         """The block records of this task's entries (of `entries` when given)."""
         return [r for entry in entries or self._task_entries() for r in entry.blocks or ()]
 
+    def answer_asked(self, by: str) -> None:
+        """The model was asked for its final answer because its code kept failing (by `by`,
+        not a check of the list: the loop guard): from now on gave_up applies as it does
+        after a check that closes."""
+        if self.checks.closed is None:
+            self.checks.closed = (by, sum(1 for r in self._task_records() if r.ran))
+
     def gave_up(self) -> Ending | None:
         """How the task ends when the model, asked for its final answer instead of another
-        fix (failing-streak), wrote code anyway and every block since failed; None otherwise."""
+        fix (failing-streak, or the loop guard after failing repeats), wrote code anyway and
+        every block since failed; None otherwise."""
         if self.checks.closed is None:
             return None
         name, before = self.checks.closed

@@ -284,6 +284,33 @@ def test_code_that_fails_again_after_the_model_was_asked_for_its_answer_ends_the
     assert finished(events) == {"exit_code": 0, "reason": "done"}
 
 
+def test_other_code_that_fails_after_the_loop_guard_asked_for_the_answer_ends_the_task(
+        server, make_session):
+    """Qwen2.5-Coder-1.5B (a real transcript of a benchmark question on a table it did not
+    write): the same fit failed three times on missing values, the loop guard asked for its
+    answer, and it wrote another fit that failed the same way, then was asked for its answer
+    a second time (failing-streak) and wrote a sixth. Asked once, a further failure ends the
+    task, as after failing-streak's request; a block that works lets it go on."""
+    (make_session.work / "people.csv").write_text("name,age\nAda,30\nBo,40\n")
+    load = "rows = [line.strip().split(',') for line in open('people.csv')]\n"
+    same = py(load + "print(sum(float(r[0]) for r in rows))")
+    other = py(load + "print(sum(float(r[0]) for r in rows[1:]))")
+    server.script([same, same, same, other, "unused"])
+    events = run(make_session(server, tools="off"), "What is the sum of the first column of people.csv?")
+    assert [b["status"] for b in of(events, "block.finished")] == ["error"] * 4
+    assert finished(events) == {"exit_code": exits.LOOP, "reason": "failing"}
+    assert [n["check"] for n in of(events, "notice") if n.get("check")] == []  # not asked twice
+    assert of(events, "notice")[-1]["text"] == (
+        "Stopped: block 4 failed too, after the model was asked for its answer because blocks "
+        "kept failing (loop guard).")
+    assert server.requests[3]["messages"][-1]["content"].startswith("You have run the same code 3")
+    assert len(server.requests) == 4
+    works = py(load + "print(sum(float(r[1]) for r in rows[1:]))")
+    server.script([same, same, same, works, "The sum of the ages is 70."])
+    events = run(make_session(server, tools="off"), "What is the sum of the first column of people.csv?")
+    assert finished(events) == {"exit_code": 0, "reason": "done"}
+
+
 def test_an_answer_stating_a_number_no_output_showed_is_asked_to_print_it_once(
         server, make_session):
     """Qwen2.5-Coder-1.5B (a real transcript): its code printed nothing and it answered "-10"
