@@ -17,8 +17,12 @@ from interp.models.base import REPEATING, Slot
 # A sentence of the task that says how the answer is to be written.
 _FORM_WORDS = re.compile(r"\b(?:format(?:ted)?|form|template)\b|\b(?:as|in)\s+json\b",
                          re.IGNORECASE)
-# A slot of a template: a name (an optional sigil first) and a placeholder in brackets.
-_SLOT = re.compile(r"(?<![\w\]])([@$#%]?[A-Za-z_]\w*)\[([^\[\]\n]{1,80})\]")
+# A slot of a template: a name (an optional sigil first) and a placeholder in brackets, which
+# may describe its value at length ("@p_value[The p-value of the test, rounded to three decimal
+# places]"); one line, no brackets inside.
+PLACEHOLDER_CHARS = 300
+_SLOT = re.compile(r"(?<![\w\]])([@$#%]?[A-Za-z_]\w*)\[([^\[\]\n]{1," + str(PLACEHOLDER_CHARS)
+                   + r"})\]")
 _JSON = re.compile(r"\bjson\b", re.IGNORECASE)
 _JSON_FILE = re.compile(r"\.json\b", re.IGNORECASE)
 _PLACES = re.compile(r"\b(\d|one|two|three|four|five|six)\s+(?:decimal\s+(?:places?|digits?)|"

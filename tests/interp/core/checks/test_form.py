@@ -22,6 +22,22 @@ def test_a_template_s_slots_and_decimal_places_are_read_from_the_task():
     assert not form.json and "@mean_weight[value]" in form.said
 
 
+def test_a_placeholder_that_describes_its_value_at_length_is_a_slot():
+    """A template often says in each slot what goes there, in a sentence; a slot whose
+    placeholder was longer than 80 characters was not read, so an answer that left it out
+    was taken as in form."""
+    task = ("Compare the delivery times of the two couriers in parcels.csv.\n"
+            "Give your final answer in exactly this format: @mean_gap[The difference between "
+            "the two couriers' mean delivery times in hours, rounded to two decimal places], "
+            "@test_result[The outcome of a two-sided t-test at the 0.05 level: either "
+            "\"significant\" or \"not significant\"]")
+    form = answer_form(task)
+    assert form.slots == ("@mean_gap[", "@test_result[")
+    assert missing_form(form, "@mean_gap[1.25]") == ["it has no `@test_result[...]`"]
+    assert slot_choices(task, "@test_result[", form.placeholders[1]) == (
+        "significant", "not significant")
+
+
 def test_code_the_task_quotes_is_no_template():
     form = answer_form("Why does df['price'].sum() give a string? Explain it to me.")
     assert not form and form.slots == ()
