@@ -115,6 +115,12 @@ class TaskChecks:
         # and how many blocks had run: asked once, it is not asked again
         self.closed: tuple[str, int] | None = None
 
+    def answer_asked(self, by: str, ran: int) -> None:
+        """The final answer was asked for by `by` (not a check of the list: the loop guard)
+        after `ran` blocks had run; kept unless a check asked first."""
+        if self.closed is None:
+            self.closed = (by, ran)
+
     def first(self, stage: Stage, view: TaskView) -> Request | None:
         """The first request of a check of `stage` that may still ask, or None; counted."""
         closing, self.closing = self.closing and stage == "answer", False

@@ -199,8 +199,7 @@ class TurnChecks:
         """The model was asked for its final answer because its code kept failing (by `by`,
         not a check of the list: the loop guard): from now on gave_up applies as it does
         after a check that closes."""
-        if self.checks.closed is None:
-            self.checks.closed = (by, sum(1 for r in self._task_records() if r.ran))
+        self.checks.answer_asked(by, sum(1 for r in self._task_records() if r.ran))
 
     def gave_up(self) -> Ending | None:
         """How the task ends when the model, asked for its final answer instead of another
