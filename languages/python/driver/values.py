@@ -37,13 +37,11 @@ def holds_nan(value):
 
 
 def assigned(tree):
-    """The names a parsed block binds by assignment, in the order they first appear."""
+    """The names a parsed block binds by assignment, each once, in the order ast.walk meets
+    them (outer statements before the names nested inside them)."""
     import ast
-    names = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id not in names:
-            names.append(node.id)
-    return names
+    return list(dict.fromkeys(node.id for node in ast.walk(tree)
+                              if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)))
 
 
 def nan_note(namespace, tree):
